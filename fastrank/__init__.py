@@ -1,0 +1,59 @@
+"""fastrank: exact, tie-aware ranking and binary-classifier metrics.
+
+Scalar metrics of one task (:mod:`fastrank.metrics`)::
+
+    average_precision, roc_auc, pr_auc, d_prime, prbe, all_metrics
+
+Curves (:mod:`fastrank.curves`), with scikit-learn's conventions::
+
+    roc_curve, precision_recall_curve, det_curve,
+    confusion_matrix_at_thresholds, interpolated_precision_recall_curve
+
+Every function sorts the scores once, treats equal scores as one cutoff,
+and returns NaN with an :class:`UndefinedMetricWarning` for a task that lacks
+a class. Definitions: METRICS.md in the source repository.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from .curves import (
+    confusion_matrix_at_thresholds,
+    det_curve,
+    interpolated_precision_recall_curve,
+    precision_recall_curve,
+    roc_curve,
+)
+from .exceptions import UndefinedMetricWarning
+from .metrics import (
+    BinaryMetrics,
+    all_metrics,
+    average_precision,
+    d_prime,
+    pr_auc,
+    prbe,
+    roc_auc,
+)
+
+try:
+    __version__ = version("fastrank")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0+unknown"
+
+__all__ = [
+    "BinaryMetrics",
+    "UndefinedMetricWarning",
+    "__version__",
+    "all_metrics",
+    "average_precision",
+    "confusion_matrix_at_thresholds",
+    "d_prime",
+    "det_curve",
+    "interpolated_precision_recall_curve",
+    "pr_auc",
+    "prbe",
+    "precision_recall_curve",
+    "roc_auc",
+    "roc_curve",
+]

@@ -1,0 +1,226 @@
+"""The tie-group table: the one representation every metric and curve uses.
+
+For one task the groups are the distinct scores in *descending* order (as
+keys) with, for each, the positive and negative count (``int64``) or weight
+(``float64``) that holds that score. Cutoff ``k`` of METRICS.md is group
+``k``: samples with equal scores always form one group, whatever the input
+order. Zero-weight samples are left out (scikit-learn removes them before it
+forms thresholds), so no group has zero total weight.
+
+Two ways to build it, chosen at run time:
+
+* **counting** (:func:`hash_groups`): when a task has few distinct scores
+  (rounded or quantised scores, uint8 outputs, labels used as scores), an
+  open-addressing table counts each score in one pass and only the distinct
+  values are sorted. It gives up as soon as the table would pass
+  ``HASH_MAX_DISTINCT`` entries, which bounds the cost of trying.
+* **sorting**: :func:`build_keys` writes every sample's key with its label
+  (or its weight, signed by its label) as payload, :func:`.sort.sort_keys`
+  sorts them, and :func:`scan_groups` walks the sorted keys from the top,
+  summing the payload of equal keys. The walk can stop after any number of
+  groups and resume, so a sweep can consume groups in small chunks without
+  the whole table ever being stored.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import types
+from numba.extending import overload
+from numba.np.numpy_support import as_dtype
+
+from .jit import kernel
+from .keys import to_key
+from .sort import sort_keys
+
+HASH_MIN_SAMPLES = 1 << 15  # below this the sort is cheap; do not try counting
+HASH_LOG2_SLOTS = 15
+HASH_MAX_DISTINCT = 1 << (HASH_LOG2_SLOTS - 1)
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def count_zeros(n, weights):  # type: ignore[no-untyped-def]
+    """Zeroed counts: int64 when ``weights`` is ``None``, float64 otherwise."""
+    raise NotImplementedError("only callable from compiled code")
+
+
+@overload(count_zeros)
+def _count_zeros(n, weights):  # type: ignore[no-untyped-def]
+    if isinstance(weights, types.NoneType):
+        return lambda n, weights: np.zeros(n, np.int64)
+    return lambda n, weights: np.zeros(n, np.float64)
+
+
+def carve(work, start, n, like):  # type: ignore[no-untyped-def]
+    """``n`` items of ``like``'s dtype viewed from byte buffer ``work`` at ``start``."""
+    raise NotImplementedError("only callable from compiled code")
+
+
+@overload(carve)
+def _carve(work, start, n, like):  # type: ignore[no-untyped-def]
+    dtype = as_dtype(like.dtype)
+    size = dtype.itemsize
+    return lambda work, start, n, like: work[start : start + n * size].view(dtype)
+
+
+def payload_of(weights):  # type: ignore[no-untyped-def]
+    """A one-item array of the payload dtype: uint8 labels, or float64 signed weights."""
+    raise NotImplementedError("only callable from compiled code")
+
+
+@overload(payload_of)
+def _payload_of(weights):  # type: ignore[no-untyped-def]
+    if isinstance(weights, types.NoneType):
+        return lambda weights: np.zeros(1, np.uint8)
+    return lambda weights: np.zeros(1, np.float64)
+
+
+def split_payload(v):  # type: ignore[no-untyped-def]
+    """``(positive part, negative part)`` of one payload entry."""
+    raise NotImplementedError("only callable from compiled code")
+
+
+@overload(split_payload)
+def _split_payload(v):  # type: ignore[no-untyped-def]
+    if isinstance(v, types.Float):
+        return lambda v: (max(v, 0.0), max(-v, 0.0))
+    return lambda v: (np.int64(v), np.int64(1) - np.int64(v))
+
+
+@kernel
+def build_keys(bits, kind, sign, ones, labels, weights, keys, pay):  # type: ignore[no-untyped-def]
+    """Write each sample's key to ``keys`` and its class to ``pay``.
+
+    Unweighted, ``pay`` holds the 0/1 label. Weighted, it holds the weight,
+    negated for negatives; zero-weight samples are skipped. Returns the number
+    of entries written and the varying-bit mask ``OR(keys) ^ AND(keys)``.
+    """
+    any_bits = np.uint64(0)
+    all_bits = ~np.uint64(0)
+    m = 0
+    for i in range(bits.shape[0]):
+        k = to_key(np.uint64(bits[i]), kind, sign, ones)
+        if weights is None:
+            keys[i] = k
+            pay[i] = labels[i]
+        else:
+            w = weights[i]
+            if w == 0.0:
+                continue
+            keys[m] = k
+            pay[m] = w if labels[i] else -w
+        m += 1
+        any_bits |= k
+        all_bits &= k
+    return m, any_bits ^ all_bits
+
+
+@kernel
+def scan_groups(keys, pay, stop, gkey, gpos, gneg, cap):  # type: ignore[no-untyped-def]
+    """Sum the payload of equal keys, walking sorted ``keys[:stop]`` downwards.
+
+    Writes at most ``cap`` whole groups (descending keys) into ``gkey``,
+    ``gpos`` and ``gneg`` and returns ``(groups written, new stop)``; call
+    again with the new stop to continue until it is 0.
+    """
+    i = stop - 1
+    g = 0
+    while i >= 0 and g < cap:
+        k = keys[i]
+        dp, dn = split_payload(pay[i])
+        i -= 1
+        while i >= 0 and keys[i] == k:
+            p, q = split_payload(pay[i])
+            dp += p
+            dn += q
+            i -= 1
+        gkey[g] = k
+        gpos[g] = dp
+        gneg[g] = dn
+        g += 1
+    return g, i + 1
+
+
+@kernel
+def hash_groups(bits, kind, sign, ones, labels, weights, gkey, gpos, gneg):  # type: ignore[no-untyped-def]
+    """Count each distinct score in a hash table; ``-1`` if there are too many.
+
+    On success writes the groups (descending keys) to the first entries of
+    ``gkey``/``gpos``/``gneg`` (capacity ``HASH_MAX_DISTINCT``) and returns
+    their number.
+    """
+    nslots = 1 << HASH_LOG2_SLOTS
+    slot_mask = np.uint64(nslots - 1)
+    shift = np.uint64(64 - HASH_LOG2_SLOTS)
+    tkey = np.empty(nslots, np.uint64)
+    used = np.zeros(nslots, np.bool_)
+    tpos = count_zeros(nslots, weights)
+    tneg = count_zeros(nslots, weights)
+    distinct = 0
+    for i in range(bits.shape[0]):
+        if weights is not None and weights[i] == 0.0:
+            continue
+        k = to_key(np.uint64(bits[i]), kind, sign, ones)
+        h = (k * _GOLDEN) >> shift
+        while True:
+            if not used[h]:
+                if distinct == HASH_MAX_DISTINCT:
+                    return -1
+                used[h] = True
+                tkey[h] = k
+                distinct += 1
+                break
+            if tkey[h] == k:
+                break
+            h = (h + np.uint64(1)) & slot_mask
+        if weights is None:
+            if labels[i]:
+                tpos[h] += 1
+            else:
+                tneg[h] += 1
+        elif labels[i]:
+            tpos[h] += weights[i]
+        else:
+            tneg[h] += weights[i]
+    # Sort the distinct keys, carrying their slot, and emit them top down.
+    keys = np.empty(distinct, np.uint64)
+    slot = np.empty(distinct, np.int64)
+    d = 0
+    any_bits = np.uint64(0)
+    all_bits = ~np.uint64(0)
+    for h in range(nslots):
+        if used[h]:
+            keys[d] = tkey[h]
+            slot[d] = h
+            any_bits |= tkey[h]
+            all_bits &= tkey[h]
+            d += 1
+    sort_keys(keys, np.empty_like(keys), slot, np.empty_like(slot), any_bits ^ all_bits,
+              np.empty((8, 256), np.int64))
+    for g in range(distinct):
+        h = slot[distinct - 1 - g]
+        gkey[g] = keys[distinct - 1 - g]
+        gpos[g] = tpos[h]
+        gneg[g] = tneg[h]
+    return distinct
+
+
+@kernel
+def sorted_keys(bits, kind, sign, ones, labels, weights, work):  # type: ignore[no-untyped-def]
+    """Keys and payload of one task, sorted ascending, carved out of ``work``.
+
+    ``work`` is a byte buffer of at least ``2 * n * (key size + payload
+    size)`` bytes (payload: 1 byte unweighted, 8 weighted). Returns
+    ``(keys, payload, count)``; only the first ``count`` entries are valid.
+    """
+    n = bits.shape[0]
+    kind_of_pay = payload_of(weights)
+    keys = carve(work, 0, n, bits)
+    buf = carve(work, n * bits.itemsize, n, bits)
+    base = 2 * n * bits.itemsize
+    pay = carve(work, base, n, kind_of_pay)
+    pbuf = carve(work, base + n * kind_of_pay.itemsize, n, kind_of_pay)
+    m, varying = build_keys(bits, kind, sign, ones, labels, weights, keys, pay)
+    sort_keys(keys[:m], buf[:m], pay[:m], pbuf[:m], varying, np.empty((8, 256), np.int64))
+    return keys, pay, m

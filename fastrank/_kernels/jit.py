@@ -1,0 +1,28 @@
+"""The one place that fixes the options every compiled kernel shares."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numba
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# cache:        compiled machine code is written next to the sources and reused
+#               by later processes, so only the first call on a machine compiles.
+# nogil:        callers may run kernels from several Python threads at once.
+# error_model:  numpy semantics for float division (inf/nan, no ZeroDivisionError).
+# boundscheck:  off; every kernel receives validated, correctly sized arrays.
+# fastmath is deliberately absent: it reorders sums and breaks tie grouping.
+_OPTIONS: dict[str, Any] = {
+    "cache": True,
+    "nogil": True,
+    "error_model": "numpy",
+    "boundscheck": False,
+}
+
+
+def kernel(fn: F) -> F:
+    """Compile ``fn`` with the options shared by all fastrank kernels."""
+    return numba.njit(**_OPTIONS)(fn)  # type: ignore[no-any-return]

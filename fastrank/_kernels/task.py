@@ -1,0 +1,103 @@
+"""Single-task entry kernels: validated arrays in, tie groups or metrics out.
+
+Both entries take a byte buffer ``work`` allocated by the caller (see
+:func:`work_bytes`): numpy places large buffers on transparent huge pages and
+the C allocator hands the same block back on the next call of the same size,
+so a steady stream of calls does not pay page faults for scratch memory.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .groups import (
+    HASH_MAX_DISTINCT,
+    HASH_MIN_SAMPLES,
+    count_zeros,
+    hash_groups,
+    scan_groups,
+    sorted_keys,
+    split_payload,
+)
+from .jit import kernel
+from .sweep import OUT_SIZE, SK_PRBE, SK_SIZE, ST_SIZE, sweep_chunk, sweep_finish, sweep_start
+
+CHUNK = 2048  # groups handed to the sweep at a time (stays in cache)
+
+
+def work_bytes(n: int, key_size: int, weighted: bool) -> int:
+    """Size of the ``work`` buffer for a task of ``n`` samples."""
+    return 2 * n * (key_size + (8 if weighted else 1))
+
+
+@kernel
+def _totals(pay, m):  # type: ignore[no-untyped-def]
+    pos = 0.0
+    neg = 0.0
+    for i in range(m):
+        p, q = split_payload(pay[i])
+        pos += p
+        neg += q
+    return pos, neg
+
+
+@kernel
+def task_metrics(bits, kind, sign, ones, labels, npos, weights, max_fpr, what, work):  # type: ignore[no-untyped-def]
+    """Group and sweep one task in a single compiled call.
+
+    Returns the ``OUT_*`` result vector and the key of the group holding the
+    precision-recall break-even point (meaningless without positives).
+    """
+    n = bits.shape[0]
+    st = np.empty(ST_SIZE, np.float64)
+    sk = np.empty(SK_SIZE, np.uint64)
+    out = np.empty(OUT_SIZE, np.float64)
+    sweep_start(st, sk, max_fpr)
+    if n >= HASH_MIN_SAMPLES:
+        gkey = np.empty(HASH_MAX_DISTINCT, bits.dtype)
+        gpos = count_zeros(HASH_MAX_DISTINCT, weights)
+        gneg = count_zeros(HASH_MAX_DISTINCT, weights)
+        d = hash_groups(bits, kind, sign, ones, labels, weights, gkey, gpos, gneg)
+        if d >= 0:
+            pos = 0.0
+            neg = 0.0
+            for g in range(d):
+                pos += gpos[g]
+                neg += gneg[g]
+            sweep_chunk(gkey, gpos, gneg, d, pos, neg, max_fpr, what, st, sk)
+            sweep_finish(st, sk, max_fpr, what, out)
+            return out, sk[SK_PRBE]
+    keys, pay, m = sorted_keys(bits, kind, sign, ones, labels, weights, work)
+    if weights is None:
+        pos = float(npos)
+        neg = float(n - npos)
+    else:
+        pos, neg = _totals(pay, m)
+    gkey = np.empty(CHUNK, bits.dtype)
+    gpos = count_zeros(CHUNK, weights)
+    gneg = count_zeros(CHUNK, weights)
+    stop = m
+    while stop > 0:
+        g, stop = scan_groups(keys, pay, stop, gkey, gpos, gneg, CHUNK)
+        sweep_chunk(gkey, gpos, gneg, g, pos, neg, max_fpr, what, st, sk)
+    sweep_finish(st, sk, max_fpr, what, out)
+    return out, sk[SK_PRBE]
+
+
+@kernel
+def task_groups(bits, kind, sign, ones, labels, weights, work):  # type: ignore[no-untyped-def]
+    """The whole tie-group table of one task: ``(keys, pos, neg)``, descending keys."""
+    n = bits.shape[0]
+    if n >= HASH_MIN_SAMPLES:
+        gkey = np.empty(HASH_MAX_DISTINCT, bits.dtype)
+        gpos = count_zeros(HASH_MAX_DISTINCT, weights)
+        gneg = count_zeros(HASH_MAX_DISTINCT, weights)
+        d = hash_groups(bits, kind, sign, ones, labels, weights, gkey, gpos, gneg)
+        if d >= 0:
+            return gkey[:d].copy(), gpos[:d].copy(), gneg[:d].copy()
+    keys, pay, m = sorted_keys(bits, kind, sign, ones, labels, weights, work)
+    gkey = np.empty(m, bits.dtype)
+    gpos = count_zeros(m, weights)
+    gneg = count_zeros(m, weights)
+    g, _ = scan_groups(keys, pay, m, gkey, gpos, gneg, m)
+    return gkey[:g].copy(), gpos[:g].copy(), gneg[:g].copy()

@@ -1,0 +1,357 @@
+"""Curves of one task: ROC, precision-recall, DET and the interpolated PR curve.
+
+All of them come from the same tie-group table as the scalar metrics
+(:func:`fastrank._kernels.groups.tie_groups`): one sort, one sweep, then
+cumulative sums over the (usually much shorter) list of distinct scores.
+``roc_curve``, ``precision_recall_curve``, ``det_curve`` and
+``confusion_matrix_at_thresholds`` follow scikit-learn's return conventions
+(order of points, the extra first ROC point at threshold ``+inf``,
+``drop_intermediate``), so their results compare element for element.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ._kernels.task import task_groups, work_bytes
+from ._kernels.keys import decode_keys
+from ._validation import Task, prepare, scores_from_bits
+from .exceptions import UndefinedMetricWarning
+
+__all__ = [
+    "confusion_matrix_at_thresholds",
+    "det_curve",
+    "interpolated_precision_recall_curve",
+    "precision_recall_curve",
+    "roc_curve",
+]
+
+FloatArray = np.ndarray
+
+
+def _groups(task: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-group positive and negative totals (float64) and threshold scores."""
+    work = np.empty(
+        work_bytes(task.bits.shape[0], task.bits.itemsize, task.weights is not None), np.uint8
+    )
+    gkey, gpos, gneg = task_groups(
+        task.bits, task.kind, task.sign, task.ones, task.labels, task.weights, work
+    )
+    thresholds = scores_from_bits(decode_keys(gkey, task.kind, task.sign, task.ones), task)
+    return gpos.astype(np.float64), gneg.astype(np.float64), thresholds
+
+
+def _cumulative(task: Task) -> tuple[FloatArray, FloatArray, np.ndarray]:
+    """``fps``, ``tps`` (float64, at or above each threshold) and the thresholds."""
+    gpos, gneg, thresholds = _groups(task)
+    return np.cumsum(gneg), np.cumsum(gpos), thresholds
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, UndefinedMetricWarning, stacklevel=3)
+
+
+def confusion_matrix_at_thresholds(
+    y_true: Any,
+    y_score: Any,
+    *,
+    pos_label: Any = None,
+    sample_weight: Any = None,
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, np.ndarray]:
+    """Confusion-matrix counts at every distinct score, highest score first.
+
+    The sweep every other curve is built from, with scikit-learn's signature
+    and return order (``sklearn.metrics.confusion_matrix_at_thresholds``).
+
+    Returns
+    -------
+    tns, fps, fns, tps : ndarray of shape (n_thresholds,)
+        float64 counts (weight sums when weighted) when predicting positive
+        every sample scoring at least ``thresholds[i]``.
+    thresholds : ndarray of shape (n_thresholds,)
+        The distinct scores in decreasing order, in the dtype of ``y_score``.
+        Scores held only by zero-weight samples are not thresholds.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> tns, fps, fns, tps, thr = fastrank.confusion_matrix_at_thresholds(
+    ...     [0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> tps, fps, thr
+    (array([1., 1., 2., 2.]), array([0., 1., 1., 2.]), array([0.8 , 0.4 , 0.35, 0.1 ]))
+    """
+    task = prepare(y_true, y_score, sample_weight, pos_label)
+    fps, tps, thresholds = _cumulative(task)
+    return fps[-1] - fps, fps, tps[-1] - tps, tps, thresholds
+
+
+def roc_curve(
+    y_true: Any,
+    y_score: Any,
+    *,
+    pos_label: Any = None,
+    sample_weight: Any = None,
+    drop_intermediate: bool = True,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Receiver operating characteristic curve, as ``sklearn.metrics.roc_curve``.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As in :func:`fastrank.average_precision`.
+    drop_intermediate : bool, default True
+        Drop points collinear with their neighbours (they change neither the
+        plot nor the area).
+
+    Returns
+    -------
+    fpr, tpr : ndarray of shape (n_points,)
+        Increasing false- and true-positive rates, starting at (0, 0).
+    thresholds : ndarray of shape (n_points,)
+        Decreasing float64 cutoffs; ``thresholds[0]`` is ``inf``.
+
+    Notes
+    -----
+    A task without negatives (positives) gets NaN ``fpr`` (``tpr``) and an
+    :class:`~fastrank.UndefinedMetricWarning`, as in scikit-learn.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> fpr, tpr, thr = fastrank.roc_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> fpr, tpr, thr
+    (array([0. , 0. , 0.5, 0.5, 1. ]), array([0. , 0.5, 0.5, 1. , 1. ]), array([ inf, 0.8 , 0.4 , 0.35, 0.1 ]))
+    """
+    task = prepare(y_true, y_score, sample_weight, pos_label)
+    fps, tps, thresholds = _cumulative(task)
+    thresholds = thresholds.astype(np.float64)
+    if drop_intermediate and fps.shape[0] > 2:
+        corner = np.logical_or(np.diff(fps, 2), np.diff(tps, 2))
+        keep = np.flatnonzero(np.concatenate(([True], corner, [True])))
+        fps, tps, thresholds = fps[keep], tps[keep], thresholds[keep]
+    fps = np.concatenate(([0.0], fps))
+    tps = np.concatenate(([0.0], tps))
+    thresholds = np.concatenate(([np.inf], thresholds))
+    missing = [name for name, total in (("negative", fps[-1]), ("positive", tps[-1])) if total <= 0]
+    if missing:
+        _warn(f"no {' or '.join(missing)} samples: the ROC curve is undefined (NaN rates)")
+    fpr = fps / fps[-1] if fps[-1] > 0 else np.full(fps.shape, np.nan)
+    tpr = tps / tps[-1] if tps[-1] > 0 else np.full(tps.shape, np.nan)
+    return fpr, tpr, thresholds
+
+
+def precision_recall_curve(
+    y_true: Any,
+    y_score: Any,
+    *,
+    pos_label: Any = None,
+    sample_weight: Any = None,
+    drop_intermediate: bool = False,
+) -> tuple[FloatArray, FloatArray, np.ndarray]:
+    """Precision-recall pairs, as ``sklearn.metrics.precision_recall_curve``.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As in :func:`fastrank.average_precision`.
+    drop_intermediate : bool, default False
+        Keep only the first and last point of each run of equal recall.
+
+    Returns
+    -------
+    precision, recall : ndarray of shape (n_thresholds + 1,)
+        Recall decreasing to a final point (recall 0, precision 1).
+    thresholds : ndarray of shape (n_thresholds,)
+        Increasing cutoffs, in the dtype of ``y_score``.
+
+    Notes
+    -----
+    Without positives recall is set to 1 everywhere and an
+    :class:`~fastrank.UndefinedMetricWarning` is emitted, as in scikit-learn.
+    For the curve between these points use
+    :func:`interpolated_precision_recall_curve`.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> p, r, thr = fastrank.precision_recall_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> p, r, thr
+    (array([0.5       , 0.66666667, 0.5       , 1.        , 1.        ]), array([1. , 1. , 0.5, 0.5, 0. ]), array([0.1 , 0.35, 0.4 , 0.8 ]))
+    """
+    task = prepare(y_true, y_score, sample_weight, pos_label)
+    fps, tps, thresholds = _cumulative(task)
+    if drop_intermediate and fps.shape[0] > 2:
+        edge = np.logical_or(np.diff(tps[:-1]), np.diff(tps[1:]))
+        keep = np.flatnonzero(np.concatenate(([True], edge, [True])))
+        fps, tps, thresholds = fps[keep], tps[keep], thresholds[keep]
+    predicted = tps + fps
+    precision = np.zeros_like(tps)
+    np.divide(tps, predicted, out=precision, where=predicted != 0)
+    if tps[-1] == 0:
+        _warn("no positive samples: recall is set to 1 for all thresholds")
+        recall = np.ones_like(tps)
+    else:
+        recall = tps / tps[-1]
+    return (
+        np.concatenate((precision[::-1], [1.0])),
+        np.concatenate((recall[::-1], [0.0])),
+        thresholds[::-1],
+    )
+
+
+def det_curve(
+    y_true: Any,
+    y_score: Any,
+    *,
+    pos_label: Any = None,
+    sample_weight: Any = None,
+    drop_intermediate: bool = False,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Detection error tradeoff curve, as ``sklearn.metrics.det_curve``.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As in :func:`fastrank.average_precision`.
+    drop_intermediate : bool, default False
+        Drop thresholds where the true-positive count does not change from
+        the previous or next threshold.
+
+    Returns
+    -------
+    fpr : ndarray of shape (n_points,)
+        Decreasing false-positive rate.
+    fnr : ndarray of shape (n_points,)
+        Increasing false-negative rate.
+    thresholds : ndarray of shape (n_points,)
+        Increasing float64 cutoffs (``inf`` last when it is kept).
+
+    Notes
+    -----
+    scikit-learn raises for a task with one class; fastrank returns the
+    rates with NaN where they are undefined and emits an
+    :class:`~fastrank.UndefinedMetricWarning`, like its other functions.
+    Plot on normal-deviate axes (``scipy.stats.norm.ppf`` of both rates).
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> fpr, fnr, thr = fastrank.det_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> fpr, fnr, thr
+    (array([0.5, 0.5, 0. ]), array([0. , 0.5, 0.5]), array([0.35, 0.4 , 0.8 ]))
+    """
+    task = prepare(y_true, y_score, sample_weight, pos_label)
+    fps, tps, thresholds = _cumulative(task)
+    fps = np.concatenate(([0.0], fps))
+    tps = np.concatenate(([0.0], tps))
+    thresholds = np.concatenate(([np.inf], thresholds.astype(np.float64)))
+    if drop_intermediate and fps.shape[0] > 2:
+        edge = np.logical_or(np.diff(tps[:-1]), np.diff(tps[1:]))
+        keep = np.flatnonzero(np.concatenate(([True], edge, [True])))
+        fps, tps, thresholds = fps[keep], tps[keep], thresholds[keep]
+    p_count = tps[-1]
+    n_count = fps[-1]
+    if p_count <= 0 or n_count <= 0:
+        _warn("only one class is present: the DET curve is undefined (NaN rates)")
+    fns = p_count - tps
+    end = int(np.searchsorted(fps, fps[0], side="right"))
+    first = end - 1 if end > 0 else None
+    last = int(np.searchsorted(tps, tps[-1])) + 1
+    part = slice(first, last)
+    fpr = fps[part][::-1] / n_count if n_count > 0 else np.full(fps[part].shape, np.nan)
+    fnr = fns[part][::-1] / p_count if p_count > 0 else np.full(fns[part].shape, np.nan)
+    return fpr, fnr, thresholds[part][::-1]
+
+
+def interpolated_precision_recall_curve(
+    y_true: Any,
+    y_score: Any,
+    *,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    recall: Any = None,
+    points_per_segment: int = 8,
+) -> tuple[FloatArray, FloatArray]:
+    """The Davis-Goadrich interpolated precision-recall curve, for plotting.
+
+    Between consecutive cutoffs TP and FP grow linearly together, so the
+    precision between two PR points follows a hyperbola, not a straight line;
+    :func:`fastrank.pr_auc` is the exact area under this curve.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As in :func:`fastrank.average_precision`.
+    recall : array-like of float in [0, 1], optional
+        Evaluate the curve at these recalls instead (for example a common
+        grid to average curves over folds). At a recall reached by several
+        points of the curve, the first one (highest score cutoff) is used.
+    points_per_segment : int, default 8
+        Without ``recall``: interior points added on each segment where
+        precision is not constant, on top of the exact PR points.
+
+    Returns
+    -------
+    precision, recall : ndarray
+        Points in order of increasing recall (from the top-scored cutoff).
+        The curve starts at recall 0 with the precision of the first segment.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> p, r = fastrank.interpolated_precision_recall_curve(
+    ...     [1, 0, 1, 0], [4, 3, 2, 1], recall=[0.0, 0.5, 0.75, 1.0])
+    >>> p.round(4), r
+    (array([1.    , 1.    , 0.6   , 0.6667]), array([0.  , 0.5 , 0.75, 1.  ]))
+    """
+    if isinstance(points_per_segment, bool) or not isinstance(points_per_segment, int | np.integer):
+        raise TypeError(f"points_per_segment must be an int; got {points_per_segment!r}")
+    if points_per_segment < 0:
+        raise ValueError(f"points_per_segment must be >= 0; got {points_per_segment}")
+    grid = None
+    if recall is not None:
+        grid = np.asarray(recall, dtype=np.float64)
+        if grid.ndim != 1:
+            raise ValueError(f"recall must be 1-D; got shape {grid.shape}")
+        if not np.all((grid >= 0.0) & (grid <= 1.0)):
+            raise ValueError("recall values must lie in [0, 1]")
+    task = prepare(y_true, y_score, sample_weight, pos_label)
+    gpos, gneg, _ = _groups(task)
+    tp_end = np.cumsum(gpos)
+    fp_end = np.cumsum(gneg)
+    pos = tp_end[-1]
+    if pos <= 0:
+        _warn("no positive samples: the precision-recall curve is undefined (NaN)")
+        size = grid.shape[0] if grid is not None else gpos.shape[0] + 1
+        return np.full(size, np.nan), (grid.copy() if grid is not None else np.full(size, np.nan))
+    tp_start = tp_end - gpos
+    fp_start = fp_end - gneg
+    if grid is not None:
+        return _precision_at(grid * pos, tp_start, fp_start, gpos, gneg), grid.copy()
+    # Rows are segments, columns points along them (start, interior..., end); the
+    # start of each segment but the first is the end of the previous one.
+    frac = np.arange(1, points_per_segment + 2, dtype=np.float64) / (points_per_segment + 1)
+    t = np.concatenate(([0.0], (tp_start[:, None] + gpos[:, None] * frac).ravel()))
+    f = np.concatenate(([0.0], (fp_start[:, None] + gneg[:, None] * frac).ravel()))
+    mass = t + f
+    precision = np.divide(t, mass, out=np.zeros_like(t), where=mass > 0)
+    # At the origin, precision is that of the first segment (constant along it).
+    precision[0] = gpos[0] / (gpos[0] + gneg[0])
+    return precision, t / pos
+
+
+def _precision_at(
+    t: FloatArray, tp_start: FloatArray, fp_start: FloatArray, gpos: FloatArray, gneg: FloatArray
+) -> FloatArray:
+    """Interpolated precision where TP first reaches each value of ``t``."""
+    tp_end = tp_start + gpos
+    seg = np.minimum(np.searchsorted(tp_end, t, side="left"), tp_end.shape[0] - 1)
+    dp = gpos[seg]
+    slope = np.divide(gneg[seg], dp, out=np.zeros_like(dp), where=dp > 0)
+    mass = t + fp_start[seg] + slope * (t - tp_start[seg])
+    precision = np.divide(t, mass, out=np.zeros_like(t), where=t > 0)
+    # Recall 0: the start of the first segment, whose precision is constant.
+    return np.where(t > 0, precision, gpos[0] / (gpos[0] + gneg[0]))

@@ -1,0 +1,461 @@
+"""Scalar metrics of one task: AP, ROC AUC, PR AUC, d', PRBE, and all at once.
+
+Every function here validates its input (:mod:`fastrank._validation`), runs one
+compiled kernel that sorts the scores once and sweeps the tie groups once
+(:mod:`fastrank._kernels.task`), and returns plain Python floats. The exact
+definitions are in METRICS.md; the Notes of each function restate the formula.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any, Literal, overload
+
+import numpy as np
+
+from ._kernels.special import ndtri
+from ._kernels.sweep import (
+    OUT_AP,
+    OUT_AP_EXPECTED,
+    OUT_AUC,
+    OUT_AUC_PARTIAL,
+    OUT_NEG,
+    OUT_POS,
+    OUT_PR_AUC,
+    OUT_PRBE,
+    WANT_EXPECTED_AP,
+    WANT_PR_AUC,
+)
+from ._kernels.task import task_metrics, work_bytes
+from ._validation import Task, check_max_fpr, prepare, score_from_key
+from .exceptions import warn_undefined
+
+__all__ = [
+    "BinaryMetrics",
+    "all_metrics",
+    "average_precision",
+    "d_prime",
+    "pr_auc",
+    "prbe",
+    "roc_auc",
+]
+
+_SQRT2 = math.sqrt(2.0)
+
+
+def _sweep(task: Task, max_fpr: float, what: int) -> tuple[np.ndarray, np.uint64]:
+    work = np.empty(
+        work_bytes(task.bits.shape[0], task.bits.itemsize, task.weights is not None), np.uint8
+    )
+    out, key = task_metrics(
+        task.bits, task.kind, task.sign, task.ones, task.labels, task.npos, task.weights,
+        max_fpr, what, work,
+    )
+    return out, key
+
+
+def _threshold(task: Task, key: np.uint64) -> float:
+    """The cutoff score with key ``key`` (bool scores are reported as 0.0/1.0)."""
+    value = score_from_key(key, task)
+    return float(value) if isinstance(value, bool) else value  # type: ignore[no-any-return]
+
+
+def _d_prime(auc: float) -> float:
+    return _SQRT2 * float(ndtri(auc))
+
+
+def average_precision(
+    y_true: Any,
+    y_score: Any,
+    *,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    ties: Literal["grouped", "expected"] = "grouped",
+) -> float:
+    """Average precision (AP): the step-sum area under the precision-recall curve.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Labels: {0, 1}, {-1, 1} or bool, or any two values with ``pos_label``.
+    y_score : array-like of shape (n_samples,)
+        Scores, higher meaning more likely positive; any real dtype. Never
+        transformed: only their order and ties matter.
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative finite weights.
+    pos_label : scalar, optional
+        The label of the positive class (required unless labels are
+        {0, 1}, {-1, 1} or bool).
+    ties : {"grouped", "expected"}, default "grouped"
+        ``"grouped"``: samples with equal scores form one cutoff, as in
+        scikit-learn. ``"expected"``: the expected AP over all orders of the
+        samples inside each tie group (unweighted only).
+
+    Returns
+    -------
+    float
+        AP in [0, 1]; NaN (with an :class:`~fastrank.UndefinedMetricWarning`)
+        when there are no positives.
+
+    Notes
+    -----
+    With ``TP_k``, ``FP_k`` the (weighted) counts at or above the k-th
+    distinct score and ``P`` the positive total,
+    ``AP = sum_k (TP_k - TP_{k-1}) / P * TP_k / (TP_k + FP_k)``: a tie group
+    with several positives contributes the precision below the whole group
+    once per positive. Equals scikit-learn's ``average_precision_score``
+    (to 1e-12), except that no positives gives NaN rather than 0.
+
+    See Also
+    --------
+    sklearn.metrics.average_precision_score : the same number, slower.
+    pr_auc : the area under the interpolated PR curve.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> y_true = [1, 1, 0, 1, 0, 0, 0, 1, 0]
+    >>> y_score = [.9, .8, .7, .6, .6, .5, .5, .4, .3]
+    >>> round(fastrank.average_precision(y_true, y_score), 6)
+    0.775
+    >>> round(fastrank.average_precision(y_true, y_score, ties="expected"), 6)
+    0.79375
+    """
+    if ties not in ("grouped", "expected"):
+        raise ValueError(f"ties must be 'grouped' or 'expected'; got {ties!r}")
+    task = prepare(y_true, y_score, sample_weight, pos_label)
+    if ties == "expected":
+        if task.weights is not None:
+            raise ValueError(
+                "ties='expected' is defined for unweighted samples only; "
+                "drop sample_weight or use ties='grouped'"
+            )
+        out, _ = _sweep(task, 1.0, WANT_EXPECTED_AP)
+        index = OUT_AP_EXPECTED
+    else:
+        out, _ = _sweep(task, 1.0, 0)
+        index = OUT_AP
+    if out[OUT_POS] == 0:
+        warn_undefined("average_precision is", out[OUT_POS], out[OUT_NEG])
+    return float(out[index])
+
+
+def roc_auc(
+    y_true: Any,
+    y_score: Any,
+    *,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    max_fpr: float | None = None,
+) -> float:
+    """Area under the ROC curve, or its standardised part up to ``max_fpr``.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As in :func:`average_precision`.
+    max_fpr : float in (0, 1], optional
+        When given (and below 1), the area for false-positive rates up to
+        ``max_fpr``, McClish-standardised as in scikit-learn's
+        ``roc_auc_score(max_fpr=...)``: 0.5 for a random and 1 for a perfect
+        ranking.
+
+    Returns
+    -------
+    float
+        NaN (with a warning) when either class is missing.
+
+    Notes
+    -----
+    ``AUC = sum_k (FPR_k - FPR_{k-1}) (TPR_k + TPR_{k-1}) / 2``, the trapezoid
+    over the ROC points, which equals the probability that a positive
+    outscores a negative with ties counting 1/2. Unweighted counts are exact
+    integers. The partial area cuts the last segment by linear interpolation
+    at ``max_fpr`` and is mapped by ``0.5 * (1 + (A - m^2/2) / (m - m^2/2))``.
+
+    See Also
+    --------
+    sklearn.metrics.roc_auc_score : the same number, slower.
+    d_prime : the same information on the Gaussian-separation scale.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> y_true = [1, 1, 0, 1, 0, 0, 0, 1, 0]
+    >>> y_score = [.9, .8, .7, .6, .6, .5, .5, .4, .3]
+    >>> fastrank.roc_auc(y_true, y_score)
+    0.725
+    >>> round(fastrank.roc_auc(y_true, y_score, max_fpr=0.5), 6)
+    0.733333
+    """
+    m = check_max_fpr(max_fpr)
+    task = prepare(y_true, y_score, sample_weight, pos_label)
+    out, _ = _sweep(task, m, 0)
+    if out[OUT_POS] == 0 or out[OUT_NEG] == 0:
+        warn_undefined("roc_auc is", out[OUT_POS], out[OUT_NEG])
+    return float(out[OUT_AUC_PARTIAL if m < 1.0 else OUT_AUC])
+
+
+def pr_auc(
+    y_true: Any,
+    y_score: Any,
+    *,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+) -> float:
+    """Exact area under the Davis-Goadrich interpolated precision-recall curve.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As in :func:`average_precision`.
+
+    Returns
+    -------
+    float
+        NaN (with a warning) when there are no positives.
+
+    Notes
+    -----
+    Between consecutive cutoffs TP and FP grow linearly together, so precision
+    along a segment is ``t / (t + FP_{k-1} + h (t - TP_{k-1}))`` with
+    ``h = dFP / dTP``. Each segment's area has the closed form
+    ``(1/P) [dTP/a - (b/a^2) log((a TP_k + b) / (a TP_{k-1} + b))]`` with
+    ``a = 1 + h`` and ``b = FP_{k-1} - h TP_{k-1}``, evaluated with ``log1p``.
+    This is PRROC's ``auc.integral`` (to 1e-9) and the integral that precrec's
+    ``auc()`` approximates on a grid.
+
+    See Also
+    --------
+    average_precision : the step-sum (uninterpolated) area.
+    interpolated_precision_recall_curve : the curve whose area this is.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> y_true = [1, 1, 0, 1, 0, 0, 0, 1, 0]
+    >>> y_score = [.9, .8, .7, .6, .6, .5, .5, .4, .3]
+    >>> round(fastrank.pr_auc(y_true, y_score), 10)
+    0.7733952089
+    """
+    task = prepare(y_true, y_score, sample_weight, pos_label)
+    out, _ = _sweep(task, 1.0, WANT_PR_AUC)
+    if out[OUT_POS] == 0:
+        warn_undefined("pr_auc is", out[OUT_POS], out[OUT_NEG])
+    return float(out[OUT_PR_AUC])
+
+
+def d_prime(
+    y_true: Any,
+    y_score: Any,
+    *,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+) -> float:
+    """Sensitivity index d' = sqrt(2) * Phi^-1(ROC AUC).
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As in :func:`average_precision`.
+
+    Returns
+    -------
+    float
+        The separation, in standard deviations, of two equal-variance Gaussian
+        score distributions with this AUC: +inf at AUC 1, -inf at AUC 0, NaN
+        (with a warning) when either class is missing.
+
+    Notes
+    -----
+    ``Phi^-1`` is computed with Wichura's AS 241 (about 1e-16 relative), so
+    no scipy is needed.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> y_true = [1, 1, 0, 1, 0, 0, 0, 1, 0]
+    >>> y_score = [.9, .8, .7, .6, .6, .5, .5, .4, .3]
+    >>> round(fastrank.d_prime(y_true, y_score), 6)
+    0.84536
+    """
+    task = prepare(y_true, y_score, sample_weight, pos_label)
+    out, _ = _sweep(task, 1.0, 0)
+    if out[OUT_POS] == 0 or out[OUT_NEG] == 0:
+        warn_undefined("d_prime is", out[OUT_POS], out[OUT_NEG])
+        return math.nan
+    return _d_prime(float(out[OUT_AUC]))
+
+
+@overload
+def prbe(
+    y_true: Any, y_score: Any, *, sample_weight: Any = ..., pos_label: Any = ...,
+    return_threshold: Literal[False] = ...,
+) -> float: ...
+@overload
+def prbe(
+    y_true: Any, y_score: Any, *, sample_weight: Any = ..., pos_label: Any = ...,
+    return_threshold: Literal[True],
+) -> tuple[float, float]: ...
+def prbe(
+    y_true: Any,
+    y_score: Any,
+    *,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    return_threshold: bool = False,
+) -> float | tuple[float, float]:
+    """Precision-recall break-even point: where precision equals recall.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As in :func:`average_precision`.
+    return_threshold : bool, default False
+        Also return the cutoff score: the score of the tie group inside which
+        precision meets recall (predicting positive every sample scoring at
+        least this much reaches or passes the break-even point).
+
+    Returns
+    -------
+    float, or (float, threshold) with ``return_threshold=True``
+        NaN (and a NaN threshold), with a warning, when there are no positives.
+
+    Notes
+    -----
+    Along the interpolated PR curve TP + FP grows linearly, and precision
+    equals recall exactly where ``TP + FP = P``. PRBE is the interpolated TP
+    at predicted mass P, over P; it is unique. Without ties or weights it is
+    the R-precision, the precision among the top P samples.
+    :func:`all_metrics` returns it together with its threshold too.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> y_true = [1, 1, 0, 1, 0, 0, 0, 1, 0]
+    >>> y_score = [.9, .8, .7, .6, .6, .5, .5, .4, .3]
+    >>> fastrank.prbe(y_true, y_score)
+    0.625
+    >>> fastrank.prbe(y_true, y_score, return_threshold=True)
+    (0.625, 0.6)
+    """
+    task = prepare(y_true, y_score, sample_weight, pos_label)
+    out, key = _sweep(task, 1.0, 0)
+    if out[OUT_POS] == 0:
+        warn_undefined("prbe is", out[OUT_POS], out[OUT_NEG])
+        return (math.nan, math.nan) if return_threshold else math.nan
+    value = float(out[OUT_PRBE])
+    if return_threshold:
+        return value, _threshold(task, key)
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class BinaryMetrics:
+    """Every scalar metric of one task, from one sort and one sweep.
+
+    Attributes
+    ----------
+    average_precision : float
+        AP with grouped ties (:func:`average_precision`).
+    average_precision_expected : float or None
+        Tie-expected AP; ``None`` when the call had sample weights.
+    roc_auc : float
+        Full ROC AUC (:func:`roc_auc`).
+    roc_auc_partial : float or None
+        McClish-standardised partial AUC; ``None`` unless ``max_fpr`` was given.
+    max_fpr : float or None
+        The ``max_fpr`` of the call.
+    pr_auc : float
+        Area under the interpolated PR curve (:func:`pr_auc`).
+    d_prime : float
+        sqrt(2) * Phi^-1(roc_auc) (:func:`d_prime`).
+    prbe : float
+        Precision-recall break-even point (:func:`prbe`).
+    prbe_threshold : float
+        The score of the tie group where precision meets recall.
+    positives, negatives : float
+        Positive and negative totals (counts, or weight sums when weighted).
+    """
+
+    average_precision: float
+    average_precision_expected: float | None
+    roc_auc: float
+    roc_auc_partial: float | None
+    max_fpr: float | None
+    pr_auc: float
+    d_prime: float
+    prbe: float
+    prbe_threshold: float
+    positives: float
+    negatives: float
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a plain ``dict`` (for tables, JSON and logging)."""
+        return asdict(self)
+
+
+def all_metrics(
+    y_true: Any,
+    y_score: Any,
+    *,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    max_fpr: float | None = None,
+) -> BinaryMetrics:
+    """All scalar metrics of one task from a single sort and sweep.
+
+    The fast path when several numbers are wanted: the cost is that of one
+    :func:`average_precision` call, not the sum of the calls.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As in :func:`average_precision`.
+    max_fpr : float in (0, 1], optional
+        Also compute the partial ROC AUC up to this false-positive rate.
+
+    Returns
+    -------
+    BinaryMetrics
+        Undefined entries are NaN, announced by one warning that names them.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> y_true = [1, 1, 0, 1, 0, 0, 0, 1, 0]
+    >>> y_score = [.9, .8, .7, .6, .6, .5, .5, .4, .3]
+    >>> m = fastrank.all_metrics(y_true, y_score)
+    >>> m.average_precision, m.roc_auc, m.prbe, m.prbe_threshold
+    (0.775, 0.725, 0.625, 0.6)
+    >>> round(m.pr_auc, 6), round(m.d_prime, 6), m.positives, m.negatives
+    (0.773395, 0.84536, 4.0, 5.0)
+    """
+    m = check_max_fpr(max_fpr)
+    task = prepare(y_true, y_score, sample_weight, pos_label)
+    unweighted = task.weights is None
+    what = WANT_PR_AUC | (WANT_EXPECTED_AP if unweighted else 0)
+    out, key = _sweep(task, m, what)
+    pos = float(out[OUT_POS])
+    neg = float(out[OUT_NEG])
+    auc = float(out[OUT_AUC])
+    if pos == 0:
+        warn_undefined(
+            "average_precision, pr_auc, prbe, roc_auc and d_prime are", pos, neg
+        )
+    elif neg == 0:
+        warn_undefined("roc_auc and d_prime are", pos, neg)
+    return BinaryMetrics(
+        average_precision=float(out[OUT_AP]),
+        average_precision_expected=float(out[OUT_AP_EXPECTED]) if unweighted else None,
+        roc_auc=auc,
+        roc_auc_partial=float(out[OUT_AUC_PARTIAL]) if max_fpr is not None else None,
+        max_fpr=m if max_fpr is not None else None,
+        pr_auc=float(out[OUT_PR_AUC]),
+        d_prime=_d_prime(auc) if not math.isnan(auc) else math.nan,
+        prbe=float(out[OUT_PRBE]),
+        prbe_threshold=_threshold(task, key) if pos > 0 else math.nan,
+        positives=pos,
+        negatives=neg,
+    )
