@@ -7,7 +7,8 @@ that the kernels may read without bounds checks or further tests:
 * scores as the raw bits of a native, aligned, C-contiguous, finite array of
   one of four canonical dtypes (float32, float64, int64, uint64), viewed as
   ``uint32``/``uint64`` and marked read-only (one compiled kernel per width);
-* labels as a ``uint8`` array of 0/1 (1 = positive) and the positive count;
+* labels as a writable ``uint8`` array of 0/1 (1 = positive) and the
+  positive count;
 * weights as a finite, non-negative, native float64 array, or ``None``.
 
 Scores are never transformed: narrow dtypes are widened exactly (float16,
@@ -96,8 +97,11 @@ def as_array(x: Any, name: str) -> np.ndarray:
         except (TypeError, RuntimeError, BufferError) as exc:
             if not hasattr(x, "__array__"):
                 raise TypeError(f"{name} could not be read through DLPack: {exc}") from exc
-    if isinstance(x, (str, bytes)) or x is None:
-        raise TypeError(f"{name} must be array-like, got {type(x).__name__}")
+    is_iterator = hasattr(x, "__next__") and not hasattr(x, "__len__")
+    if isinstance(x, (str, bytes)) or x is None or is_iterator:
+        raise TypeError(
+            f"{name} must be array-like (a list, array or tensor), got {type(x).__name__}"
+        )
     try:
         return np.asarray(x)
     except (TypeError, ValueError) as exc:
@@ -131,39 +135,49 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def check_scores(y_score: Any, name: str = "y_score") -> tuple[np.ndarray, np.dtype[Any]]:
-    """Validate scores; return the canonical array and the caller's dtype."""
+def check_scores(
+    y_score: Any, name: str = "y_score"
+) -> tuple[np.ndarray, np.dtype[Any], np.dtype[Any]]:
+    """Validate scores.
+
+    Returns the read-only bits view of the canonical scores, the canonical
+    dtype and the caller's dtype.
+    """
     s = as_array(y_score, name)
-    _one_d(s, name)
+    if s.ndim != 1:
+        _one_d(s, name)
     if s.shape[0] == 0:
         raise ValueError(f"{name} is empty; at least one sample is needed")
     dtype = s.dtype
-    char = dtype.char
     if dtype.kind not in "biuf":
         raise TypeError(
             f"{name} must hold real numbers (float, int or bool); got dtype {dtype}"
             + (" (are there missing values?)" if dtype.kind == "O" else "")
         )
     s = _native(s)
-    if char in _WIDEN:
-        s = s.astype(_WIDEN[char])
-    elif s.dtype not in _KEYS:  # long double
-        wide = s.astype(np.float64)
-        if not np.array_equal(wide, s):
-            raise TypeError(
-                f"{name} has dtype {dtype}, whose values do not all fit float64 exactly; "
-                "convert them to float64 yourself"
-            )
-        s = wide
-    if s.dtype.kind == "f":
+    spec = _KEYS.get(s.dtype)
+    if spec is None:
+        if dtype.char in _WIDEN:
+            s = s.astype(_WIDEN[dtype.char])
+        else:  # long double
+            wide = s.astype(np.float64)
+            if not np.array_equal(wide, s):
+                raise TypeError(
+                    f"{name} has dtype {dtype}, whose values do not all fit float64 exactly; "
+                    "convert them to float64 yourself"
+                )
+            s = wide
         spec = _KEYS[s.dtype]
-        bad = first_nonfinite(_readonly(s.view(spec[0])), spec[4])
+    bits = s.view(spec[0])
+    bits.flags.writeable = False  # kernels are compiled once, for read-only scores
+    if spec[4]:
+        bad = first_nonfinite(bits, spec[4])
         if bad >= 0:
             raise ValueError(
                 f"{name} contains a non-finite value ({s[bad]!r} at index {bad}); "
                 "scores must be finite"
             )
-    return s, dtype
+    return bits, s.dtype, dtype
 
 
 def check_labels(y_true: Any, n: int, pos_label: Any) -> tuple[np.ndarray, int]:
@@ -176,17 +190,30 @@ def check_labels(y_true: Any, n: int, pos_label: Any) -> tuple[np.ndarray, int]:
         )
     if pos_label is None:
         if y.dtype == np.bool_:
-            labels = _readonly(_native(y).view(np.uint8))
+            labels = _native(y).view(np.uint8)
+            if not labels.flags.writeable:  # kernels take writable labels
+                labels = labels.copy()
             return labels, int(np.count_nonzero(labels))
-        if y.dtype.kind not in "iuf":
-            _bad_labels(y)
-        if y.dtype.char == "e":  # compiled code has no float16
-            y = y.astype(np.float32)
-        labels = np.empty(n, np.uint8)
-        n_one, n_zero, n_minus = label_counts(_readonly(_native(y)), labels)
+        if y.dtype.kind in "iuf":
+            if y.dtype.char == "e":  # compiled code has no float16
+                y = y.astype(np.float32)
+            labels = np.empty(n, np.uint8)
+            n_one, n_zero, n_minus = label_counts(_native(y), labels)
+        else:  # objects (or strings, which fail below): compare elementwise
+            try:
+                one = np.asarray(y == 1, dtype=bool)
+                n_zero = int(np.count_nonzero(np.asarray(y == 0, dtype=bool)))
+                n_minus = int(np.count_nonzero(np.asarray(y == -1, dtype=bool)))
+            except (TypeError, ValueError) as exc:
+                raise ValueError(
+                    f"y_true holds values that are not class labels ({exc}); "
+                    "are there missing values (None, NA)?"
+                ) from exc
+            labels = one.view(np.uint8)
+            n_one = int(np.count_nonzero(one))
         if n_one + n_zero != n and (n_zero or n_one + n_minus != n):
             _bad_labels(y)
-        return _readonly(labels), n_one
+        return labels, n_one
     pos = np.asarray(y == pos_label)
     if pos.shape != y.shape or pos.dtype != np.bool_:
         raise TypeError(f"pos_label={pos_label!r} cannot be compared with y_true")
@@ -197,7 +224,7 @@ def check_labels(y_true: Any, n: int, pos_label: Any) -> tuple[np.ndarray, int]:
             f"y_true must hold two classes; it holds {found}"
             + ("" if pos_label in found else f", and pos_label={pos_label!r} is not one of them")
         )
-    labels = _readonly(_native(pos.view(np.uint8)))
+    labels = pos.view(np.uint8)
     return labels, int(np.count_nonzero(labels))
 
 
@@ -206,13 +233,18 @@ def _distinct(y: np.ndarray, limit: int = 10) -> list[Any]:
         values = np.unique(y)
     except TypeError:  # unorderable objects
         values = np.array(list(dict.fromkeys(y.tolist())), dtype=object)
-    out = values[:limit].tolist()
+    out: list[Any] = values[:limit].tolist()
     if values.shape[0] > limit:
         out.append("...")
     return out
 
 
 def _bad_labels(y: np.ndarray) -> None:
+    if y.dtype.kind == "f" and np.isnan(y).any():
+        i = int(np.flatnonzero(np.isnan(y))[0])
+        raise ValueError(
+            f"y_true must hold two classes; it contains a missing value (NaN at index {i})"
+        )
     found = _distinct(y)
     if len(found) > 2:
         raise ValueError(f"y_true must hold two classes; it holds {found}")
@@ -263,16 +295,15 @@ def check_max_fpr(max_fpr: Any) -> float:
 
 def prepare(y_true: Any, y_score: Any, sample_weight: Any = None, pos_label: Any = None) -> Task:
     """Validate one task's inputs and return them in canonical form."""
-    scores, score_dtype = check_scores(y_score)
-    n = scores.shape[0]
+    bits, canon_dtype, score_dtype = check_scores(y_score)
+    n = bits.shape[0]
     labels, npos = check_labels(y_true, n, pos_label)
     weights = check_weights(sample_weight, n)
-    bits_dtype, kind, sign, ones, _ = _KEYS[scores.dtype]
-    bits = _readonly(scores.view(bits_dtype))
-    return Task(bits, kind, sign, ones, score_dtype, scores.dtype, labels, npos, weights)
+    _, kind, sign, ones, _ = _KEYS[canon_dtype]
+    return Task(bits, kind, sign, ones, score_dtype, canon_dtype, labels, npos, weights)
 
 
-def score_from_key(key: int, task: Task) -> Any:
+def score_from_key(key: int | np.unsignedinteger[Any], task: Task) -> Any:
     """The score (a Python scalar of the caller's dtype) whose key is ``key``."""
     k = int(key)
     sign = int(task.sign)
@@ -283,7 +314,8 @@ def score_from_key(key: int, task: Task) -> Any:
     else:
         bits = k
     value = np.array(bits, dtype=task.bits.dtype).view(task.canon_dtype)
-    return value.astype(task.score_dtype).item()
+    item = value.astype(task.score_dtype).item()
+    return float(item) if isinstance(item, np.floating) else item  # long double
 
 
 def scores_from_bits(bits: np.ndarray, task: Task) -> np.ndarray:

@@ -38,7 +38,8 @@ def _demo(n_samples: int, seed: int) -> int:
         rows.append((name, m.average_precision, m.average_precision_expected, m.roc_auc,
                      true_auc, m.pr_auc, m.d_prime, m.prbe, ms))
     widths = [max(len(header[0]), *(len(r[0]) for r in rows))] + [9] * (len(header) - 1)
-    print("  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(header, widths))))
+    pairs = enumerate(zip(header, widths, strict=True))
+    print("  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in pairs))
     for r in rows:
         cells = [r[0].ljust(widths[0])] + [f"{v:9.4f}" for v in r[1:-1]] + [f"{r[-1]:9.2f}"]
         print("  ".join(cells))

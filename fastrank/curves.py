@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ._kernels.task import task_groups, work_bytes
 from ._kernels.keys import decode_keys
+from ._kernels.task import task_groups, work_bytes
 from ._validation import Task, prepare, scores_from_bits
 from .exceptions import UndefinedMetricWarning
 
@@ -85,6 +85,8 @@ def confusion_matrix_at_thresholds(
     """
     task = prepare(y_true, y_score, sample_weight, pos_label)
     fps, tps, thresholds = _cumulative(task)
+    if fps.shape[0] == 0:  # every weight is zero: no thresholds
+        return fps, fps, tps, tps, thresholds
     return fps[-1] - fps, fps, tps[-1] - tps, tps, thresholds
 
 
@@ -122,8 +124,12 @@ def roc_curve(
     --------
     >>> import fastrank
     >>> fpr, tpr, thr = fastrank.roc_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
-    >>> fpr, tpr, thr
-    (array([0. , 0. , 0.5, 0.5, 1. ]), array([0. , 0.5, 0.5, 1. , 1. ]), array([ inf, 0.8 , 0.4 , 0.35, 0.1 ]))
+    >>> fpr
+    array([0. , 0. , 0.5, 0.5, 1. ])
+    >>> tpr
+    array([0. , 0.5, 0.5, 1. , 1. ])
+    >>> thr
+    array([ inf, 0.8 , 0.4 , 0.35, 0.1 ])
     """
     task = prepare(y_true, y_score, sample_weight, pos_label)
     fps, tps, thresholds = _cumulative(task)
@@ -178,8 +184,12 @@ def precision_recall_curve(
     --------
     >>> import fastrank
     >>> p, r, thr = fastrank.precision_recall_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
-    >>> p, r, thr
-    (array([0.5       , 0.66666667, 0.5       , 1.        , 1.        ]), array([1. , 1. , 0.5, 0.5, 0. ]), array([0.1 , 0.35, 0.4 , 0.8 ]))
+    >>> p
+    array([0.5       , 0.66666667, 0.5       , 1.        , 1.        ])
+    >>> r
+    array([1. , 1. , 0.5, 0.5, 0. ])
+    >>> thr
+    array([0.1 , 0.35, 0.4 , 0.8 ])
     """
     task = prepare(y_true, y_score, sample_weight, pos_label)
     fps, tps, thresholds = _cumulative(task)
@@ -190,7 +200,7 @@ def precision_recall_curve(
     predicted = tps + fps
     precision = np.zeros_like(tps)
     np.divide(tps, predicted, out=precision, where=predicted != 0)
-    if tps[-1] == 0:
+    if tps.shape[0] == 0 or tps[-1] == 0:
         _warn("no positive samples: recall is set to 1 for all thresholds")
         recall = np.ones_like(tps)
     else:
@@ -322,7 +332,7 @@ def interpolated_precision_recall_curve(
     gpos, gneg, _ = _groups(task)
     tp_end = np.cumsum(gpos)
     fp_end = np.cumsum(gneg)
-    pos = tp_end[-1]
+    pos = tp_end[-1] if tp_end.shape[0] else 0.0
     if pos <= 0:
         _warn("no positive samples: the precision-recall curve is undefined (NaN)")
         size = grid.shape[0] if grid is not None else gpos.shape[0] + 1
@@ -354,4 +364,5 @@ def _precision_at(
     mass = t + fp_start[seg] + slope * (t - tp_start[seg])
     precision = np.divide(t, mass, out=np.zeros_like(t), where=t > 0)
     # Recall 0: the start of the first segment, whose precision is constant.
-    return np.where(t > 0, precision, gpos[0] / (gpos[0] + gneg[0]))
+    at_zero: FloatArray = np.where(t > 0, precision, gpos[0] / (gpos[0] + gneg[0]))
+    return at_zero

@@ -24,6 +24,7 @@ from ._kernels.sweep import (
     OUT_POS,
     OUT_PR_AUC,
     OUT_PRBE,
+    OUT_SIZE,
     WANT_EXPECTED_AP,
     WANT_PR_AUC,
 )
@@ -48,9 +49,10 @@ def _sweep(task: Task, max_fpr: float, what: int) -> tuple[np.ndarray, np.uint64
     work = np.empty(
         work_bytes(task.bits.shape[0], task.bits.itemsize, task.weights is not None), np.uint8
     )
-    out, key = task_metrics(
+    out = np.empty(OUT_SIZE, np.float64)
+    key = task_metrics(
         task.bits, task.kind, task.sign, task.ones, task.labels, task.npos, task.weights,
-        max_fpr, what, work,
+        max_fpr, what, work, out,
     )
     return out, key
 
@@ -58,7 +60,7 @@ def _sweep(task: Task, max_fpr: float, what: int) -> tuple[np.ndarray, np.uint64
 def _threshold(task: Task, key: np.uint64) -> float:
     """The cutoff score with key ``key`` (bool scores are reported as 0.0/1.0)."""
     value = score_from_key(key, task)
-    return float(value) if isinstance(value, bool) else value  # type: ignore[no-any-return]
+    return float(value) if isinstance(value, bool) else value
 
 
 def _d_prime(auc: float) -> float:

@@ -40,56 +40,56 @@ HASH_MAX_DISTINCT = 1 << (HASH_LOG2_SLOTS - 1)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
-def count_zeros(n, weights):  # type: ignore[no-untyped-def]
+def count_zeros(n, weights):
     """Zeroed counts: int64 when ``weights`` is ``None``, float64 otherwise."""
     raise NotImplementedError("only callable from compiled code")
 
 
 @overload(count_zeros)
-def _count_zeros(n, weights):  # type: ignore[no-untyped-def]
+def _count_zeros(n, weights):
     if isinstance(weights, types.NoneType):
         return lambda n, weights: np.zeros(n, np.int64)
     return lambda n, weights: np.zeros(n, np.float64)
 
 
-def carve(work, start, n, like):  # type: ignore[no-untyped-def]
+def carve(work, start, n, like):
     """``n`` items of ``like``'s dtype viewed from byte buffer ``work`` at ``start``."""
     raise NotImplementedError("only callable from compiled code")
 
 
 @overload(carve)
-def _carve(work, start, n, like):  # type: ignore[no-untyped-def]
+def _carve(work, start, n, like):
     dtype = as_dtype(like.dtype)
     size = dtype.itemsize
     return lambda work, start, n, like: work[start : start + n * size].view(dtype)
 
 
-def payload_of(weights):  # type: ignore[no-untyped-def]
+def payload_of(weights):
     """A one-item array of the payload dtype: uint8 labels, or float64 signed weights."""
     raise NotImplementedError("only callable from compiled code")
 
 
 @overload(payload_of)
-def _payload_of(weights):  # type: ignore[no-untyped-def]
+def _payload_of(weights):
     if isinstance(weights, types.NoneType):
         return lambda weights: np.zeros(1, np.uint8)
     return lambda weights: np.zeros(1, np.float64)
 
 
-def split_payload(v):  # type: ignore[no-untyped-def]
+def split_payload(v):
     """``(positive part, negative part)`` of one payload entry."""
     raise NotImplementedError("only callable from compiled code")
 
 
 @overload(split_payload)
-def _split_payload(v):  # type: ignore[no-untyped-def]
+def _split_payload(v):
     if isinstance(v, types.Float):
         return lambda v: (max(v, 0.0), max(-v, 0.0))
     return lambda v: (np.int64(v), np.int64(1) - np.int64(v))
 
 
 @kernel
-def build_keys(bits, kind, sign, ones, labels, weights, keys, pay):  # type: ignore[no-untyped-def]
+def build_keys(bits, kind, sign, ones, labels, weights, keys, pay):
     """Write each sample's key to ``keys`` and its class to ``pay``.
 
     Unweighted, ``pay`` holds the 0/1 label. Weighted, it holds the weight,
@@ -117,7 +117,7 @@ def build_keys(bits, kind, sign, ones, labels, weights, keys, pay):  # type: ign
 
 
 @kernel
-def scan_groups(keys, pay, stop, gkey, gpos, gneg, cap):  # type: ignore[no-untyped-def]
+def scan_groups(keys, pay, stop, gkey, gpos, gneg, cap):
     """Sum the payload of equal keys, walking sorted ``keys[:stop]`` downwards.
 
     Writes at most ``cap`` whole groups (descending keys) into ``gkey``,
@@ -143,7 +143,7 @@ def scan_groups(keys, pay, stop, gkey, gpos, gneg, cap):  # type: ignore[no-unty
 
 
 @kernel
-def hash_groups(bits, kind, sign, ones, labels, weights, gkey, gpos, gneg):  # type: ignore[no-untyped-def]
+def hash_groups(bits, kind, sign, ones, labels, weights, gkey, gpos, gneg):
     """Count each distinct score in a hash table; ``-1`` if there are too many.
 
     On success writes the groups (descending keys) to the first entries of
@@ -189,25 +189,25 @@ def hash_groups(bits, kind, sign, ones, labels, weights, gkey, gpos, gneg):  # t
     d = 0
     any_bits = np.uint64(0)
     all_bits = ~np.uint64(0)
-    for h in range(nslots):
-        if used[h]:
-            keys[d] = tkey[h]
-            slot[d] = h
-            any_bits |= tkey[h]
-            all_bits &= tkey[h]
+    for t in range(nslots):
+        if used[t]:
+            keys[d] = tkey[t]
+            slot[d] = t
+            any_bits |= tkey[t]
+            all_bits &= tkey[t]
             d += 1
     sort_keys(keys, np.empty_like(keys), slot, np.empty_like(slot), any_bits ^ all_bits,
               np.empty((8, 256), np.int64))
     for g in range(distinct):
-        h = slot[distinct - 1 - g]
+        t = slot[distinct - 1 - g]
         gkey[g] = keys[distinct - 1 - g]
-        gpos[g] = tpos[h]
-        gneg[g] = tneg[h]
+        gpos[g] = tpos[t]
+        gneg[g] = tneg[t]
     return distinct
 
 
 @kernel
-def sorted_keys(bits, kind, sign, ones, labels, weights, work):  # type: ignore[no-untyped-def]
+def sorted_keys(bits, kind, sign, ones, labels, weights, work):
     """Keys and payload of one task, sorted ascending, carved out of ``work``.
 
     ``work`` is a byte buffer of at least ``2 * n * (key size + payload

@@ -25,4 +25,4 @@ _OPTIONS: dict[str, Any] = {
 
 def kernel(fn: F) -> F:
     """Compile ``fn`` with the options shared by all fastrank kernels."""
-    return numba.njit(**_OPTIONS)(fn)  # type: ignore[no-any-return]
+    return numba.njit(**_OPTIONS)(fn)

@@ -39,7 +39,7 @@ def highest_bit(x: np.uint64) -> int:
 
 
 @kernel
-def insertion_sort(keys, pay, lo, hi):  # type: ignore[no-untyped-def]
+def insertion_sort(keys, pay, lo, hi):
     for i in range(lo + 1, hi):
         k = keys[i]
         if pay is not None:
@@ -56,7 +56,7 @@ def insertion_sort(keys, pay, lo, hi):  # type: ignore[no-untyped-def]
 
 
 @kernel
-def lsd_sort(keys, buf, pay, pbuf, lo, hi, shift, nbits, hist):  # type: ignore[no-untyped-def]
+def lsd_sort(keys, buf, pay, pbuf, lo, hi, shift, nbits, hist):
     """Stable LSD radix sort of ``keys[lo:hi]`` on bits ``[shift, shift + nbits)``."""
     n = hi - lo
     npass = (nbits + 7) // 8
@@ -102,7 +102,7 @@ def lsd_sort(keys, buf, pay, pbuf, lo, hi, shift, nbits, hist):  # type: ignore[
 
 
 @kernel
-def sort_keys(keys, buf, pay, pbuf, varying, hist):  # type: ignore[no-untyped-def]
+def sort_keys(keys, buf, pay, pbuf, varying, hist):
     """Sort ``keys`` ascending in place.
 
     ``varying`` is ``OR(keys) ^ AND(keys)``: the bits that are not the same in

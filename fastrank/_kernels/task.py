@@ -20,7 +20,7 @@ from .groups import (
     split_payload,
 )
 from .jit import kernel
-from .sweep import OUT_SIZE, SK_PRBE, SK_SIZE, ST_SIZE, sweep_chunk, sweep_finish, sweep_start
+from .sweep import SK_PRBE, SK_SIZE, ST_SIZE, sweep_chunk, sweep_finish, sweep_start
 
 CHUNK = 2048  # groups handed to the sweep at a time (stays in cache)
 
@@ -31,7 +31,7 @@ def work_bytes(n: int, key_size: int, weighted: bool) -> int:
 
 
 @kernel
-def _totals(pay, m):  # type: ignore[no-untyped-def]
+def _totals(pay, m):
     pos = 0.0
     neg = 0.0
     for i in range(m):
@@ -42,16 +42,16 @@ def _totals(pay, m):  # type: ignore[no-untyped-def]
 
 
 @kernel
-def task_metrics(bits, kind, sign, ones, labels, npos, weights, max_fpr, what, work):  # type: ignore[no-untyped-def]
+def task_metrics(bits, kind, sign, ones, labels, npos, weights, max_fpr, what, work, out):
     """Group and sweep one task in a single compiled call.
 
-    Returns the ``OUT_*`` result vector and the key of the group holding the
-    precision-recall break-even point (meaningless without positives).
+    Writes the ``OUT_*`` results into ``out`` and returns the key of the
+    group holding the precision-recall break-even point (meaningless without
+    positives).
     """
     n = bits.shape[0]
     st = np.empty(ST_SIZE, np.float64)
     sk = np.empty(SK_SIZE, np.uint64)
-    out = np.empty(OUT_SIZE, np.float64)
     sweep_start(st, sk, max_fpr)
     if n >= HASH_MIN_SAMPLES:
         gkey = np.empty(HASH_MAX_DISTINCT, bits.dtype)
@@ -66,26 +66,27 @@ def task_metrics(bits, kind, sign, ones, labels, npos, weights, max_fpr, what, w
                 neg += gneg[g]
             sweep_chunk(gkey, gpos, gneg, d, pos, neg, max_fpr, what, st, sk)
             sweep_finish(st, sk, max_fpr, what, out)
-            return out, sk[SK_PRBE]
+            return sk[SK_PRBE]
     keys, pay, m = sorted_keys(bits, kind, sign, ones, labels, weights, work)
     if weights is None:
         pos = float(npos)
         neg = float(n - npos)
     else:
         pos, neg = _totals(pay, m)
-    gkey = np.empty(CHUNK, bits.dtype)
-    gpos = count_zeros(CHUNK, weights)
-    gneg = count_zeros(CHUNK, weights)
+    chunk = min(CHUNK, max(m, 1))
+    gkey = np.empty(chunk, bits.dtype)
+    gpos = count_zeros(chunk, weights)
+    gneg = count_zeros(chunk, weights)
     stop = m
     while stop > 0:
-        g, stop = scan_groups(keys, pay, stop, gkey, gpos, gneg, CHUNK)
+        g, stop = scan_groups(keys, pay, stop, gkey, gpos, gneg, chunk)
         sweep_chunk(gkey, gpos, gneg, g, pos, neg, max_fpr, what, st, sk)
     sweep_finish(st, sk, max_fpr, what, out)
-    return out, sk[SK_PRBE]
+    return sk[SK_PRBE]
 
 
 @kernel
-def task_groups(bits, kind, sign, ones, labels, weights, work):  # type: ignore[no-untyped-def]
+def task_groups(bits, kind, sign, ones, labels, weights, work):
     """The whole tie-group table of one task: ``(keys, pos, neg)``, descending keys."""
     n = bits.shape[0]
     if n >= HASH_MIN_SAMPLES:

@@ -1,0 +1,215 @@
+"""Print one comparison table: fastrank against its peers, measured in one run.
+
+    python benchmarks/compare.py            # everything (about a minute)
+    python benchmarks/compare.py --quick    # fewer repeats
+
+Every figure is the median of repeated in-process timings after a warm-up,
+reported next to the peers measured in the same process, and as ratios: the
+machine this runs on may be shared and noisy, ratios hold up better than
+absolute times. torchmetrics is included when it is installed.
+
+Rows:
+* W1-W3 (one task of 1e6 samples): fastrank's all-metrics call against
+  ``np.sort`` of the same scores (the floor any exact method pays) and
+  against scikit-learn's ``average_precision_score`` + ``roc_auc_score``.
+* W5 (1e3 samples, called 10,000 times): microseconds per call.
+* Import plus first call in a fresh process with the compiled kernels cached.
+* Peak extra memory of one 1e6-sample call, as a multiple of the input size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+from workloads import WORKLOADS, workload
+
+import fastrank
+
+
+def _median_time(fn: Callable[[], Any], repeat: int, number: int = 1) -> float:
+    fn()  # warm-up
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - t0) / number)
+    return statistics.median(times)
+
+
+def _torchmetrics() -> Any:
+    try:
+        import torch
+        from torchmetrics.functional.classification import (
+            binary_auroc,
+            binary_average_precision,
+        )
+    except ImportError:
+        return None
+    return torch, binary_average_precision, binary_auroc
+
+
+def _large(name: str, repeat: int, tm: Any) -> dict[str, float]:
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    y, s = workload(name)
+    row = {
+        "fastrank all_metrics": _median_time(lambda: fastrank.all_metrics(y, s), repeat),
+        "fastrank average_precision": _median_time(
+            lambda: fastrank.average_precision(y, s), repeat
+        ),
+        "np.sort": _median_time(lambda: np.sort(s), repeat),
+        "sklearn AP+AUC": _median_time(
+            lambda: (average_precision_score(y, s), roc_auc_score(y, s)), max(3, repeat // 3)
+        ),
+    }
+    if tm is not None:
+        torch, tm_ap, tm_auc = tm
+        ty = torch.from_numpy(y.astype(np.int64))
+        ts = torch.from_numpy(s)
+        row["torchmetrics AP+AUC"] = _median_time(
+            lambda: (tm_ap(ts, ty), tm_auc(ts, ty)), max(3, repeat // 3)
+        )
+    return row
+
+
+def _small(repeat: int, tm: Any) -> dict[str, float]:
+    from sklearn.metrics import average_precision_score
+
+    y, s = workload("W5")
+    number = 10_000
+    row = {
+        "fastrank average_precision": _median_time(
+            lambda: fastrank.average_precision(y, s), repeat, number
+        ),
+        "fastrank roc_auc": _median_time(lambda: fastrank.roc_auc(y, s), repeat, number),
+        "fastrank all_metrics": _median_time(lambda: fastrank.all_metrics(y, s), repeat, number),
+        "np.sort": _median_time(lambda: np.sort(s), repeat, number),
+        "sklearn average_precision_score": _median_time(
+            lambda: average_precision_score(y, s), 3, 200
+        ),
+    }
+    if tm is not None:
+        torch, tm_ap, _ = tm
+        ty = torch.from_numpy(y.astype(np.int64))
+        ts = torch.from_numpy(s)
+        row["torchmetrics binary_average_precision"] = _median_time(
+            lambda: tm_ap(ts, ty), 3, 500
+        )
+    return row
+
+
+_FIRST_CALL = """
+import time
+t0 = time.perf_counter()
+import numpy as np
+import fastrank
+y = np.arange(1000) % 7 == 0
+s = np.linspace(0.0, 1.0, 1000)
+fastrank.all_metrics(y, s)
+print(time.perf_counter() - t0)
+"""
+
+_MEMORY = """
+import json, sys
+sys.path.insert(0, {bench!r})
+from workloads import workload
+import fastrank
+
+def status(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field):
+                return int(line.split()[1])
+
+y, s = workload({name!r})
+fastrank.all_metrics(y[:5000], s[:5000])           # compile or load the cache
+with open("/proc/self/clear_refs", "w") as f:      # reset the peak (Linux >= 4.0)
+    f.write("5")
+before = status("VmRSS:")
+fastrank.all_metrics(y, s)
+peak = status("VmHWM:")
+print(json.dumps({{"extra_kib": peak - before, "input_kib": (s.nbytes + y.nbytes) / 1024,
+                   "score_kib": s.nbytes / 1024}}))
+"""
+
+
+def _first_call() -> float:
+    cmd = [sys.executable, "-c", _FIRST_CALL]
+    subprocess.run(cmd, check=True, capture_output=True)  # make sure the cache is warm
+    runs = [float(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+            for _ in range(3)]
+    return statistics.median(runs)
+
+
+def _memory(name: str) -> dict[str, float]:
+    code = _MEMORY.format(bench=str(Path(__file__).parent), name=name)
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)  # type: ignore[no-any-return]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    parser.add_argument("--json", type=Path, help="also write the raw figures here")
+    args = parser.parse_args()
+    repeat = 5 if args.quick else 15
+    tm = _torchmetrics()
+    import sklearn
+
+    print(f"# fastrank {fastrank.__version__} on {platform.processor() or platform.machine()}, "
+          f"Python {platform.python_version()}, numpy {np.__version__}, "
+          f"scikit-learn {sklearn.__version__}"
+          + (f", torchmetrics {__import__('torchmetrics').__version__}" if tm else ""))
+    print()
+    raw: dict[str, Any] = {}
+    print("| workload | fastrank all_metrics | fastrank AP only | np.sort | sklearn AP+AUC |"
+          + (" torchmetrics AP+AUC |" if tm else "")
+          + " all_metrics / np.sort | sklearn / all_metrics |")
+    print("|---|---|---|---|---|" + ("---|" if tm else "") + "---|---|")
+    for name in ("W1", "W2", "W3"):
+        row = _large(name, repeat, tm)
+        raw[name] = row
+        fr = row["fastrank all_metrics"]
+        cells = [f"{name} {WORKLOADS[name]}", f"{fr * 1e3:.1f} ms",
+                 f"{row['fastrank average_precision'] * 1e3:.1f} ms",
+                 f"{row['np.sort'] * 1e3:.1f} ms", f"{row['sklearn AP+AUC'] * 1e3:.0f} ms"]
+        if tm:
+            cells.append(f"{row['torchmetrics AP+AUC'] * 1e3:.0f} ms")
+        cells += [f"{fr / row['np.sort']:.2f}", f"{row['sklearn AP+AUC'] / fr:.1f}x"]
+        print("| " + " | ".join(cells) + " |")
+    print()
+    small = _small(repeat, tm)
+    raw["W5"] = small
+    print("| W5: 1e3 samples, per call | µs |")
+    print("|---|---|")
+    for key, value in small.items():
+        print(f"| {key} | {value * 1e6:.1f} |")
+    print()
+    first = _first_call()
+    raw["first_call_s"] = first
+    print(f"Import + first all_metrics call in a fresh process (kernels cached): {first:.2f} s")
+    for name in ("W1", "W3"):
+        mem = _memory(name)
+        raw[f"memory_{name}"] = mem
+        print(f"Peak extra memory of one {name} all_metrics call: {mem['extra_kib'] / 1024:.1f} MiB"
+              f" = {mem['extra_kib'] / mem['score_kib']:.2f}x the scores"
+              f" ({mem['extra_kib'] / mem['input_kib']:.2f}x scores + labels)")
+    if args.json:
+        args.json.write_text(json.dumps(raw, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,638 @@
+"""Bad input: every public function rejects it with a message that names the
+argument and the problem; a task with one class gives NaN and one warning."""
+
+from __future__ import annotations
+
+import inspect
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import fastrank
+from fastrank import UndefinedMetricWarning
+
+FUNCS = [
+    fastrank.average_precision,
+    fastrank.roc_auc,
+    fastrank.pr_auc,
+    fastrank.d_prime,
+    fastrank.prbe,
+    fastrank.all_metrics,
+    fastrank.roc_curve,
+    fastrank.precision_recall_curve,
+    fastrank.det_curve,
+    fastrank.confusion_matrix_at_thresholds,
+    fastrank.interpolated_precision_recall_curve,
+]
+SCALAR = [
+    fastrank.average_precision,
+    fastrank.roc_auc,
+    fastrank.pr_auc,
+    fastrank.d_prime,
+    fastrank.prbe,
+]
+ids = [f.__name__ for f in FUNCS]
+every_function = pytest.mark.parametrize("func", FUNCS, ids=ids)
+
+Y = np.array([0, 1, 0, 1, 1, 0])
+S = np.array([0.1, 0.5, 0.3, 0.2, 0.9, 0.4])
+
+
+def recorded(func, *args, **kwargs):
+    """Call ``func`` and return (result, list of warnings it emitted)."""
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        result = func(*args, **kwargs)
+    return result, rec
+
+
+def undefined_warnings(rec):
+    return [w for w in rec if issubclass(w.category, UndefinedMetricWarning)]
+
+
+# --------------------------------------------------------------------------- scores
+
+
+@every_function
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf], ids=["nan", "+inf", "-inf"])
+def test_non_finite_score(func, dtype, bad):
+    s = S.astype(dtype)
+    s[3] = bad
+    with pytest.raises(ValueError, match=r"y_score.*non-finite.*index 3"):
+        func(Y, s)
+
+
+@every_function
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda s: s.astype(">f8"),
+        lambda s: np.repeat(s, 2)[::2],
+        lambda s: list(s),
+    ],
+    ids=["big-endian", "strided", "list"],
+)
+def test_non_finite_score_in_other_layouts(func, make):
+    s = S.copy()
+    s[0] = np.nan
+    with pytest.raises(ValueError, match=r"y_score.*non-finite"):
+        func(Y, make(s))
+
+
+@every_function
+@pytest.mark.parametrize(
+    "scores",
+    [
+        np.array(["a", "b", "c", "d", "e", "f"]),
+        ["0.1", "0.5", "0.3", "0.2", "0.9", "0.4"],
+        np.array([0.1, None, 0.3, 0.2, 0.9, 0.4], dtype=object),
+        np.array([0.1, 0.5, 0.3, 0.2, 0.9, 0.4], dtype=object),
+        np.arange(6).astype("datetime64[s]"),
+    ],
+    ids=["str-array", "str-list", "object-None", "object-floats", "datetime"],
+)
+def test_non_numeric_scores(func, scores):
+    with pytest.raises(TypeError, match=r"y_score.*(real numbers|dtype)"):
+        func(Y, scores)
+
+
+@every_function
+def test_object_scores_with_none_hint_at_missing_values(func):
+    scores = np.array([0.1, None, 0.3, 0.2, 0.9, 0.4], dtype=object)
+    with pytest.raises(TypeError, match=r"y_score.*object.*missing"):
+        func(Y, scores)
+
+
+@every_function
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_scores(func, dtype):
+    with pytest.raises(TypeError, match=r"y_score.*complex"):
+        func(Y, S.astype(dtype))
+
+
+@every_function
+def test_long_double_scores_that_do_not_fit_float64(func):
+    if np.finfo(np.longdouble).eps >= np.finfo(np.float64).eps:
+        pytest.skip("long double is float64 on this platform")
+    s = S.astype(np.longdouble)
+    s[1] = 1 + np.finfo(np.longdouble).eps
+    with pytest.raises(TypeError, match=r"y_score.*float64"):
+        func(Y, s)
+
+
+@every_function
+@pytest.mark.parametrize("scores", [None, "0.5", b"0.5"], ids=["None", "str", "bytes"])
+def test_score_not_array_like(func, scores):
+    with pytest.raises(TypeError, match=r"y_score"):
+        func(Y, scores)
+
+
+@every_function
+def test_ragged_scores(func):
+    with pytest.raises((TypeError, ValueError), match=r"y_score"):
+        func([0, 1], [[0.1], [0.2, 0.3]])
+
+
+# --------------------------------------------------------------------------- shapes
+
+
+@every_function
+@pytest.mark.parametrize("shape", [(6, 1), (1, 6), (2, 3)])
+def test_two_d_scores(func, shape):
+    with pytest.raises(ValueError, match=r"y_score.*1-D"):
+        func(Y, S.reshape(shape))
+
+
+@every_function
+def test_two_d_labels(func):
+    with pytest.raises(ValueError, match=r"y_true.*1-D"):
+        func(Y.reshape(6, 1), S)
+
+
+@every_function
+def test_two_d_weights(func):
+    with pytest.raises(ValueError, match=r"sample_weight.*1-D"):
+        func(Y, S, sample_weight=np.ones((6, 1)))
+
+
+@every_function
+def test_three_d_scores(func):
+    with pytest.raises(ValueError, match=r"y_score.*1-D"):
+        func(Y, S.reshape(1, 2, 3))
+
+
+@every_function
+def test_zero_d_scores(func):
+    with pytest.raises(ValueError, match=r"y_score.*1-D"):
+        func(1, 0.5)
+    with pytest.raises(ValueError, match=r"y_score.*1-D"):
+        func(np.array([1]), np.float64(0.5))
+
+
+@every_function
+def test_zero_d_labels(func):
+    with pytest.raises(ValueError, match=r"y_true.*1-D"):
+        func(np.array(1), np.array([0.5]))
+
+
+@every_function
+def test_zero_d_weights(func):
+    with pytest.raises(ValueError, match=r"sample_weight.*1-D"):
+        func(Y, S, sample_weight=1.0)
+
+
+@every_function
+@pytest.mark.parametrize(
+    "y, s",
+    [([], []), (np.array([], int), np.array([])), (np.zeros(0, bool), np.zeros(0, np.float32))],
+    ids=["lists", "arrays", "bool-float32"],
+)
+def test_empty_input(func, y, s):
+    with pytest.raises(ValueError, match=r"empty"):
+        func(y, s)
+
+
+@every_function
+@pytest.mark.parametrize("n_true", [5, 7, 0])
+def test_label_length_mismatch(func, n_true):
+    y = np.resize(Y, n_true)
+    with pytest.raises(ValueError, match=rf"y_true.*y_score.*length.*{n_true}.*6"):
+        func(y, S)
+
+
+@every_function
+@pytest.mark.parametrize("n_weights", [5, 7, 0])
+def test_weight_length_mismatch(func, n_weights):
+    with pytest.raises(ValueError, match=rf"sample_weight.*length {n_weights}"):
+        func(Y, S, sample_weight=np.ones(n_weights))
+
+
+# --------------------------------------------------------------------------- labels
+
+
+@every_function
+@pytest.mark.parametrize(
+    "labels",
+    [
+        [0, 1, 2, 1, 0, 2],
+        [-1, 0, 1, 1, 0, -1],
+        [0.0, 1.0, 0.5, 1.0, 0.0, 1.0],
+        ["a", "b", "c", "a", "b", "c"],
+        [0.0, 1.0, np.nan, 1.0, 0.0, 1.0],
+    ],
+    ids=["0-1-2", "-1-0-1", "0-0.5-1", "a-b-c", "0-1-nan"],
+)
+def test_more_than_two_classes(func, labels):
+    with pytest.raises(ValueError, match=r"y_true.*two classes"):
+        func(labels, S)
+
+
+@every_function
+def test_more_than_two_classes_with_pos_label(func):
+    with pytest.raises(ValueError, match=r"y_true.*two classes"):
+        func(["a", "b", "c", "a", "b", "c"], S, pos_label="a")
+
+
+@every_function
+@pytest.mark.parametrize(
+    "labels",
+    [
+        [1, 2, 1, 2, 2, 1],
+        [0, 2, 0, 2, 2, 0],
+        [-1, 0, -1, 0, 0, -1],
+        [2, 2, 2, 2, 2, 2],
+        ["a", "b", "a", "b", "b", "a"],
+        ["0", "1", "0", "1", "1", "0"],
+        np.array([1, 2, 1, 2, 2, 1], np.uint8),
+        np.array([0, 2, 0, 2, 2, 0], np.float32),
+    ],
+    ids=["1-2", "0-2", "-1-0", "2-only", "a-b", "str-0-1", "uint8-1-2", "float32-0-2"],
+)
+def test_labels_outside_the_known_sets_need_pos_label(func, labels):
+    with pytest.raises(ValueError, match=r"y_true.*pos_label"):
+        func(labels, S)
+
+
+@every_function
+@pytest.mark.parametrize(
+    "labels, pos_label",
+    [
+        (["a", "b", "a", "b", "b", "a"], "c"),
+        ([0, 1, 0, 1, 1, 0], 2),
+        ([1, 2, 1, 2, 2, 1], 0),
+        ([0, 1, 0, 1, 1, 0], "1"),
+    ],
+    ids=["str", "int", "int-1-2", "str-vs-int"],
+)
+def test_pos_label_not_among_the_labels(func, labels, pos_label):
+    with pytest.raises(ValueError, match=rf"pos_label={pos_label!r}.*not one of"):
+        func(labels, S, pos_label=pos_label)
+
+
+@every_function
+def test_label_not_array_like(func):
+    with pytest.raises(TypeError, match=r"y_true"):
+        func(None, S)
+
+
+# --------------------------------------------------------------------------- weights
+
+
+@every_function
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (-1.0, r"sample_weight.*non-negative.*-1\.0.*index 2"),
+        (-1e-300, r"sample_weight.*non-negative.*index 2"),
+        (np.nan, r"sample_weight.*NaN.*index 2"),
+        (np.inf, r"sample_weight.*finite.*inf.*index 2"),
+        (-np.inf, r"sample_weight.*(non-negative|finite).*index 2"),
+    ],
+    ids=["negative", "tiny-negative", "nan", "+inf", "-inf"],
+)
+def test_bad_weights(func, bad, message):
+    w = np.ones(6)
+    w[2] = bad
+    with pytest.raises(ValueError, match=message):
+        func(Y, S, sample_weight=w)
+    with pytest.raises(ValueError, match=message):
+        func(Y, S, sample_weight=list(w))
+
+
+@every_function
+@pytest.mark.parametrize(
+    "weights",
+    [np.array(["1"] * 6), np.ones(6, complex), np.array([1.0, None, 1, 1, 1, 1], object)],
+    ids=["str", "complex", "object"],
+)
+def test_non_numeric_weights(func, weights):
+    with pytest.raises(TypeError, match=r"sample_weight"):
+        func(Y, S, sample_weight=weights)
+
+
+# --------------------------------------------------------------------------- options
+
+
+@pytest.mark.parametrize("func", [fastrank.roc_auc, fastrank.all_metrics], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("max_fpr", [0, 0.0, -0.1, 1.5, 1.0000001, np.nan, -np.inf, np.inf])
+def test_max_fpr_out_of_range(func, max_fpr):
+    with pytest.raises(ValueError, match=r"max_fpr.*\(0, 1\]"):
+        func(Y, S, max_fpr=max_fpr)
+
+
+@pytest.mark.parametrize("func", [fastrank.roc_auc, fastrank.all_metrics], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("max_fpr", ["0.5", b"0.5", [0.5], True, 0.5j])
+def test_max_fpr_wrong_type(func, max_fpr):
+    with pytest.raises(TypeError, match=r"max_fpr"):
+        func(Y, S, max_fpr=max_fpr)
+
+
+@pytest.mark.parametrize("func", [fastrank.roc_auc, fastrank.all_metrics], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("max_fpr", [1, 1.0, np.float32(1.0), 0.5, np.float64(1e-9)])
+def test_max_fpr_in_range_is_accepted(func, max_fpr):
+    func(Y, S, max_fpr=max_fpr)
+
+
+@pytest.mark.parametrize("ties", ["bogus", "Grouped", "", None, 1])
+def test_ties_unknown(ties):
+    with pytest.raises(ValueError, match=r"ties.*'grouped'.*'expected'"):
+        fastrank.average_precision(Y, S, ties=ties)
+
+
+def test_ties_expected_with_weights():
+    with pytest.raises(ValueError, match=r"ties='expected'.*sample_weight"):
+        fastrank.average_precision(Y, S, ties="expected", sample_weight=np.ones(6))
+
+
+def test_ties_expected_without_weights_is_fine():
+    assert 0.0 <= fastrank.average_precision(Y, S, ties="expected") <= 1.0
+
+
+@pytest.mark.parametrize("recall", [[1.5], [-0.1], [np.nan], [0.2, 2.0]])
+def test_interpolated_recall_out_of_range(recall):
+    with pytest.raises(ValueError, match=r"recall.*\[0, 1\]"):
+        fastrank.interpolated_precision_recall_curve(Y, S, recall=recall)
+
+
+def test_interpolated_recall_two_d():
+    with pytest.raises(ValueError, match=r"recall.*1-D"):
+        fastrank.interpolated_precision_recall_curve(Y, S, recall=[[0.5]])
+
+
+@pytest.mark.parametrize(
+    "pps, exc",
+    [(-1, ValueError), (1.5, TypeError), (True, TypeError), ("8", TypeError)],
+)
+def test_interpolated_points_per_segment(pps, exc):
+    with pytest.raises(exc, match=r"points_per_segment"):
+        fastrank.interpolated_precision_recall_curve(Y, S, points_per_segment=pps)
+
+
+# --------------------------------------------------------------------------- one class
+
+NEG_ONLY = ([0, 0, 0, 0], [0.1, 0.4, 0.4, 0.8])
+POS_ONLY = ([1, 1, 1, 1], [0.1, 0.4, 0.4, 0.8])
+
+
+@pytest.mark.parametrize("func", SCALAR, ids=lambda f: f.__name__)
+def test_no_positives_gives_nan_and_one_warning(func):
+    value, rec = recorded(func, *NEG_ONLY)
+    assert math.isnan(value)
+    assert len(rec) == 1
+    assert len(undefined_warnings(rec)) == 1
+    assert "positive" in str(rec[0].message)
+
+
+@pytest.mark.parametrize("func", [fastrank.roc_auc, fastrank.d_prime], ids=lambda f: f.__name__)
+def test_no_negatives_gives_nan_for_roc_metrics(func):
+    value, rec = recorded(func, *POS_ONLY)
+    assert math.isnan(value)
+    assert len(rec) == 1
+    assert len(undefined_warnings(rec)) == 1
+    assert "negative" in str(rec[0].message)
+
+
+@pytest.mark.parametrize(
+    "func", [fastrank.average_precision, fastrank.pr_auc, fastrank.prbe], ids=lambda f: f.__name__
+)
+def test_no_negatives_gives_one_for_pr_metrics(func):
+    value, rec = recorded(func, *POS_ONLY)
+    assert value == 1.0
+    assert rec == []
+
+
+def test_no_negatives_ap_expected_is_one():
+    value, rec = recorded(fastrank.average_precision, *POS_ONLY, ties="expected")
+    assert value == 1.0
+    assert rec == []
+
+
+def test_no_positives_ap_expected_is_nan():
+    value, rec = recorded(fastrank.average_precision, *NEG_ONLY, ties="expected")
+    assert math.isnan(value)
+    assert len(undefined_warnings(rec)) == 1 and len(rec) == 1
+
+
+def test_no_positives_roc_auc_partial():
+    value, rec = recorded(fastrank.roc_auc, *NEG_ONLY, max_fpr=0.5)
+    assert math.isnan(value)
+    assert len(undefined_warnings(rec)) == 1 and len(rec) == 1
+
+
+def test_prbe_with_threshold_on_no_positives():
+    (value, threshold), rec = recorded(fastrank.prbe, *NEG_ONLY, return_threshold=True)
+    assert math.isnan(value) and math.isnan(threshold)
+    assert len(undefined_warnings(rec)) == 1 and len(rec) == 1
+
+
+def test_prbe_with_threshold_on_no_negatives():
+    (value, threshold), rec = recorded(fastrank.prbe, *POS_ONLY, return_threshold=True)
+    assert value == 1.0
+    assert threshold == 0.1  # predicting every sample positive reaches recall 1
+    assert rec == []
+
+
+@pytest.mark.parametrize("max_fpr", [None, 0.5])
+def test_all_metrics_no_positives(max_fpr):
+    m, rec = recorded(fastrank.all_metrics, *NEG_ONLY, max_fpr=max_fpr)
+    assert len(rec) == 1 and len(undefined_warnings(rec)) == 1
+    for name in (
+        "average_precision",
+        "average_precision_expected",
+        "roc_auc",
+        "pr_auc",
+        "d_prime",
+        "prbe",
+        "prbe_threshold",
+    ):
+        assert math.isnan(getattr(m, name)), name
+    if max_fpr is None:
+        assert m.roc_auc_partial is None
+    else:
+        assert math.isnan(m.roc_auc_partial)
+    assert m.positives == 0.0
+    assert m.negatives == 4.0
+
+
+@pytest.mark.parametrize("max_fpr", [None, 0.5])
+def test_all_metrics_no_negatives(max_fpr):
+    m, rec = recorded(fastrank.all_metrics, *POS_ONLY, max_fpr=max_fpr)
+    assert len(rec) == 1 and len(undefined_warnings(rec)) == 1
+    assert "roc_auc" in str(rec[0].message) and "d_prime" in str(rec[0].message)
+    assert math.isnan(m.roc_auc)
+    assert math.isnan(m.d_prime)
+    if max_fpr is not None:
+        assert math.isnan(m.roc_auc_partial)
+    assert m.average_precision == 1.0
+    assert m.average_precision_expected == 1.0
+    assert m.pr_auc == 1.0
+    assert m.prbe == 1.0
+    assert m.positives == 4.0
+    assert m.negatives == 0.0
+
+
+def test_all_metrics_two_classes_no_warning():
+    _, rec = recorded(fastrank.all_metrics, Y, S, max_fpr=0.5)
+    assert rec == []
+
+
+@pytest.mark.parametrize("labels", [NEG_ONLY[0], POS_ONLY[0]], ids=["no-positives", "no-negatives"])
+def test_roc_curve_one_class(labels):
+    (fpr, tpr, thr), rec = recorded(fastrank.roc_curve, labels, NEG_ONLY[1])
+    assert len(rec) == 1 and len(undefined_warnings(rec)) == 1
+    missing = tpr if labels[0] == 0 else fpr
+    present = fpr if labels[0] == 0 else tpr
+    assert np.all(np.isnan(missing))
+    assert present[0] == 0.0 and present[-1] == 1.0
+    assert thr[0] == np.inf
+
+
+def test_precision_recall_curve_no_positives():
+    (p, r, _), rec = recorded(fastrank.precision_recall_curve, *NEG_ONLY)
+    assert len(rec) == 1 and len(undefined_warnings(rec)) == 1
+    np.testing.assert_array_equal(r, [1.0, 1.0, 1.0, 0.0])  # scikit-learn's convention
+    np.testing.assert_array_equal(p, [0.0, 0.0, 0.0, 1.0])
+
+
+def test_precision_recall_curve_no_negatives():
+    (p, _, _), rec = recorded(fastrank.precision_recall_curve, *POS_ONLY)
+    assert rec == []
+    np.testing.assert_array_equal(p, 1.0)
+
+
+@pytest.mark.parametrize("labels", [NEG_ONLY[0], POS_ONLY[0]], ids=["no-positives", "no-negatives"])
+def test_det_curve_one_class(labels):
+    (fpr, fnr, _), rec = recorded(fastrank.det_curve, labels, NEG_ONLY[1])
+    assert len(rec) == 1 and len(undefined_warnings(rec)) == 1
+    assert np.all(np.isnan(fnr if labels[0] == 0 else fpr))
+
+
+def test_interpolated_curve_no_positives():
+    (p, r), rec = recorded(fastrank.interpolated_precision_recall_curve, *NEG_ONLY)
+    assert len(rec) == 1 and len(undefined_warnings(rec)) == 1
+    assert np.all(np.isnan(p))
+    (p, r), rec = recorded(
+        fastrank.interpolated_precision_recall_curve, *NEG_ONLY, recall=[0.0, 0.5, 1.0]
+    )
+    assert len(rec) == 1 and len(undefined_warnings(rec)) == 1
+    assert np.all(np.isnan(p))
+    np.testing.assert_array_equal(r, [0.0, 0.5, 1.0])
+
+
+def test_interpolated_curve_no_negatives():
+    (p, _), rec = recorded(fastrank.interpolated_precision_recall_curve, *POS_ONLY)
+    assert rec == []
+    np.testing.assert_array_equal(p, 1.0)
+
+
+@pytest.mark.parametrize("labels", [NEG_ONLY[0], POS_ONLY[0]], ids=["no-positives", "no-negatives"])
+def test_confusion_matrix_one_class_is_well_defined(labels):
+    (tns, fps, fns, tps, thr), rec = recorded(
+        fastrank.confusion_matrix_at_thresholds, labels, NEG_ONLY[1]
+    )
+    assert rec == []  # counts are defined for any task
+    np.testing.assert_array_equal(thr, [0.8, 0.4, 0.1])
+    total = 4.0
+    np.testing.assert_array_equal(tns + fps + fns + tps, total)
+
+
+@every_function
+def test_single_sample(func):
+    # one sample is one class: never an exception
+    _, rec = recorded(func, [1], [0.5])
+    assert len(rec) <= 1
+    _, rec = recorded(func, [0], [0.5])
+    assert len(rec) <= 1
+
+
+# --------------------------------------------------------------------------- empty classes
+
+
+@pytest.mark.parametrize("func", SCALAR, ids=lambda f: f.__name__)
+def test_all_weights_zero_scalar(func):
+    value, rec = recorded(func, Y, S, sample_weight=np.zeros(6))
+    assert math.isnan(value)
+    assert len(rec) == 1 and len(undefined_warnings(rec)) == 1
+    assert "weight" in str(rec[0].message)
+
+
+def test_all_weights_zero_all_metrics():
+    m, rec = recorded(fastrank.all_metrics, Y, S, sample_weight=np.zeros(6))
+    assert len(rec) == 1 and len(undefined_warnings(rec)) == 1
+    for name in ("average_precision", "roc_auc", "pr_auc", "d_prime", "prbe", "prbe_threshold"):
+        assert math.isnan(getattr(m, name)), name
+    assert m.average_precision_expected is None
+    assert m.positives == 0.0 and m.negatives == 0.0
+
+
+@pytest.mark.parametrize(
+    "func",
+    [fastrank.roc_curve, fastrank.det_curve, fastrank.interpolated_precision_recall_curve],
+    ids=lambda f: f.__name__,
+)
+def test_all_weights_zero_curves_nan(func):
+    result, rec = recorded(func, Y, S, sample_weight=np.zeros(6))
+    assert len(rec) == 1 and len(undefined_warnings(rec)) == 1
+    assert np.all(np.isnan(result[1]))
+
+
+@pytest.mark.parametrize(
+    "func",
+    [fastrank.precision_recall_curve, fastrank.confusion_matrix_at_thresholds],
+    ids=lambda f: f.__name__,
+)
+def test_all_weights_zero_other_curves(func):
+    # Either a clear ValueError about sample_weight (scikit-learn's choice) or a
+    # well-formed result with at most one UndefinedMetricWarning; never an
+    # IndexError from inside the library.
+    try:
+        result, rec = recorded(func, Y, S, sample_weight=np.zeros(6))
+    except ValueError as exc:
+        assert "sample_weight" in str(exc)
+        return
+    assert len(rec) <= 1 and len(undefined_warnings(rec)) == len(rec)
+    lengths = {len(a) for a in result[:2]}
+    assert len(lengths) == 1
+
+
+@pytest.mark.parametrize("func", SCALAR, ids=lambda f: f.__name__)
+def test_zero_weight_on_every_positive(func):
+    w = np.where(Y == 1, 0.0, 1.0)
+    value, rec = recorded(func, Y, S, sample_weight=w)
+    assert math.isnan(value)
+    assert len(rec) == 1 and len(undefined_warnings(rec)) == 1
+
+
+def test_zero_weight_on_every_negative():
+    w = np.where(Y == 1, 1.0, 0.0)
+    for func in (fastrank.roc_auc, fastrank.d_prime):
+        value, rec = recorded(func, Y, S, sample_weight=w)
+        assert math.isnan(value)
+        assert len(rec) == 1 and len(undefined_warnings(rec)) == 1
+    for func in (fastrank.average_precision, fastrank.pr_auc, fastrank.prbe):
+        value, rec = recorded(func, Y, S, sample_weight=w)
+        assert value == 1.0
+        assert rec == []
+
+
+def test_zero_weight_samples_are_dropped():
+    w = np.array([1.0, 0.0, 1.0, 1.0, 1.0, 0.0])
+    keep = w > 0
+    for func in SCALAR:
+        assert func(Y, S, sample_weight=w) == pytest.approx(func(Y[keep], S[keep]), abs=1e-12)
+
+
+WARNING_FUNCS = [f for f in FUNCS if f is not fastrank.confusion_matrix_at_thresholds]
+
+
+@pytest.mark.parametrize("func", WARNING_FUNCS, ids=lambda f: f.__name__)
+def test_warning_points_at_the_callers_line(func):
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        line = inspect.currentframe().f_lineno + 1
+        func(*NEG_ONLY)
+    assert len(rec) == 1
+    assert (rec[0].filename, rec[0].lineno) == (__file__, line)
