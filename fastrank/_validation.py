@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -199,26 +200,20 @@ def check_labels(y_true: Any, n: int, pos_label: Any) -> tuple[np.ndarray, int]:
                 y = y.astype(np.float32)
             labels = np.empty(n, np.uint8)
             n_one, n_zero, n_minus = label_counts(_native(y), labels)
-        else:  # objects (or strings, which fail below): compare elementwise
-            try:
-                one = np.asarray(y == 1, dtype=bool)
-                n_zero = int(np.count_nonzero(np.asarray(y == 0, dtype=bool)))
-                n_minus = int(np.count_nonzero(np.asarray(y == -1, dtype=bool)))
-            except (TypeError, ValueError) as exc:
-                raise ValueError(
-                    f"y_true holds values that are not class labels ({exc}); "
-                    "are there missing values (None, NA)?"
-                ) from exc
+        elif y.dtype.kind == "O":  # objects: compare elementwise
+            one = _equal(y, 1)
             labels = one.view(np.uint8)
             n_one = int(np.count_nonzero(one))
+            n_zero = int(np.count_nonzero(_equal(y, 0)))
+            n_minus = int(np.count_nonzero(_equal(y, -1)))
+        else:  # strings and the like are never {0, 1}
+            _bad_labels(y)
         if n_one + n_zero != n and (n_zero or n_one + n_minus != n):
             _bad_labels(y)
         return labels, n_one
-    pos = np.asarray(y == pos_label)
-    if pos.shape != y.shape or pos.dtype != np.bool_:
-        raise TypeError(f"pos_label={pos_label!r} cannot be compared with y_true")
+    pos = _equal(y, pos_label)
     rest = y[~pos]
-    if rest.shape[0] and not bool(np.all(rest == rest[0])):
+    if rest.shape[0] and not bool(np.all(_equal(rest, rest[0]))):
         found = _distinct(y)
         raise ValueError(
             f"y_true must hold two classes; it holds {found}"
@@ -226,6 +221,27 @@ def check_labels(y_true: Any, n: int, pos_label: Any) -> tuple[np.ndarray, int]:
         )
     labels = pos.view(np.uint8)
     return labels, int(np.count_nonzero(labels))
+
+
+def _equal(y: np.ndarray, value: Any) -> np.ndarray:
+    """``y == value`` elementwise as a bool array, for any label dtype.
+
+    Incomparable types (text labels against a number) match nothing; values
+    that cannot be compared at all (pandas' NA) are a clear error.
+    """
+    try:
+        with warnings.catch_warnings():  # numpy < 2 warns, then returns a scalar
+            warnings.simplefilter("ignore", FutureWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            eq = np.asarray(y == value, dtype=bool)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"y_true holds values that cannot be compared with {value!r} ({exc}); "
+            "are there missing values (None, NA)?"
+        ) from exc
+    if eq.shape != y.shape:
+        return np.zeros(y.shape, dtype=bool)
+    return eq
 
 
 def _distinct(y: np.ndarray, limit: int = 10) -> list[Any]:
