@@ -61,6 +61,9 @@ _WIDEN: dict[str, np.dtype[Any]] = {
 }
 
 
+_WEIGHT_EXPONENT_RANGE = 64  # weights beyond 2**+-64 are rescaled (exactly)
+
+
 class Task(NamedTuple):
     """One validated task, ready for the kernels."""
 
@@ -73,6 +76,7 @@ class Task(NamedTuple):
     labels: np.ndarray  # uint8, 1 = positive
     npos: int
     weights: np.ndarray | None  # float64, finite, >= 0
+    weight_unit: float  # weight totals in the caller's units = kernel totals * this
 
 
 def as_array(x: Any, name: str) -> np.ndarray:
@@ -270,10 +274,16 @@ def _bad_labels(y: np.ndarray) -> None:
     )
 
 
-def check_weights(sample_weight: Any, n: int) -> np.ndarray | None:
-    """Validate sample weights: 1-D, length ``n``, finite and non-negative."""
+def check_weights(sample_weight: Any, n: int) -> tuple[np.ndarray | None, float]:
+    """Validate sample weights: 1-D, length ``n``, finite and non-negative.
+
+    Returns the weights and a power of two ``unit``: weights far from 1 (whose
+    sums or products could overflow or underflow) are divided by it, which is
+    exact and changes no metric; weight totals reported to the user are
+    multiplied back by it.
+    """
     if sample_weight is None:
-        return None
+        return None, 1.0
     w = as_array(sample_weight, "sample_weight")
     _one_d(w, "sample_weight")
     if w.shape[0] != n:
@@ -294,7 +304,13 @@ def check_weights(sample_weight: Any, n: int) -> np.ndarray | None:
             raise ValueError(f"sample_weight must be non-negative; found {w[i]!r} at index {i}")
         i = int(np.flatnonzero(np.isinf(w))[0])
         raise ValueError(f"sample_weight must be finite; found {w[i]!r} at index {i}")
-    return _readonly(w)
+    unit = 1.0
+    if hi > 0.0:
+        exponent = math.frexp(hi)[1]
+        if not -_WEIGHT_EXPONENT_RANGE < exponent < _WEIGHT_EXPONENT_RANGE:
+            unit = math.ldexp(1.0, exponent)
+            w = w / unit
+    return _readonly(w), unit
 
 
 def check_max_fpr(max_fpr: Any) -> float:
@@ -314,9 +330,9 @@ def prepare(y_true: Any, y_score: Any, sample_weight: Any = None, pos_label: Any
     bits, canon_dtype, score_dtype = check_scores(y_score)
     n = bits.shape[0]
     labels, npos = check_labels(y_true, n, pos_label)
-    weights = check_weights(sample_weight, n)
+    weights, unit = check_weights(sample_weight, n)
     _, kind, sign, ones, _ = _KEYS[canon_dtype]
-    return Task(bits, kind, sign, ones, score_dtype, canon_dtype, labels, npos, weights)
+    return Task(bits, kind, sign, ones, score_dtype, canon_dtype, labels, npos, weights, unit)
 
 
 def score_from_key(key: int | np.unsignedinteger[Any], task: Task) -> Any:

@@ -41,7 +41,8 @@ def _groups(task: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         task.bits, task.kind, task.sign, task.ones, task.labels, task.weights, work
     )
     thresholds = scores_from_bits(decode_keys(gkey, task.kind, task.sign, task.ones), task)
-    return gpos.astype(np.float64), gneg.astype(np.float64), thresholds
+    unit = task.weight_unit  # a power of two: exact
+    return gpos.astype(np.float64) * unit, gneg.astype(np.float64) * unit, thresholds
 
 
 def _cumulative(task: Task) -> tuple[FloatArray, FloatArray, np.ndarray]:

@@ -439,8 +439,8 @@ def all_metrics(
     unweighted = task.weights is None
     what = WANT_PR_AUC | (WANT_EXPECTED_AP if unweighted else 0)
     out, key = _sweep(task, m, what)
-    pos = float(out[OUT_POS])
-    neg = float(out[OUT_NEG])
+    pos = float(out[OUT_POS]) * task.weight_unit
+    neg = float(out[OUT_NEG]) * task.weight_unit
     auc = float(out[OUT_AUC])
     if pos == 0:
         warn_undefined(

@@ -15,11 +15,15 @@ Two ways to build it, chosen at run time:
   values are sorted. It gives up as soon as the table would pass
   ``HASH_MAX_DISTINCT`` entries, which bounds the cost of trying.
 * **sorting**: :func:`build_keys` writes every sample's key with its label
-  (or its weight, signed by its label) as payload, :func:`.sort.sort_keys`
-  sorts them, and :func:`scan_groups` walks the sorted keys from the top,
-  summing the payload of equal keys. The walk can stop after any number of
-  groups and resume, so a sweep can consume groups in small chunks without
-  the whole table ever being stored.
+  (or its weight, signed by its label) as payload and :func:`.sort.sort_keys`
+  sorts them. The sorted keys *are* the table: :func:`next_group` walks them
+  from the top, summing the payload of equal keys, so a sweep consumes the
+  groups as it goes and the table is never stored (:func:`scan_groups`
+  stores it when a caller wants it, for curves).
+
+A *group source* is either ``(gkey, gpos, gneg)`` (a stored table, walked
+from index 0 up) or ``(keys, payload)`` (sorted keys, walked from the top
+index down); :func:`next_group` reads one group from either.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from .keys import to_key
 from .sort import sort_keys
 
 HASH_MIN_SAMPLES = 1 << 15  # below this the sort is cheap; do not try counting
-HASH_LOG2_SLOTS = 15
+HASH_LOG2_SLOTS = 12  # a table that stays in cache and costs nothing to give up on
 HASH_MAX_DISTINCT = 1 << (HASH_LOG2_SLOTS - 1)
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -114,6 +118,36 @@ def build_keys(bits, kind, sign, ones, labels, weights, keys, pay):
         any_bits |= k
         all_bits &= k
     return m, any_bits ^ all_bits
+
+
+def next_group(src, i):  # type: ignore[no-untyped-def]
+    """``(key, positives, negatives, next i)`` of the group at ``i`` of a source."""
+    raise NotImplementedError("only callable from compiled code")
+
+
+@overload(next_group)
+def _next_group(src, i):  # type: ignore[no-untyped-def]
+    if len(src) == 3:  # a stored table, walked upwards
+
+        def table(src, i):  # type: ignore[no-untyped-def]
+            return src[0][i], src[1][i], src[2][i], i + 1
+
+        return table
+
+    def sorted_keys_down(src, i):  # type: ignore[no-untyped-def]
+        keys, pay = src
+        j = i - 1
+        k = keys[j]
+        dp, dn = split_payload(pay[j])
+        j -= 1
+        while j >= 0 and keys[j] == k:
+            p, q = split_payload(pay[j])
+            dp += p
+            dn += q
+            j -= 1
+        return k, dp, dn, j + 1
+
+    return sorted_keys_down
 
 
 @kernel

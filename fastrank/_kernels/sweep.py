@@ -1,9 +1,10 @@
 """One pass over the tie-group table computes every scalar metric.
 
 Groups arrive in descending score order with their positive count ``dp`` and
-negative count ``dn`` (int64) or weights (float64), possibly in several
-chunks: :func:`sweep_chunk` keeps its running state in a small array between
-calls and :func:`sweep_finish` turns the state into results. Running totals
+negative count ``dn`` (int64) or weights (float64), read from a group source
+(:func:`.groups.next_group`: a stored table or the sorted keys themselves).
+:func:`sweep_groups` keeps its running state in a small array, so a sweep can
+also be fed in parts, and :func:`sweep_finish` turns the state into results. Running totals
 ``TP``/``FP`` are plain running sums, like scikit-learn's cumulative sums
 (exact integers when unweighted); every area is accumulated with Neumaier's
 compensated summation in float64. The formulas are those of METRICS.md:
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import math
 
+from .groups import next_group
 from .jit import kernel
 
 # Layout of the result vector written by :func:`sweep_metrics`.
@@ -54,7 +56,11 @@ ST_PR = 11
 ST_RUN_TP0 = 13
 ST_PRBE_FOUND = 14
 ST_PRBE_TP = 15
-ST_SIZE = 16
+ST_TP_FIRST_NEG = 16  # TP above the first group holding a negative (-1: none yet)
+ST_DP_FIRST_NEG = 17  # positives in that group
+ST_FP_FIRST_POS = 18  # FP above the first group holding a positive (-1: none yet)
+ST_DN_FIRST_POS = 19  # negatives in that group
+ST_SIZE = 20
 # Keys carried in the uint64 state: the PRBE group and the last group seen.
 SK_PRBE = 0
 SK_LAST = 1
@@ -178,11 +184,13 @@ def sweep_start(st, sk, max_fpr):
     st[:] = 0.0
     sk[:] = 0
     st[ST_PARTIAL_OPEN] = 1.0 if max_fpr < 1.0 else 0.0
+    st[ST_TP_FIRST_NEG] = -1.0
+    st[ST_FP_FIRST_POS] = -1.0
 
 
 @kernel
-def sweep_chunk(gkey, gpos, gneg, count, pos, neg, max_fpr, what, st, sk):
-    """Advance the sweep over the next ``count`` groups.
+def sweep_groups(src, begin, end, pos, neg, max_fpr, what, st, sk):
+    """Advance the sweep over the groups of ``src`` from ``begin`` to ``end``.
 
     ``pos``/``neg`` are the task's positive and negative totals (needed up
     front by the break-even point and the partial AUC). ``what`` holds
@@ -207,16 +215,27 @@ def sweep_chunk(gkey, gpos, gneg, count, pos, neg, max_fpr, what, st, sk):
     pr_c = st[ST_PR + 1]
     run_tp0 = st[ST_RUN_TP0]  # TP where the current run of negative-free groups began
     prbe_found = st[ST_PRBE_FOUND] != 0.0
+    tp_first_neg = st[ST_TP_FIRST_NEG]
+    dp_first_neg = st[ST_DP_FIRST_NEG]
+    fp_first_pos = st[ST_FP_FIRST_POS]
+    dn_first_pos = st[ST_DN_FIRST_POS]
     # Terms are summed plainly within blocks of BLOCK groups and each block
     # sum is added to the compensated total: the accuracy of compensated
     # summation at the cost of plain summation.
-    for start in range(0, count, BLOCK):
+    i = begin
+    k = sk[SK_LAST]
+    while i != end:
         ap_blk = 0.0
         auc_blk = 0.0
         ex_blk = 0.0
-        for g in range(start, min(start + BLOCK, count)):
-            dp = float(gpos[g])
-            dn = float(gneg[g])
+        pa_blk = 0.0
+        pr_blk = 0.0
+        for _ in range(BLOCK):
+            if i == end:
+                break
+            k, gp, gn, i = next_group(src, i)
+            dp = float(gp)
+            dn = float(gn)
             tp1 = tp + dp
             fp1 = fp + dn
             # Branch-free where the class of a group is unpredictable: the
@@ -231,29 +250,36 @@ def sweep_chunk(gkey, gpos, gneg, count, pos, neg, max_fpr, what, st, sk):
                     ex_blk += expected_ap_group(tp, tp + fp, dp, dp + dn)
             if pa_open and dn > 0.0:
                 if fp1 <= fp_stop:
-                    pa_s, pa_c = _add(pa_s, pa_c, dn * (tp + tp1))
+                    pa_blk += dn * (tp + tp1)
                 else:
                     width = fp_stop - fp
                     tp_cut = tp + dp * (width / dn)
-                    pa_s, pa_c = _add(pa_s, pa_c, width * (tp + tp_cut))
+                    pa_blk += width * (tp + tp_cut)
                     pa_open = False
             if want_pr and dn > 0.0:
                 if tp > run_tp0:
-                    pr_s, pr_c = _add(pr_s, pr_c, pr_run_area(run_tp0, tp, fp))
+                    pr_blk += pr_run_area(run_tp0, tp, fp)
                 if dp > 0.0:
-                    pr_s, pr_c = _add(pr_s, pr_c, pr_segment_area(tp, fp, dp, dn))
+                    pr_blk += pr_segment_area(tp, fp, dp, dn)
                 run_tp0 = tp1
+            if tp_first_neg < 0.0 and dn > 0.0:
+                tp_first_neg = tp
+                dp_first_neg = dp
+            if fp_first_pos < 0.0 and dp > 0.0:
+                fp_first_pos = fp
+                dn_first_pos = dn
             if not prbe_found and tp1 + fp1 >= pos and pos > 0.0:
                 prbe_found = True
                 st[ST_PRBE_TP] = tp + (pos - (tp + fp)) * (dp / (dp + dn))
-                sk[SK_PRBE] = gkey[g]
+                sk[SK_PRBE] = k
             tp = tp1
             fp = fp1
         ap_s, ap_c = _add(ap_s, ap_c, ap_blk)
         auc_s, auc_c = _add(auc_s, auc_c, auc_blk)
         ex_s, ex_c = _add(ex_s, ex_c, ex_blk)
-    if count > 0:
-        sk[SK_LAST] = gkey[count - 1]
+        pa_s, pa_c = _add(pa_s, pa_c, pa_blk)
+        pr_s, pr_c = _add(pr_s, pr_c, pr_blk)
+    sk[SK_LAST] = k
     st[ST_TP] = tp
     st[ST_FP] = fp
     st[ST_AP] = ap_s
@@ -269,6 +295,10 @@ def sweep_chunk(gkey, gpos, gneg, count, pos, neg, max_fpr, what, st, sk):
     st[ST_PR + 1] = pr_c
     st[ST_RUN_TP0] = run_tp0
     st[ST_PRBE_FOUND] = 1.0 if prbe_found else 0.0
+    st[ST_TP_FIRST_NEG] = tp_first_neg
+    st[ST_DP_FIRST_NEG] = dp_first_neg
+    st[ST_FP_FIRST_POS] = fp_first_pos
+    st[ST_DN_FIRST_POS] = dn_first_pos
 
 
 @kernel
@@ -292,18 +322,48 @@ def sweep_finish(st, sk, max_fpr, what, out):
     has_pos = tp > 0.0
     has_both = has_pos and fp > 0.0
     expected = (what & WANT_EXPECTED_AP) != 0
-    # Every metric lies in [0, 1]; weighted sums can round one ulp past it.
+    # Perfect and reversed separation are decided exactly, not by rounded
+    # sums: every positive above every negative (or the other way round).
+    # (``tp`` stops growing after the last positive, so the equality is exact.)
+    perfect = has_pos and (
+        fp == 0.0 or (st[ST_TP_FIRST_NEG] == tp and st[ST_DP_FIRST_NEG] == 0.0)
+    )
+    reversed_ = has_both and st[ST_FP_FIRST_POS] == fp and st[ST_DN_FIRST_POS] == 0.0
+    # Otherwise every metric lies in [0, 1]; weighted sums can round one ulp past it.
     out[OUT_POS] = tp
     out[OUT_NEG] = fp
-    out[OUT_AP] = _unit((st[ST_AP] + st[ST_AP + 1]) / tp) if has_pos else nan
-    ex = st[ST_EXPECTED] + st[ST_EXPECTED + 1]
-    out[OUT_AP_EXPECTED] = _unit(ex / tp) if (has_pos and expected) else nan
-    out[OUT_PR_AUC] = _unit(pr / tp) if (has_pos and want_pr) else nan
-    out[OUT_PRBE] = _unit(st[ST_PRBE_TP] / tp) if has_pos else nan
-    auc = _unit((st[ST_AUC] + st[ST_AUC + 1]) / (2.0 * tp * fp)) if has_both else nan
+    if not has_pos:
+        out[OUT_AP] = nan
+        out[OUT_AP_EXPECTED] = nan
+        out[OUT_PR_AUC] = nan
+        out[OUT_PRBE] = nan
+    elif perfect:
+        out[OUT_AP] = 1.0
+        out[OUT_AP_EXPECTED] = 1.0 if expected else nan
+        out[OUT_PR_AUC] = 1.0 if want_pr else nan
+        out[OUT_PRBE] = 1.0
+    else:
+        out[OUT_AP] = _unit((st[ST_AP] + st[ST_AP + 1]) / tp)
+        ex = st[ST_EXPECTED] + st[ST_EXPECTED + 1]
+        out[OUT_AP_EXPECTED] = _unit(ex / tp) if expected else nan
+        out[OUT_PR_AUC] = _unit(pr / tp) if want_pr else nan
+        out[OUT_PRBE] = _unit(st[ST_PRBE_TP] / tp)
+    if not has_both:
+        auc = nan
+    elif perfect:
+        auc = 1.0
+    elif reversed_:
+        auc = 0.0
+    else:
+        auc = _unit((st[ST_AUC] + st[ST_AUC + 1]) / (2.0 * tp * fp))
     out[OUT_AUC] = auc
     if max_fpr < 1.0 and has_both:
-        area = (st[ST_PARTIAL] + st[ST_PARTIAL + 1]) / (2.0 * tp * fp)
+        if perfect:
+            area = max_fpr
+        elif reversed_:
+            area = 0.0
+        else:
+            area = (st[ST_PARTIAL] + st[ST_PARTIAL + 1]) / (2.0 * tp * fp)
         min_area = 0.5 * max_fpr * max_fpr
         out[OUT_AUC_PARTIAL] = _unit(0.5 * (1.0 + (area - min_area) / (max_fpr - min_area)))
     else:

@@ -20,9 +20,7 @@ from .groups import (
     split_payload,
 )
 from .jit import kernel
-from .sweep import SK_PRBE, SK_SIZE, ST_SIZE, sweep_chunk, sweep_finish, sweep_start
-
-CHUNK = 2048  # groups handed to the sweep at a time (stays in cache)
+from .sweep import SK_PRBE, SK_SIZE, ST_SIZE, sweep_finish, sweep_groups, sweep_start
 
 
 def work_bytes(n: int, key_size: int, weighted: bool) -> int:
@@ -64,7 +62,7 @@ def task_metrics(bits, kind, sign, ones, labels, npos, weights, max_fpr, what, w
             for g in range(d):
                 pos += gpos[g]
                 neg += gneg[g]
-            sweep_chunk(gkey, gpos, gneg, d, pos, neg, max_fpr, what, st, sk)
+            sweep_groups((gkey, gpos, gneg), 0, d, pos, neg, max_fpr, what, st, sk)
             sweep_finish(st, sk, max_fpr, what, out)
             return sk[SK_PRBE]
     keys, pay, m = sorted_keys(bits, kind, sign, ones, labels, weights, work)
@@ -73,14 +71,8 @@ def task_metrics(bits, kind, sign, ones, labels, npos, weights, max_fpr, what, w
         neg = float(n - npos)
     else:
         pos, neg = _totals(pay, m)
-    chunk = min(CHUNK, max(m, 1))
-    gkey = np.empty(chunk, bits.dtype)
-    gpos = count_zeros(chunk, weights)
-    gneg = count_zeros(chunk, weights)
-    stop = m
-    while stop > 0:
-        g, stop = scan_groups(keys, pay, stop, gkey, gpos, gneg, chunk)
-        sweep_chunk(gkey, gpos, gneg, g, pos, neg, max_fpr, what, st, sk)
+    # The sorted keys are the group table: the sweep reads groups off them.
+    sweep_groups((keys, pay), m, 0, pos, neg, max_fpr, what, st, sk)
     sweep_finish(st, sk, max_fpr, what, out)
     return sk[SK_PRBE]
 
