@@ -120,21 +120,21 @@ def build_keys(bits, kind, sign, ones, labels, weights, keys, pay):
     return m, any_bits ^ all_bits
 
 
-def next_group(src, i):  # type: ignore[no-untyped-def]
+def next_group(src, i):
     """``(key, positives, negatives, next i)`` of the group at ``i`` of a source."""
     raise NotImplementedError("only callable from compiled code")
 
 
 @overload(next_group)
-def _next_group(src, i):  # type: ignore[no-untyped-def]
+def _next_group(src, i):
     if len(src) == 3:  # a stored table, walked upwards
 
-        def table(src, i):  # type: ignore[no-untyped-def]
+        def table(src, i):
             return src[0][i], src[1][i], src[2][i], i + 1
 
         return table
 
-    def sorted_keys_down(src, i):  # type: ignore[no-untyped-def]
+    def sorted_keys_down(src, i):
         keys, pay = src
         j = i - 1
         k = keys[j]
