@@ -19,6 +19,7 @@ import numpy as np
 from ._kernels.keys import decode_keys
 from ._kernels.task import task_groups, work_bytes
 from ._validation import Task, prepare, scores_from_bits
+from ._workspace import scratch
 from .exceptions import UndefinedMetricWarning
 
 __all__ = [
@@ -34,9 +35,7 @@ FloatArray = np.ndarray
 
 def _groups(task: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-group positive and negative totals (float64) and threshold scores."""
-    work = np.empty(
-        work_bytes(task.bits.shape[0], task.bits.itemsize, task.weights is not None), np.uint8
-    )
+    work = scratch(work_bytes(task.bits.shape[0], task.bits.itemsize, task.weights is not None))
     gkey, gpos, gneg = task_groups(
         task.bits, task.kind, task.sign, task.ones, task.labels, task.weights, work
     )

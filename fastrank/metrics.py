@@ -30,6 +30,7 @@ from ._kernels.sweep import (
 )
 from ._kernels.task import task_metrics, work_bytes
 from ._validation import Task, check_max_fpr, prepare, score_from_key
+from ._workspace import scratch
 from .exceptions import warn_undefined
 
 __all__ = [
@@ -46,9 +47,7 @@ _SQRT2 = math.sqrt(2.0)
 
 
 def _sweep(task: Task, max_fpr: float, what: int) -> tuple[np.ndarray, np.uint64]:
-    work = np.empty(
-        work_bytes(task.bits.shape[0], task.bits.itemsize, task.weights is not None), np.uint8
-    )
+    work = scratch(work_bytes(task.bits.shape[0], task.bits.itemsize, task.weights is not None))
     out = np.empty(OUT_SIZE, np.float64)
     key = task_metrics(
         task.bits, task.kind, task.sign, task.ones, task.labels, task.npos, task.weights,
