@@ -146,6 +146,32 @@ print(json.dumps({{"extra_kib": peak - before, "input_kib": (s.nbytes + y.nbytes
 """
 
 
+_SORT_AVX2 = """
+import statistics, sys, time
+sys.path.insert(0, {bench!r})
+import numpy as np
+from workloads import workload
+s = workload({name!r})[1]
+np.sort(s)
+times = []
+for _ in range(9):
+    t0 = time.perf_counter(); np.sort(s); times.append(time.perf_counter() - t0)
+print(statistics.median(times))
+"""
+
+
+def _sort_avx2(name: str) -> float | None:
+    """``np.sort`` with numpy's AVX-512 kernels disabled (its AVX2 path), if x86."""
+    import os
+
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return None
+    env = dict(os.environ, NPY_DISABLE_CPU_FEATURES="X86_V4")
+    code = _SORT_AVX2.format(bench=str(Path(__file__).parent), name=name)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    return float(out.stdout) if out.returncode == 0 and out.stdout.strip() else None
+
+
 def _first_call() -> float:
     cmd = [sys.executable, "-c", _FIRST_CALL]
     subprocess.run(cmd, check=True, capture_output=True)  # make sure the cache is warm
@@ -175,17 +201,22 @@ def main() -> None:
           + (f", torchmetrics {__import__('torchmetrics').__version__}" if tm else ""))
     print()
     raw: dict[str, Any] = {}
-    print("| workload | fastrank all_metrics | fastrank AP only | np.sort | sklearn AP+AUC |"
-          + (" torchmetrics AP+AUC |" if tm else "")
+    print("| workload | fastrank all_metrics | fastrank AP only | np.sort | np.sort (AVX2) |"
+          " sklearn AP+AUC |" + (" torchmetrics AP+AUC |" if tm else "")
           + " all_metrics / np.sort | sklearn / all_metrics |")
-    print("|---|---|---|---|---|" + ("---|" if tm else "") + "---|---|")
+    print("|---|---|---|---|---|---|" + ("---|" if tm else "") + "---|---|")
     for name in ("W1", "W2", "W3"):
         row = _large(name, repeat, tm)
+        avx2 = _sort_avx2(name)
+        if avx2 is not None:
+            row["np.sort AVX2"] = avx2
         raw[name] = row
         fr = row["fastrank all_metrics"]
         cells = [f"{name} {WORKLOADS[name]}", f"{fr * 1e3:.1f} ms",
                  f"{row['fastrank average_precision'] * 1e3:.1f} ms",
-                 f"{row['np.sort'] * 1e3:.1f} ms", f"{row['sklearn AP+AUC'] * 1e3:.0f} ms"]
+                 f"{row['np.sort'] * 1e3:.1f} ms",
+                 f"{avx2 * 1e3:.1f} ms" if avx2 is not None else "n/a",
+                 f"{row['sklearn AP+AUC'] * 1e3:.0f} ms"]
         if tm:
             cells.append(f"{row['torchmetrics AP+AUC'] * 1e3:.0f} ms")
         cells += [f"{fr / row['np.sort']:.2f}", f"{row['sklearn AP+AUC'] / fr:.1f}x"]
