@@ -335,18 +335,9 @@ def prepare(y_true: Any, y_score: Any, sample_weight: Any = None, pos_label: Any
     return Task(bits, kind, sign, ones, score_dtype, canon_dtype, labels, npos, weights, unit)
 
 
-def score_from_key(key: int | np.unsignedinteger[Any], task: Task) -> Any:
-    """The score (a Python scalar of the caller's dtype) whose key is ``key``."""
-    k = int(key)
-    sign = int(task.sign)
-    if task.kind == KIND_FLOAT:
-        bits = k ^ sign if k & sign else k ^ int(task.ones)
-    elif task.kind == KIND_SIGNED:
-        bits = k ^ sign
-    else:
-        bits = k
-    value = np.array(bits, dtype=task.bits.dtype).view(task.canon_dtype)
-    item = value.astype(task.score_dtype).item()
+def score_from_bits(bits: int, task: Task) -> Any:
+    """The score (a Python scalar of the caller's dtype) whose raw bits are ``bits``."""
+    item = scores_from_bits(np.array([bits], dtype=task.bits.dtype), task)[0].item()
     return float(item) if isinstance(item, np.floating) else item  # long double
 
 

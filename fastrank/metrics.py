@@ -29,7 +29,7 @@ from ._kernels.sweep import (
     WANT_PR_AUC,
 )
 from ._kernels.task import task_metrics, work_bytes
-from ._validation import Task, check_max_fpr, prepare, score_from_key
+from ._validation import Task, check_max_fpr, prepare, score_from_bits
 from ._workspace import scratch
 from .exceptions import warn_undefined
 
@@ -46,19 +46,19 @@ __all__ = [
 _SQRT2 = math.sqrt(2.0)
 
 
-def _sweep(task: Task, max_fpr: float, what: int) -> tuple[np.ndarray, np.uint64]:
+def _sweep(task: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
     work = scratch(work_bytes(task.bits.shape[0], task.bits.itemsize, task.weights is not None))
     out = np.empty(OUT_SIZE, np.float64)
-    key = task_metrics(
+    prbe_bits = task_metrics(
         task.bits, task.kind, task.sign, task.ones, task.labels, task.npos, task.weights,
         max_fpr, what, work, out,
     )
-    return out, key
+    return out, prbe_bits
 
 
-def _threshold(task: Task, key: np.uint64) -> float:
-    """The cutoff score with key ``key`` (bool scores are reported as 0.0/1.0)."""
-    value = score_from_key(key, task)
+def _threshold(task: Task, bits: int) -> float:
+    """The cutoff score with raw bits ``bits`` (bool scores are reported as 0.0/1.0)."""
+    value = score_from_bits(bits, task)
     return float(value) if isinstance(value, bool) else value
 
 
@@ -342,13 +342,13 @@ def prbe(
     (0.625, 0.6)
     """
     task = prepare(y_true, y_score, sample_weight, pos_label)
-    out, key = _sweep(task, 1.0, 0)
+    out, prbe_bits = _sweep(task, 1.0, 0)
     if out[OUT_POS] == 0:
         warn_undefined("prbe is", out[OUT_POS], out[OUT_NEG])
         return (math.nan, math.nan) if return_threshold else math.nan
     value = float(out[OUT_PRBE])
     if return_threshold:
-        return value, _threshold(task, key)
+        return value, _threshold(task, prbe_bits)
     return value
 
 
@@ -437,7 +437,7 @@ def all_metrics(
     task = prepare(y_true, y_score, sample_weight, pos_label)
     unweighted = task.weights is None
     what = WANT_PR_AUC | (WANT_EXPECTED_AP if unweighted else 0)
-    out, key = _sweep(task, m, what)
+    out, prbe_bits = _sweep(task, m, what)
     pos = float(out[OUT_POS]) * task.weight_unit
     neg = float(out[OUT_NEG]) * task.weight_unit
     auc = float(out[OUT_AUC])
@@ -456,7 +456,7 @@ def all_metrics(
         pr_auc=float(out[OUT_PR_AUC]),
         d_prime=_d_prime(auc) if not math.isnan(auc) else math.nan,
         prbe=float(out[OUT_PRBE]),
-        prbe_threshold=_threshold(task, key) if pos > 0 else math.nan,
+        prbe_threshold=_threshold(task, prbe_bits) if pos > 0 else math.nan,
         positives=pos,
         negatives=neg,
     )

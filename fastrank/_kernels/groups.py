@@ -121,7 +121,12 @@ def build_keys(bits, kind, sign, ones, labels, weights, keys, pay):
 
 
 def next_group(src, i):
-    """``(key, positives, negatives, next i)`` of the group at ``i`` of a source."""
+    """``(key, positives, negatives, next i)`` of the group at ``i`` of a source.
+
+    A stored table ``(gkey, gpos, gneg)`` is walked from 0 up; sorted keys
+    with payload ``(keys, pay)`` from ``len(keys)`` down, ``i`` being the
+    number of keys not yet read. Either way the walk ends at a known ``i``.
+    """
     raise NotImplementedError("only callable from compiled code")
 
 
@@ -151,29 +156,16 @@ def _next_group(src, i):
 
 
 @kernel
-def scan_groups(keys, pay, stop, gkey, gpos, gneg, cap):
-    """Sum the payload of equal keys, walking sorted ``keys[:stop]`` downwards.
-
-    Writes at most ``cap`` whole groups (descending keys) into ``gkey``,
-    ``gpos`` and ``gneg`` and returns ``(groups written, new stop)``; call
-    again with the new stop to continue until it is 0.
-    """
-    i = stop - 1
+def scan_groups(src, i, end, gkey, gpos, gneg):
+    """Store the groups of a source from position ``i`` to ``end``; return their number."""
     g = 0
-    while i >= 0 and g < cap:
-        k = keys[i]
-        dp, dn = split_payload(pay[i])
-        i -= 1
-        while i >= 0 and keys[i] == k:
-            p, q = split_payload(pay[i])
-            dp += p
-            dn += q
-            i -= 1
+    while i != end:
+        k, dp, dn, i = next_group(src, i)
         gkey[g] = k
         gpos[g] = dp
         gneg[g] = dn
         g += 1
-    return g, i + 1
+    return g
 
 
 @kernel

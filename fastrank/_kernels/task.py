@@ -1,9 +1,8 @@
 """Single-task entry kernels: validated arrays in, tie groups or metrics out.
 
-Both entries take a byte buffer ``work`` allocated by the caller (see
-:func:`work_bytes`): numpy places large buffers on transparent huge pages and
-the C allocator hands the same block back on the next call of the same size,
-so a steady stream of calls does not pay page faults for scratch memory.
+Both entries take a byte buffer ``work`` of at least :func:`work_bytes`
+bytes from the caller (the per-thread scratch of :mod:`fastrank._workspace`)
+and carve their sort buffers out of it.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from .groups import (
     split_payload,
 )
 from .jit import kernel
+from .keys import from_key
 from .sweep import SK_PRBE, SK_SIZE, ST_SIZE, sweep_finish, sweep_groups, sweep_start
 
 
@@ -43,9 +43,9 @@ def _totals(pay, m):
 def task_metrics(bits, kind, sign, ones, labels, npos, weights, max_fpr, what, work, out):
     """Group and sweep one task in a single compiled call.
 
-    Writes the ``OUT_*`` results into ``out`` and returns the key of the
-    group holding the precision-recall break-even point (meaningless without
-    positives).
+    Writes the ``OUT_*`` results into ``out`` and returns the bits of the
+    score of the group holding the precision-recall break-even point
+    (meaningless without positives).
     """
     n = bits.shape[0]
     st = np.empty(ST_SIZE, np.float64)
@@ -64,7 +64,7 @@ def task_metrics(bits, kind, sign, ones, labels, npos, weights, max_fpr, what, w
                 neg += gneg[g]
             sweep_groups((gkey, gpos, gneg), 0, d, pos, neg, max_fpr, what, st, sk)
             sweep_finish(st, sk, max_fpr, what, out)
-            return sk[SK_PRBE]
+            return from_key(sk[SK_PRBE], kind, sign, ones)
     keys, pay, m = sorted_keys(bits, kind, sign, ones, labels, weights, work)
     if weights is None:
         pos = float(npos)
@@ -74,7 +74,7 @@ def task_metrics(bits, kind, sign, ones, labels, npos, weights, max_fpr, what, w
     # The sorted keys are the group table: the sweep reads groups off them.
     sweep_groups((keys, pay), m, 0, pos, neg, max_fpr, what, st, sk)
     sweep_finish(st, sk, max_fpr, what, out)
-    return sk[SK_PRBE]
+    return from_key(sk[SK_PRBE], kind, sign, ones)
 
 
 @kernel
@@ -92,5 +92,5 @@ def task_groups(bits, kind, sign, ones, labels, weights, work):
     gkey = np.empty(m, bits.dtype)
     gpos = count_zeros(m, weights)
     gneg = count_zeros(m, weights)
-    g, _ = scan_groups(keys, pay, m, gkey, gpos, gneg, m)
+    g = scan_groups((keys, pay), m, 0, gkey, gpos, gneg)
     return gkey[:g].copy(), gpos[:g].copy(), gneg[:g].copy()
