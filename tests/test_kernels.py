@@ -50,7 +50,8 @@ def _all_equal(rng: np.random.Generator, n: int, dtype: type) -> np.ndarray:
 
 
 def _two_values_far(rng: np.random.Generator, n: int, dtype: type) -> np.ndarray:
-    return np.where(rng.random(n) < 0.5, 0, _top(dtype)).astype(dtype)
+    # explicit dtypes: numpy < 2 would pass 2**64 - 1 through float64
+    return np.where(rng.random(n) < 0.5, dtype(0), dtype(_top(dtype))).astype(dtype)
 
 
 def _two_values_adjacent(rng: np.random.Generator, n: int, dtype: type) -> np.ndarray:
