@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import subprocess
@@ -139,19 +140,10 @@ def test_calls_leave_numba_threading_settings_unchanged():
         warnings.simplefilter("ignore", fastrank.UndefinedMetricWarning)
         _run(0)
         _run(1)
-        for func in (
-            fastrank.average_precision,
-            fastrank.roc_auc,
-            fastrank.pr_auc,
-            fastrank.d_prime,
-            fastrank.prbe,
-            fastrank.all_metrics,
-            fastrank.roc_curve,
-            fastrank.precision_recall_curve,
-            fastrank.det_curve,
-            fastrank.confusion_matrix_at_thresholds,
-            fastrank.interpolated_precision_recall_curve,
-        ):
+        for name in fastrank.__all__:
+            func = getattr(fastrank, name)
+            if not inspect.isfunction(func):
+                continue
             func([0, 0, 0], [0.1, 0.2, 0.3])
     assert _numba_state() == before
 
