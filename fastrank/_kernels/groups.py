@@ -68,16 +68,44 @@ def _carve(work, start, n, like):
     return lambda work, start, n, like: work[start : start + n * size].view(dtype)
 
 
-def payload_of(weights):
-    """A one-item array of the payload dtype: uint8 labels, or float64 signed weights."""
+def carve_pay(work, start, n, weights):
+    """``n`` payload items (uint8 labels, or float64 signed weights) viewed from ``work``."""
     raise NotImplementedError("only callable from compiled code")
 
 
-@overload(payload_of)
-def _payload_of(weights):
-    if isinstance(weights, types.NoneType):
-        return lambda weights: np.zeros(1, np.uint8)
-    return lambda weights: np.zeros(1, np.float64)
+@overload(carve_pay)
+def _carve_pay(work, start, n, weights):
+    dtype = np.uint8 if isinstance(weights, types.NoneType) else np.float64
+    size = np.dtype(dtype).itemsize
+    return lambda work, start, n, weights: work[start : start + n * size].view(dtype)
+
+
+def carve_counts(work, start, n, weights):
+    """``n`` counts (int64, or float64 when weighted) viewed from ``work``."""
+    raise NotImplementedError("only callable from compiled code")
+
+
+@overload(carve_counts)
+def _carve_counts(work, start, n, weights):
+    dtype = np.int64 if isinstance(weights, types.NoneType) else np.float64
+    return lambda work, start, n, weights: work[start : start + n * 8].view(dtype)
+
+
+def align(nbytes: int) -> int:
+    """``nbytes`` rounded up to a whole cache line (64 bytes)."""
+    return (nbytes + 63) // 64 * 64
+
+
+align_bytes = kernel(align)
+
+# Byte size of each region that :func:`hash_groups` carves from its scratch.
+_NSLOTS = 1 << HASH_LOG2_SLOTS
+HASH_BYTES = align(3 * 8 * _NSLOTS + _NSLOTS + 7 * 8 * HASH_MAX_DISTINCT)
+
+
+def sort_bytes(n: int, key_size: int, weighted: bool) -> int:
+    """Scratch bytes of :func:`sorted_keys` for ``n`` keys of ``key_size`` bytes."""
+    return 2 * align(n * key_size) + 2 * align(n * (8 if weighted else 1))
 
 
 def split_payload(v):
@@ -169,20 +197,34 @@ def scan_groups(src, i, end, gkey, gpos, gneg):
 
 
 @kernel
-def hash_groups(bits, kind, sign, ones, labels, weights, gkey, gpos, gneg):
-    """Count each distinct score in a hash table; ``-1`` if there are too many.
+def hash_groups(bits, kind, sign, ones, labels, weights, work, base, hist):
+    """Count each distinct score in a hash table; ``d = -1`` if there are too many.
 
-    On success writes the groups (descending keys) to the first entries of
-    ``gkey``/``gpos``/``gneg`` (capacity ``HASH_MAX_DISTINCT``) and returns
-    their number.
+    Every array it uses is carved from ``work`` at byte ``base`` (``HASH_BYTES``
+    bytes) and ``hist``, so it allocates nothing. Returns ``(d, gkey, gpos,
+    gneg)``: the first ``d`` entries are the groups, keys descending.
     """
     nslots = 1 << HASH_LOG2_SLOTS
     slot_mask = np.uint64(nslots - 1)
     shift = np.uint64(64 - HASH_LOG2_SLOTS)
-    tkey = np.empty(nslots, np.uint64)
-    used = np.zeros(nslots, np.bool_)
-    tpos = count_zeros(nslots, weights)
-    tneg = count_zeros(nslots, weights)
+    cap = HASH_MAX_DISTINCT
+    tkey = work[base : base + 8 * nslots].view(np.uint64)
+    off = base + 8 * nslots
+    tpos = carve_counts(work, off, nslots, weights)
+    tneg = carve_counts(work, off + 8 * nslots, nslots, weights)
+    used = work[off + 16 * nslots : off + 17 * nslots]
+    off += 17 * nslots
+    keys = work[off : off + 8 * cap].view(np.uint64)
+    kbuf = work[off + 8 * cap : off + 16 * cap].view(np.uint64)
+    slot = work[off + 16 * cap : off + 24 * cap].view(np.int64)
+    sbuf = work[off + 24 * cap : off + 32 * cap].view(np.int64)
+    gkey = carve(work, off + 32 * cap, cap, bits)
+    gpos = carve_counts(work, off + 40 * cap, cap, weights)
+    gneg = carve_counts(work, off + 48 * cap, cap, weights)
+    for t in range(nslots):
+        used[t] = 0
+        tpos[t] = 0
+        tneg[t] = 0
     distinct = 0
     for i in range(bits.shape[0]):
         if weights is not None and weights[i] == 0.0:
@@ -191,9 +233,9 @@ def hash_groups(bits, kind, sign, ones, labels, weights, gkey, gpos, gneg):
         h = (k * _GOLDEN) >> shift
         while True:
             if not used[h]:
-                if distinct == HASH_MAX_DISTINCT:
-                    return -1
-                used[h] = True
+                if distinct == cap:
+                    return -1, gkey, gpos, gneg
+                used[h] = 1
                 tkey[h] = k
                 distinct += 1
                 break
@@ -210,8 +252,6 @@ def hash_groups(bits, kind, sign, ones, labels, weights, gkey, gpos, gneg):
         else:
             tneg[h] += weights[i]
     # Sort the distinct keys, carrying their slot, and emit them top down.
-    keys = np.empty(distinct, np.uint64)
-    slot = np.empty(distinct, np.int64)
     d = 0
     any_bits = np.uint64(0)
     all_bits = ~np.uint64(0)
@@ -222,31 +262,29 @@ def hash_groups(bits, kind, sign, ones, labels, weights, gkey, gpos, gneg):
             any_bits |= tkey[t]
             all_bits &= tkey[t]
             d += 1
-    sort_keys(keys, np.empty_like(keys), slot, np.empty_like(slot), any_bits ^ all_bits,
-              np.empty((8, 256), np.int64))
-    for g in range(distinct):
-        t = slot[distinct - 1 - g]
-        gkey[g] = keys[distinct - 1 - g]
+    sort_keys(keys[:d], kbuf[:d], slot[:d], sbuf[:d], any_bits ^ all_bits, hist)
+    for g in range(d):
+        t = slot[d - 1 - g]
+        gkey[g] = keys[d - 1 - g]
         gpos[g] = tpos[t]
         gneg[g] = tneg[t]
-    return distinct
+    return d, gkey, gpos, gneg
 
 
 @kernel
-def sorted_keys(bits, kind, sign, ones, labels, weights, work):
+def sorted_keys(bits, kind, sign, ones, labels, weights, work, base, hist):
     """Keys and payload of one task, sorted ascending, carved out of ``work``.
 
-    ``work`` is a byte buffer of at least ``2 * n * (key size + payload
-    size)`` bytes (payload: 1 byte unweighted, 8 weighted). Returns
-    ``(keys, payload, count)``; only the first ``count`` entries are valid.
+    Uses :func:`sort_bytes` bytes of ``work`` from byte ``base`` (a multiple
+    of 64) and ``hist`` (``int64[8, 256]``). Returns ``(keys, payload,
+    count)``; only the first ``count`` entries are valid.
     """
     n = bits.shape[0]
-    kind_of_pay = payload_of(weights)
-    keys = carve(work, 0, n, bits)
-    buf = carve(work, n * bits.itemsize, n, bits)
-    base = 2 * n * bits.itemsize
-    pay = carve(work, base, n, kind_of_pay)
-    pbuf = carve(work, base + n * kind_of_pay.itemsize, n, kind_of_pay)
+    keys = carve(work, base, n, bits)
+    buf = carve(work, base + align_bytes(n * bits.itemsize), n, bits)
+    base += 2 * align_bytes(n * bits.itemsize)
+    pay = carve_pay(work, base, n, weights)
+    pbuf = carve_pay(work, base + align_bytes(n * pay.itemsize), n, weights)
     m, varying = build_keys(bits, kind, sign, ones, labels, weights, keys, pay)
-    sort_keys(keys[:m], buf[:m], pay[:m], pbuf[:m], varying, np.empty((8, 256), np.int64))
+    sort_keys(keys[:m], buf[:m], pay[:m], pbuf[:m], varying, hist)
     return keys, pay, m
