@@ -25,8 +25,10 @@ from .curves import (
     precision_recall_curve,
     roc_curve,
 )
+from .batch import GroupResult
 from .exceptions import UndefinedMetricWarning
 from .metrics import (
+    BatchMetrics,
     BinaryMetrics,
     all_metrics,
     average_precision,
@@ -42,7 +44,9 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0+unknown"
 
 __all__ = [
+    "BatchMetrics",
     "BinaryMetrics",
+    "GroupResult",
     "UndefinedMetricWarning",
     "__version__",
     "all_metrics",

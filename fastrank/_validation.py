@@ -38,7 +38,7 @@ _DLPACK_CPU = 1
 # canonical score dtype -> (bits dtype, kind, sign bit, all ones, exponent mask)
 _U32 = np.dtype(np.uint32)
 _U64 = np.dtype(np.uint64)
-_KEYS: dict[np.dtype[Any], tuple[np.dtype[Any], int, np.uint64, np.uint64, np.uint64]] = {
+KEYS: dict[np.dtype[Any], tuple[np.dtype[Any], int, np.uint64, np.uint64, np.uint64]] = {
     np.dtype(np.float32): (_U32, KIND_FLOAT, np.uint64(1 << 31), np.uint64(0xFFFFFFFF),
                            np.uint64(0x7F800000)),
     np.dtype(np.float64): (_U64, KIND_FLOAT, np.uint64(1 << 63), np.uint64((1 << 64) - 1),
@@ -49,7 +49,7 @@ _KEYS: dict[np.dtype[Any], tuple[np.dtype[Any], int, np.uint64, np.uint64, np.ui
                           np.uint64(0)),
 }
 # dtypes widened exactly before keys are formed
-_WIDEN: dict[str, np.dtype[Any]] = {
+WIDEN: dict[str, np.dtype[Any]] = {
     "?": np.dtype(np.float32),
     "e": np.dtype(np.float32),
     "b": np.dtype(np.float32),
@@ -123,7 +123,7 @@ def _one_d(a: np.ndarray, name: str) -> None:
         raise ValueError(f"{name} must be 1-D; got {a.ndim}-D input with shape {a.shape}")
 
 
-def _native(a: np.ndarray) -> np.ndarray:
+def native(a: np.ndarray) -> np.ndarray:
     """Native byte order, aligned and C-contiguous (copies only when needed)."""
     if not a.dtype.isnative:
         a = a.astype(a.dtype.newbyteorder("="))
@@ -159,11 +159,11 @@ def check_scores(
             f"{name} must hold real numbers (float, int or bool); got dtype {dtype}"
             + (" (are there missing values?)" if dtype.kind == "O" else "")
         )
-    s = _native(s)
-    spec = _KEYS.get(s.dtype)
+    s = native(s)
+    spec = KEYS.get(s.dtype)
     if spec is None:
-        if dtype.char in _WIDEN:
-            s = s.astype(_WIDEN[dtype.char])
+        if dtype.char in WIDEN:
+            s = s.astype(WIDEN[dtype.char])
         else:  # long double
             wide = s.astype(np.float64)
             if not np.array_equal(wide, s):
@@ -172,7 +172,7 @@ def check_scores(
                     "convert them to float64 yourself"
                 )
             s = wide
-        spec = _KEYS[s.dtype]
+        spec = KEYS[s.dtype]
     bits = s.view(spec[0])
     bits.flags.writeable = False  # kernels are compiled once, for read-only scores
     if spec[4]:
@@ -195,7 +195,7 @@ def check_labels(y_true: Any, n: int, pos_label: Any) -> tuple[np.ndarray, int]:
         )
     if pos_label is None:
         if y.dtype == np.bool_:
-            labels = _native(y).view(np.uint8)
+            labels = native(y).view(np.uint8)
             if not labels.flags.writeable:  # kernels take writable labels
                 labels = labels.copy()
             return labels, int(np.count_nonzero(labels))
@@ -203,7 +203,7 @@ def check_labels(y_true: Any, n: int, pos_label: Any) -> tuple[np.ndarray, int]:
             if y.dtype.char == "e":  # compiled code has no float16
                 y = y.astype(np.float32)
             labels = np.empty(n, np.uint8)
-            n_one, n_zero, n_minus = label_counts(_native(y), labels)
+            n_one, n_zero, n_minus = label_counts(native(y), labels)
         elif y.dtype.kind == "O":  # objects: compare elementwise
             one = _equal(y, 1)
             labels = one.view(np.uint8)
@@ -292,7 +292,7 @@ def check_weights(sample_weight: Any, n: int) -> tuple[np.ndarray | None, float]
         )
     if w.dtype.kind not in "biuf":
         raise TypeError(f"sample_weight must hold real numbers; got dtype {w.dtype}")
-    w = _native(w.astype(np.float64, copy=False))
+    w = native(w.astype(np.float64, copy=False))
     lo = w.min()
     hi = w.max()
     if not (lo >= 0.0 and hi < math.inf):
@@ -331,7 +331,7 @@ def prepare(y_true: Any, y_score: Any, sample_weight: Any = None, pos_label: Any
     n = bits.shape[0]
     labels, npos = check_labels(y_true, n, pos_label)
     weights, unit = check_weights(sample_weight, n)
-    _, kind, sign, ones, _ = _KEYS[canon_dtype]
+    _, kind, sign, ones, _ = KEYS[canon_dtype]
     return Task(bits, kind, sign, ones, score_dtype, canon_dtype, labels, npos, weights, unit)
 
 

@@ -28,12 +28,22 @@ from ._kernels.sweep import (
     WANT_EXPECTED_AP,
     WANT_PR_AUC,
 )
-from ._kernels.task import task_metrics, work_bytes
-from ._validation import Task, check_max_fpr, prepare, score_from_bits
-from ._workspace import scratch
-from .exceptions import warn_undefined
+from ._validation import Task, as_array, check_max_fpr, prepare, score_from_bits
+from .batch import (
+    GroupResult,
+    TaskResults,
+    average_values,
+    check_average,
+    d_prime_of,
+    evaluate_tasks,
+    is_batched,
+    ovo_roc_auc,
+    sweep_task,
+)
+from .exceptions import warn_undefined, warn_undefined_tasks
 
 __all__ = [
+    "BatchMetrics",
     "BinaryMetrics",
     "all_metrics",
     "average_precision",
@@ -46,14 +56,40 @@ __all__ = [
 _SQRT2 = math.sqrt(2.0)
 
 
-def _sweep(task: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
-    work = scratch(work_bytes(task.bits.shape[0], task.bits.itemsize, task.weights is not None))
-    out = np.empty(OUT_SIZE, np.float64)
-    prbe_bits = task_metrics(
-        task.bits, task.kind, task.sign, task.ones, task.labels, task.npos, task.weights,
-        max_fpr, what, work, out,
-    )
-    return out, prbe_bits
+_sweep = sweep_task
+
+Average = Literal["macro", "weighted", "size", "pairs", "micro"] | None
+# What a batched metric returns: one number (an average), one per task, or per group.
+Batched = float | np.ndarray | GroupResult
+
+
+def _finish(
+    name: str, res: TaskResults, values: np.ndarray, undefined: np.ndarray, average: Average
+) -> Batched:
+    """Mark undefined tasks NaN, warn once, and return per-task values or their average."""
+    values = np.array(values, dtype=np.float64)
+    values[undefined] = math.nan
+    pos = res.positives
+    neg = res.negatives
+    if res.mode == "micro":
+        if undefined[0]:
+            warn_undefined(f"{name} is", pos[0], neg[0], stacklevel=3)
+        return float(values[0])
+    warn_undefined_tasks(f"{name} is", res.mode, pos, neg, undefined, average, stacklevel=3)
+    if average is None:
+        if res.mode == "groups":
+            assert res.ids is not None
+            return GroupResult(res.ids, values, pos.copy(), neg.copy(), res.sizes)
+        return values
+    return average_values(values, pos, neg, average)
+
+
+def _one_class(res: TaskResults) -> np.ndarray:
+    return (res.positives == 0) | (res.negatives == 0)
+
+
+def _no_positives(res: TaskResults) -> np.ndarray:
+    return res.positives == 0
 
 
 def _threshold(task: Task, bits: int) -> float:
@@ -73,7 +109,10 @@ def average_precision(
     sample_weight: Any = None,
     pos_label: Any = None,
     ties: Literal["grouped", "expected"] = "grouped",
-) -> float:
+    average: Average = "macro",
+    groups: Any = None,
+    labels: Any = None,
+) -> Batched:
     """Average precision (AP): the step-sum area under the precision-recall curve.
 
     Parameters
@@ -125,13 +164,22 @@ def average_precision(
     """
     if ties not in ("grouped", "expected"):
         raise ValueError(f"ties must be 'grouped' or 'expected'; got {ties!r}")
-    task = prepare(y_true, y_score, sample_weight, pos_label)
+    if ties == "expected" and sample_weight is not None:
+        raise ValueError(
+            "ties='expected' is defined for unweighted samples only; "
+            "drop sample_weight or use ties='grouped'"
+        )
+    what = WANT_EXPECTED_AP if ties == "expected" else 0
+    index = OUT_AP_EXPECTED if ties == "expected" else OUT_AP
+    s = as_array(y_score, "y_score")
+    if is_batched(s, groups):
+        res = evaluate_tasks(
+            y_true, s, sample_weight=sample_weight, pos_label=pos_label, groups=groups,
+            labels=labels, average=average, max_fpr=1.0, what=what,
+        )
+        return _finish("average_precision", res, res.out[:, index], _no_positives(res), average)
+    task = prepare(y_true, s, sample_weight, pos_label)
     if ties == "expected":
-        if task.weights is not None:
-            raise ValueError(
-                "ties='expected' is defined for unweighted samples only; "
-                "drop sample_weight or use ties='grouped'"
-            )
         out, _ = _sweep(task, 1.0, WANT_EXPECTED_AP)
         index = OUT_AP_EXPECTED
     else:
@@ -149,7 +197,11 @@ def roc_auc(
     sample_weight: Any = None,
     pos_label: Any = None,
     max_fpr: float | None = None,
-) -> float:
+    average: Average = "macro",
+    groups: Any = None,
+    labels: Any = None,
+    multi_class: Literal["ovr", "ovo"] = "ovr",
+) -> Batched:
     """Area under the ROC curve, or its standardised part up to ``max_fpr``.
 
     Parameters
@@ -191,11 +243,23 @@ def roc_auc(
     0.733333
     """
     m = check_max_fpr(max_fpr)
-    task = prepare(y_true, y_score, sample_weight, pos_label)
+    if multi_class not in ("ovr", "ovo"):
+        raise ValueError(f"multi_class must be 'ovr' or 'ovo'; got {multi_class!r}")
+    index = OUT_AUC_PARTIAL if m < 1.0 else OUT_AUC
+    s = as_array(y_score, "y_score")
+    if multi_class == "ovo":
+        return ovo_roc_auc(y_true, s, sample_weight, labels, average, max_fpr)
+    if is_batched(s, groups):
+        res = evaluate_tasks(
+            y_true, s, sample_weight=sample_weight, pos_label=pos_label, groups=groups,
+            labels=labels, average=average, max_fpr=m, what=0,
+        )
+        return _finish("roc_auc", res, res.out[:, index], _one_class(res), average)
+    task = prepare(y_true, s, sample_weight, pos_label)
     out, _ = _sweep(task, m, 0)
     if out[OUT_POS] == 0 or out[OUT_NEG] == 0:
         warn_undefined("roc_auc is", out[OUT_POS], out[OUT_NEG])
-    return float(out[OUT_AUC_PARTIAL if m < 1.0 else OUT_AUC])
+    return float(out[index])
 
 
 def pr_auc(
@@ -204,7 +268,10 @@ def pr_auc(
     *,
     sample_weight: Any = None,
     pos_label: Any = None,
-) -> float:
+    average: Average = "macro",
+    groups: Any = None,
+    labels: Any = None,
+) -> Batched:
     """Exact area under the Davis-Goadrich interpolated precision-recall curve.
 
     Parameters
@@ -240,7 +307,14 @@ def pr_auc(
     >>> round(fastrank.pr_auc(y_true, y_score), 10)
     0.7733952089
     """
-    task = prepare(y_true, y_score, sample_weight, pos_label)
+    s = as_array(y_score, "y_score")
+    if is_batched(s, groups):
+        res = evaluate_tasks(
+            y_true, s, sample_weight=sample_weight, pos_label=pos_label, groups=groups,
+            labels=labels, average=average, max_fpr=1.0, what=WANT_PR_AUC,
+        )
+        return _finish("pr_auc", res, res.out[:, OUT_PR_AUC], _no_positives(res), average)
+    task = prepare(y_true, s, sample_weight, pos_label)
     out, _ = _sweep(task, 1.0, WANT_PR_AUC)
     if out[OUT_POS] == 0:
         warn_undefined("pr_auc is", out[OUT_POS], out[OUT_NEG])
@@ -253,7 +327,10 @@ def d_prime(
     *,
     sample_weight: Any = None,
     pos_label: Any = None,
-) -> float:
+    average: Average = "macro",
+    groups: Any = None,
+    labels: Any = None,
+) -> Batched:
     """Sensitivity index d' = sqrt(2) * Phi^-1(ROC AUC).
 
     Parameters
@@ -281,7 +358,15 @@ def d_prime(
     >>> round(fastrank.d_prime(y_true, y_score), 6)
     0.84536
     """
-    task = prepare(y_true, y_score, sample_weight, pos_label)
+    s = as_array(y_score, "y_score")
+    if is_batched(s, groups):
+        res = evaluate_tasks(
+            y_true, s, sample_weight=sample_weight, pos_label=pos_label, groups=groups,
+            labels=labels, average=average, max_fpr=1.0, what=0,
+        )
+        undefined = _one_class(res)
+        return _finish("d_prime", res, d_prime_of(res.out[:, OUT_AUC]), undefined, average)
+    task = prepare(y_true, s, sample_weight, pos_label)
     out, _ = _sweep(task, 1.0, 0)
     if out[OUT_POS] == 0 or out[OUT_NEG] == 0:
         warn_undefined("d_prime is", out[OUT_POS], out[OUT_NEG])
@@ -292,13 +377,15 @@ def d_prime(
 @overload
 def prbe(
     y_true: Any, y_score: Any, *, sample_weight: Any = ..., pos_label: Any = ...,
-    return_threshold: Literal[False] = ...,
-) -> float: ...
+    return_threshold: Literal[False] = ..., average: Average = ..., groups: Any = ...,
+    labels: Any = ...,
+) -> Batched: ...
 @overload
 def prbe(
     y_true: Any, y_score: Any, *, sample_weight: Any = ..., pos_label: Any = ...,
-    return_threshold: Literal[True],
-) -> tuple[float, float]: ...
+    return_threshold: Literal[True], average: Average = ..., groups: Any = ...,
+    labels: Any = ...,
+) -> tuple[Any, Any]: ...
 def prbe(
     y_true: Any,
     y_score: Any,
@@ -306,7 +393,10 @@ def prbe(
     sample_weight: Any = None,
     pos_label: Any = None,
     return_threshold: bool = False,
-) -> float | tuple[float, float]:
+    average: Average = "macro",
+    groups: Any = None,
+    labels: Any = None,
+) -> Batched | tuple[Any, Any]:
     """Precision-recall break-even point: where precision equals recall.
 
     Parameters
@@ -341,7 +431,25 @@ def prbe(
     >>> fastrank.prbe(y_true, y_score, return_threshold=True)
     (0.625, 0.6)
     """
-    task = prepare(y_true, y_score, sample_weight, pos_label)
+    s = as_array(y_score, "y_score")
+    if is_batched(s, groups):
+        check_average(average)
+        if return_threshold and average not in (None, "micro"):
+            raise ValueError(
+                "return_threshold=True gives one threshold per task: use average=None "
+                f"(or 'micro'), not average={average!r}"
+            )
+        res = evaluate_tasks(
+            y_true, s, sample_weight=sample_weight, pos_label=pos_label, groups=groups,
+            labels=labels, average=average, max_fpr=1.0, what=0,
+        )
+        values = _finish("prbe", res, res.out[:, OUT_PRBE], _no_positives(res), average)
+        if not return_threshold:
+            return values
+        if res.mode == "micro":
+            return values, float(res.thresholds[0])
+        return values, res.thresholds
+    task = prepare(y_true, s, sample_weight, pos_label)
     out, prbe_bits = _sweep(task, 1.0, 0)
     if out[OUT_POS] == 0:
         warn_undefined("prbe is", out[OUT_POS], out[OUT_NEG])
@@ -397,6 +505,84 @@ class BinaryMetrics:
         return asdict(self)
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class BatchMetrics:
+    """Every metric of every task of a batch (``all_metrics(..., average=None)``).
+
+    The fields of :class:`BinaryMetrics`, each a float64 array with one entry
+    per task (column, class or group; NaN where undefined), plus ``groups``:
+    the group ids of a grouped call, the classes of a multiclass call, or
+    ``None`` for a multilabel matrix.
+    """
+
+    average_precision: np.ndarray
+    average_precision_expected: np.ndarray | None
+    roc_auc: np.ndarray
+    roc_auc_partial: np.ndarray | None
+    max_fpr: float | None
+    pr_auc: np.ndarray
+    d_prime: np.ndarray
+    prbe: np.ndarray
+    prbe_threshold: np.ndarray
+    positives: np.ndarray
+    negatives: np.ndarray
+    groups: np.ndarray | None
+
+    def __len__(self) -> int:
+        return int(self.roc_auc.shape[0])
+
+    def mean(self, average: str = "macro") -> BinaryMetrics:
+        """Each metric averaged over the tasks where it is defined.
+
+        ``average`` is ``"macro"``, ``"weighted"``, ``"size"`` or ``"pairs"``
+        (as in :func:`roc_auc`). ``prbe_threshold`` has no average and is NaN;
+        ``positives`` and ``negatives`` are the totals over all tasks.
+        """
+        pos, neg = self.positives, self.negatives
+
+        def avg(values: np.ndarray | None) -> float | None:
+            return None if values is None else average_values(values, pos, neg, average)
+
+        return BinaryMetrics(
+            average_precision=average_values(self.average_precision, pos, neg, average),
+            average_precision_expected=avg(self.average_precision_expected),
+            roc_auc=average_values(self.roc_auc, pos, neg, average),
+            roc_auc_partial=avg(self.roc_auc_partial),
+            max_fpr=self.max_fpr,
+            pr_auc=average_values(self.pr_auc, pos, neg, average),
+            d_prime=average_values(self.d_prime, pos, neg, average),
+            prbe=average_values(self.prbe, pos, neg, average),
+            prbe_threshold=math.nan,
+            positives=float(pos.sum()),
+            negatives=float(neg.sum()),
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a plain ``dict`` (for tables)."""
+        return asdict(self)
+
+
+def _warn_all(res: TaskResults, stacklevel: int = 3) -> None:
+    """The one warning of an ``all_metrics`` call with undefined tasks."""
+    no_pos = res.positives == 0
+    one_class = no_pos | (res.negatives == 0)
+    if res.mode == "micro":
+        if no_pos[0]:
+            names = "average_precision, pr_auc, prbe, roc_auc and d_prime are"
+            warn_undefined(names, res.positives[0], res.negatives[0], stacklevel=stacklevel)
+        elif one_class[0]:
+            warn_undefined("roc_auc and d_prime are", res.positives[0], res.negatives[0],
+                           stacklevel=stacklevel)
+        return
+    if no_pos.any() or not one_class.any():
+        names = "average_precision, pr_auc, prbe, roc_auc and d_prime are"
+    else:
+        names = "roc_auc and d_prime are"
+    warn_undefined_tasks(
+        names, res.mode, res.positives, res.negatives, one_class, None, stacklevel=stacklevel
+    )
+
+
 def all_metrics(
     y_true: Any,
     y_score: Any,
@@ -404,7 +590,10 @@ def all_metrics(
     sample_weight: Any = None,
     pos_label: Any = None,
     max_fpr: float | None = None,
-) -> BinaryMetrics:
+    average: Average = "macro",
+    groups: Any = None,
+    labels: Any = None,
+) -> BinaryMetrics | BatchMetrics:
     """All scalar metrics of one task from a single sort and sweep.
 
     The fast path when several numbers are wanted: the cost is that of one
@@ -416,11 +605,16 @@ def all_metrics(
         As in :func:`average_precision`.
     max_fpr : float in (0, 1], optional
         Also compute the partial ROC AUC up to this false-positive rate.
+    average, groups, labels
+        As in :func:`average_precision`, for a batch of tasks.
 
     Returns
     -------
-    BinaryMetrics
-        Undefined entries are NaN, announced by one warning that names them.
+    BinaryMetrics or BatchMetrics
+        One task, an average or ``average="micro"``: a :class:`BinaryMetrics`
+        (an average's ``prbe_threshold`` is NaN and its totals are sums over
+        tasks). A batch with ``average=None``: a :class:`BatchMetrics` of
+        per-task arrays. Undefined entries are NaN, announced by one warning.
 
     Examples
     --------
@@ -432,21 +626,52 @@ def all_metrics(
     (0.775, 0.725, 0.625, 0.6)
     >>> round(m.pr_auc, 6), round(m.d_prime, 6), m.positives, m.negatives
     (0.773395, 0.84536, 4.0, 5.0)
+
+    Per group, then the group mean:
+
+    >>> per = fastrank.all_metrics(y_true, y_score, groups=[1, 1, 1, 1, 2, 2, 2, 2, 2],
+    ...                            average=None)
+    >>> per.groups, per.roc_auc.round(4)
+    (array([1, 2]), array([0.6667, 0.25  ]))
+    >>> round(per.mean().roc_auc, 6)
+    0.458333
     """
     m = check_max_fpr(max_fpr)
-    task = prepare(y_true, y_score, sample_weight, pos_label)
-    unweighted = task.weights is None
+    unweighted = sample_weight is None
     what = WANT_PR_AUC | (WANT_EXPECTED_AP if unweighted else 0)
+    s = as_array(y_score, "y_score")
+    if is_batched(s, groups):
+        check_average(average)
+        res = evaluate_tasks(
+            y_true, s, sample_weight=sample_weight, pos_label=pos_label, groups=groups,
+            labels=labels, average=average, max_fpr=m, what=what,
+        )
+        _warn_all(res)
+        if res.mode == "micro":
+            return _binary_metrics(res.out[0], res.thresholds[0], unweighted, max_fpr, m)
+        per = _batch_metrics(res, unweighted, max_fpr, m)
+        return per if average is None else per.mean(average)
+    task = prepare(y_true, s, sample_weight, pos_label)
     out, prbe_bits = _sweep(task, m, what)
-    pos = float(out[OUT_POS]) * task.weight_unit
-    neg = float(out[OUT_NEG]) * task.weight_unit
-    auc = float(out[OUT_AUC])
+    out[OUT_POS] *= task.weight_unit
+    out[OUT_NEG] *= task.weight_unit
+    pos = float(out[OUT_POS])
+    neg = float(out[OUT_NEG])
     if pos == 0:
         warn_undefined(
             "average_precision, pr_auc, prbe, roc_auc and d_prime are", pos, neg
         )
     elif neg == 0:
         warn_undefined("roc_auc and d_prime are", pos, neg)
+    threshold = _threshold(task, prbe_bits) if pos > 0 else math.nan
+    return _binary_metrics(out, threshold, unweighted, max_fpr, m)
+
+
+def _binary_metrics(
+    out: np.ndarray, threshold: Any, unweighted: bool, max_fpr: float | None, m: float
+) -> BinaryMetrics:
+    """A :class:`BinaryMetrics` from one task's ``OUT_*`` row (totals in caller units)."""
+    auc = float(out[OUT_AUC])
     return BinaryMetrics(
         average_precision=float(out[OUT_AP]),
         average_precision_expected=float(out[OUT_AP_EXPECTED]) if unweighted else None,
@@ -456,7 +681,36 @@ def all_metrics(
         pr_auc=float(out[OUT_PR_AUC]),
         d_prime=_d_prime(auc) if not math.isnan(auc) else math.nan,
         prbe=float(out[OUT_PRBE]),
-        prbe_threshold=_threshold(task, prbe_bits) if pos > 0 else math.nan,
-        positives=pos,
-        negatives=neg,
+        prbe_threshold=float(threshold) if isinstance(threshold, np.floating) else threshold,
+        positives=float(out[OUT_POS]),
+        negatives=float(out[OUT_NEG]),
+    )
+
+
+def _batch_metrics(
+    res: TaskResults, unweighted: bool, max_fpr: float | None, m: float
+) -> BatchMetrics:
+    out = res.out
+    no_pos = res.positives == 0
+    one_class = no_pos | (res.negatives == 0)
+
+    def col(index: int, undefined: np.ndarray) -> np.ndarray:
+        values = out[:, index].copy()
+        values[undefined] = math.nan
+        return values
+
+    auc = col(OUT_AUC, one_class)
+    return BatchMetrics(
+        average_precision=col(OUT_AP, no_pos),
+        average_precision_expected=col(OUT_AP_EXPECTED, no_pos) if unweighted else None,
+        roc_auc=auc,
+        roc_auc_partial=col(OUT_AUC_PARTIAL, one_class) if max_fpr is not None else None,
+        max_fpr=m if max_fpr is not None else None,
+        pr_auc=col(OUT_PR_AUC, no_pos),
+        d_prime=d_prime_of(auc),
+        prbe=col(OUT_PRBE, no_pos),
+        prbe_threshold=res.thresholds,
+        positives=res.positives.copy(),
+        negatives=res.negatives.copy(),
+        groups=res.ids,
     )

@@ -132,10 +132,22 @@ def test_ragged_scores(func):
 # --------------------------------------------------------------------------- shapes
 
 
-@every_function
+BATCHED = [f for f in FUNCS if "groups" in inspect.signature(f).parameters]
+CURVES = [f for f in FUNCS if f not in BATCHED]
+
+
+@pytest.mark.parametrize("func", CURVES, ids=[f.__name__ for f in CURVES])
 @pytest.mark.parametrize("shape", [(6, 1), (1, 6), (2, 3)])
 def test_two_d_scores(func, shape):
     with pytest.raises(ValueError, match=r"y_score.*1-D"):
+        func(Y, S.reshape(shape))
+
+
+@pytest.mark.parametrize("func", BATCHED, ids=[f.__name__ for f in BATCHED])
+@pytest.mark.parametrize("shape", [(6, 1), (1, 6), (2, 3)])
+def test_two_d_scores_with_one_d_labels_of_another_shape(func, shape):
+    # 1-D labels with 2-D scores are class labels (multiclass): the shapes must agree
+    with pytest.raises(ValueError, match=r"y_true.*(classes|samples)"):
         func(Y, S.reshape(shape))
 
 

@@ -26,3 +26,12 @@ _OPTIONS: dict[str, Any] = {
 def kernel(fn: F) -> F:
     """Compile ``fn`` with the options shared by all fastrank kernels."""
     return numba.njit(**_OPTIONS)(fn)
+
+
+def parallel_kernel(fn: F) -> F:
+    """Compile ``fn`` like :func:`kernel`, with ``prange`` loops run on Numba's threads.
+
+    The number of threads is whatever the caller's ``numba.get_num_threads()``
+    says when the kernel is launched; fastrank never changes it.
+    """
+    return numba.njit(parallel=True, **_OPTIONS)(fn)

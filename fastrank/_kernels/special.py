@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .jit import kernel
 
 # Central region, |p - 0.5| <= 0.425: numerator a0..a7, denominator 1, b1..b7.
@@ -68,3 +70,12 @@ def ndtri(p: float) -> float:
         z = _ratio(_E, _F, r - 5.0)
     return -z if q < 0.0 else z
 
+
+
+@kernel
+def ndtri_array(p):
+    """:func:`ndtri` of every entry of a float64 array."""
+    out = np.empty_like(p)
+    for i in range(p.shape[0]):
+        out[i] = ndtri(p[i])
+    return out

@@ -1,0 +1,214 @@
+"""Many tasks in one call: the parallel loop over tasks.
+
+:func:`batch_metrics` runs :func:`.task.task_core` (the single-task engine,
+unchanged) on every task of a batch, on all the threads Numba may use. Each
+worker owns one row of the ``work`` matrix and copies each of its tasks
+into that scratch before grouping it, so every task is computed from the same
+contiguous arrays, by the same code, as a single-task call: the results are
+bit-for-bit those of the single-task functions, whatever the thread count.
+
+Where a task's samples come from (the *layout* of the batch):
+
+* ``SAMPLE_MAJOR``: a C-ordered ``(n_samples, n_tasks)`` matrix, read in
+  blocks of ``block`` neighbouring tasks so that every cache line fetched is
+  used (a column alone would touch one line per sample);
+* ``SEGMENTS``: task ``j`` is ``bits[offsets[j]:offsets[j + 1]]`` (columns of
+  a Fortran-ordered matrix, or groups whose samples are already together),
+  or, when ``rows`` is not empty, ``bits[rows[offsets[j]:offsets[j + 1]]]``
+  (groups in any order).
+
+Where the labels come from: ``LAB_SAME`` (a 0/1 ``uint8`` array indexed
+like the scores), ``LAB_CSC`` (task ``j``'s positive samples are
+``lab_idx[lab_ptr[j]:lab_ptr[j + 1]]``, a compressed sparse column matrix) or
+``LAB_CODES`` (a class code per sample in ``lab_idx``; task ``j`` is class
+``j`` against the rest). Weights are either one per sample shared by every
+task (``wshared``) or indexed like the scores.
+
+Workers take units (blocks or tasks) round-robin from ``units``, which the
+caller orders by decreasing size so that the big tasks start first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from .groups import align, align_bytes, carve
+from .jit import kernel, parallel_kernel
+from .keys import to_key
+from .sort import sort_keys
+from .task import task_core
+
+SAMPLE_MAJOR = 0
+SEGMENTS = 1
+
+LAB_SAME = 0
+LAB_CSC = 1
+LAB_CODES = 2
+
+
+def worker_bytes(nmax: int, key_size: int, block: int, weighted: bool, task_bytes: int) -> int:
+    """Scratch bytes one worker needs: its task copies plus one task's ``work``."""
+    total = align(block * nmax * key_size) + align(block * nmax) + task_bytes
+    if weighted:
+        total += align(8 * nmax)
+    return total
+
+
+@kernel
+def _copy_weights(weights, wb, n):
+    if weights is not None:
+        for i in range(n):
+            wb[i] = weights[i]
+
+
+@kernel
+def _weight_row(weights, wb, ln):
+    """The task's weights as the engine sees them: ``None``, or the gathered copy."""
+    if weights is None:
+        return None
+    return wb[:ln]
+
+
+@kernel
+def _gather_block(bits, labels, lab_mode, n, t, j0, bw, tb, lb):
+    """Columns ``j0 .. j0 + bw`` of a C-ordered matrix into ``bw`` contiguous rows."""
+    for i in range(n):
+        at = i * t + j0
+        for jj in range(bw):
+            tb[jj * n + i] = bits[at + jj]
+        if lab_mode == LAB_SAME:
+            for jj in range(bw):
+                lb[jj * n + i] = labels[at + jj]
+
+
+@kernel
+def _gather_segment(bits, labels, lab_mode, weights, wshared, rows, s0, ln, tb, lb, wb):
+    """One segment (direct, or through ``rows``) into contiguous scratch."""
+    if rows.shape[0] == 0:
+        for i in range(ln):
+            tb[i] = bits[s0 + i]
+        if lab_mode == LAB_SAME:
+            for i in range(ln):
+                lb[i] = labels[s0 + i]
+        if weights is not None and not wshared:
+            for i in range(ln):
+                wb[i] = weights[s0 + i]
+    else:
+        for i in range(ln):
+            r = rows[s0 + i]
+            tb[i] = bits[r]
+            lb[i] = labels[r]
+            if weights is not None:
+                wb[i] = weights[r]
+
+
+@kernel
+def _task_labels(lab_mode, lab_ptr, lab_idx, j, lrow):
+    """Fill ``lrow`` for task ``j`` when labels are sparse or class codes; count positives."""
+    ln = lrow.shape[0]
+    if lab_mode == LAB_CSC:
+        for i in range(ln):
+            lrow[i] = 0
+        for k in range(lab_ptr[j], lab_ptr[j + 1]):
+            lrow[lab_idx[k]] = 1
+    elif lab_mode == LAB_CODES:
+        for i in range(ln):
+            lrow[i] = 1 if lab_idx[i] == j else 0
+    npos = 0
+    for i in range(ln):
+        npos += lrow[i]
+    return npos
+
+
+@parallel_kernel
+def batch_metrics(
+    bits, layout, n, t, offsets, rows, labels, lab_mode, lab_ptr, lab_idx, weights, wshared,
+    kind, sign, ones, max_fpr, what, units, block, nmax, work, out, prbe,
+):
+    """Metrics of every task: ``out[j]`` as :func:`.task.task_metrics` writes it, and
+    ``prbe[j]`` the bits of task ``j``'s break-even score."""
+    nworkers = work.shape[0]
+    nunits = units.shape[0]
+    kw = bits.itemsize
+    for w in prange(nworkers):
+        mine = work[w]
+        lb_at = align_bytes(block * nmax * kw)
+        wb_at = lb_at + align_bytes(block * nmax)
+        tw_at = wb_at
+        if weights is not None:
+            tw_at += align_bytes(8 * nmax)
+        tb = carve(mine, 0, block * nmax, bits)
+        lb = mine[lb_at : lb_at + block * nmax]
+        wb = mine[wb_at : wb_at + 8 * nmax].view(np.float64)
+        tw = mine[tw_at:]
+        if wshared:
+            _copy_weights(weights, wb, n)
+        for q in range(w, nunits, nworkers):
+            u = units[q]
+            if layout == SAMPLE_MAJOR:
+                j0 = u * block
+                bw = min(block, t - j0)
+                ln = n
+                _gather_block(bits, labels, lab_mode, n, t, j0, bw, tb, lb)
+            else:
+                j0 = u
+                bw = 1
+                s0 = offsets[u]
+                ln = offsets[u + 1] - s0
+                _gather_segment(bits, labels, lab_mode, weights, wshared, rows, s0, ln, tb, lb, wb)
+            for jj in range(bw):
+                j = j0 + jj
+                row = tb[jj * ln : (jj + 1) * ln]
+                lrow = lb[jj * ln : (jj + 1) * ln]
+                npos = _task_labels(lab_mode, lab_ptr, lab_idx, j, lrow)
+                prbe[j] = task_core(
+                    row, kind, sign, ones, lrow, npos, _weight_row(weights, wb, ln),
+                    max_fpr, what, tw, out[j],
+                )
+
+
+@kernel
+def segment_groups(gbits, kind, sign, ones):
+    """Split samples by group id (given as score-like bits): ``(rows, offsets, first)``.
+
+    Groups come out in increasing id order. ``rows`` lists the samples group
+    by group, each group in input order (empty when the ids are already
+    sorted, so that groups are runs of the input); group ``g`` is
+    ``rows[offsets[g]:offsets[g + 1]]`` (or that range of the input), and
+    ``first[g]`` is the index of its first sample in the input.
+    """
+    n = gbits.shape[0]
+    keys = np.empty(n, np.uint64)
+    in_order = True
+    any_bits = np.uint64(0)
+    all_bits = ~np.uint64(0)
+    for i in range(n):
+        k = to_key(np.uint64(gbits[i]), kind, sign, ones)
+        keys[i] = k
+        any_bits |= k
+        all_bits &= k
+        if i > 0 and k < keys[i - 1]:
+            in_order = False
+    if in_order:
+        rows = np.empty(0, np.int64)
+    else:
+        rows = np.arange(n)
+        sort_keys(keys, np.empty_like(keys), rows, np.empty_like(rows), any_bits ^ all_bits,
+                  np.empty((8, 256), np.int64))
+    ngroups = 1
+    for i in range(1, n):
+        if keys[i] != keys[i - 1]:
+            ngroups += 1
+    offsets = np.empty(ngroups + 1, np.int64)
+    first = np.empty(ngroups, np.int64)
+    offsets[0] = 0
+    g = 0
+    for i in range(1, n):
+        if keys[i] != keys[i - 1]:
+            g += 1
+            offsets[g] = i
+    offsets[ngroups] = n
+    for g in range(ngroups):
+        first[g] = offsets[g] if in_order else rows[offsets[g]]
+    return rows, offsets, first
