@@ -6,7 +6,7 @@ call to :func:`evaluate_tasks`, which
 1. validates the whole input once (:func:`prepare_batch`) and describes
    where each task's samples live, without copying the score matrix;
 2. runs every task through the single-task engine on all of Numba's threads
-   (:func:`.​_kernels.batch.batch_metrics`), or pools all cells into one task
+   (:func:`._kernels.batch.batch_parallel`), or pools all cells into one task
    for ``average="micro"``;
 3. returns the raw per-task results, which :func:`reduce_tasks` turns into
    per-task arrays, a :class:`GroupResult`, or one averaged number.
@@ -31,12 +31,14 @@ import numba
 import numpy as np
 
 from ._kernels.batch import (
+    BLOCK,
     LAB_CODES,
     LAB_CSC,
     LAB_SAME,
     SAMPLE_MAJOR,
     SEGMENTS,
-    batch_metrics,
+    batch_parallel,
+    batch_serial,
     segment_groups,
     worker_bytes,
 )
@@ -60,13 +62,13 @@ from ._workspace import scratch
 
 AVERAGES = (None, "macro", "weighted", "size", "pairs", "micro")
 
-# Tasks of a C-ordered matrix are read this many at a time: one 64-byte cache
-# line of float32 scores per sample.
-BLOCK = 16
+# Batches with fewer samples in all run on the calling thread: waking the
+# thread pool costs more than it saves.
+PARALLEL_MIN_SAMPLES = 1 << 16
 # The parallel scratch kept between calls (larger requests are freed after use).
 _RETAIN_BYTES = 256 << 20
 
-_launch = threading.Lock()  # one parallel launch at a time (see run_batch)
+_launch = threading.Lock()  # held while a parallel batch runs (see run_batch)
 _kept: list[np.ndarray] = []
 
 _NO_INT = np.empty(0, np.int64)
@@ -367,10 +369,14 @@ def _workers_scratch(nworkers: int, nbytes: int) -> np.ndarray:
 
 
 def run_batch(b: Batch, max_fpr: float, what: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every task's ``OUT_*`` row and break-even score bits, on all Numba threads.
+    """Every task's ``OUT_*`` row and break-even score bits.
 
-    Numba's default ``workqueue`` threading layer cannot run two parallel
-    regions at once, so launches from several Python threads take turns.
+    A large batch runs on all of Numba's threads (``numba.get_num_threads()``
+    of the calling thread, never changed). Numba's ``workqueue`` threading
+    layer cannot run two parallel regions at once, so while one batch holds
+    the pool, a batch from another Python thread runs on its own thread
+    instead (without the GIL): concurrent callers neither wait nor crash.
+    The results are the same either way, bit for bit.
     """
     out = np.empty((b.t, OUT_SIZE), np.float64)
     prbe = np.empty(b.t, np.uint64)
@@ -381,14 +387,20 @@ def run_batch(b: Batch, max_fpr: float, what: int) -> tuple[np.ndarray, np.ndarr
     kw = b.bits.itemsize
     weighted = b.weights is not None
     per_worker = worker_bytes(nmax, kw, block, weighted, work_bytes(nmax, kw, weighted))
-    nworkers = max(1, min(numba.get_num_threads(), b.units.shape[0]))
-    with _launch:
-        work = _workers_scratch(nworkers, per_worker)
-        batch_metrics(
-            b.bits, b.layout, b.n, b.t, b.offsets, b.rows, b.labels, b.lab_mode, b.lab_ptr,
-            b.lab_idx, b.weights, b.wshared, b.kind, b.sign, b.ones, max_fpr, what, b.units,
-            block, nmax, work, out, prbe,
-        )
+    args = (
+        b.bits, b.layout, b.n, b.t, b.offsets, b.rows, b.labels, b.lab_mode, b.lab_ptr,
+        b.lab_idx, b.weights, b.wshared, b.kind, b.sign, b.ones, max_fpr, what, b.units,
+        block, nmax,
+    )
+    nworkers = min(numba.get_num_threads(), b.units.shape[0])
+    if nworkers > 1 and int(b.sizes.sum()) >= PARALLEL_MIN_SAMPLES:
+        if _launch.acquire(blocking=False):
+            try:
+                batch_parallel(*args, _workers_scratch(nworkers, per_worker), out, prbe)
+            finally:
+                _launch.release()
+            return out, prbe
+    batch_serial(*args, scratch(per_worker)[:per_worker].reshape(1, per_worker), out, prbe)
     return out, prbe
 
 

@@ -1,0 +1,272 @@
+"""Print the batched and grouped comparison tables, every peer measured in this run.
+
+    python benchmarks/compare_batch.py            # full workloads (a few minutes)
+    python benchmarks/compare_batch.py --scale 0.1
+
+Rows:
+* B1 (100,000 x 1,000 float32, ~2% positives per label, per-label results):
+  fastrank's batched calls on all threads and on one, against a
+  single-threaded ``np.sort(scores, axis=0)`` (the floor an exact method
+  pays), scikit-learn's ``average_precision_score`` / ``roc_auc_score`` with
+  ``average=None`` and torchmetrics' exact ``multilabel_average_precision``.
+* G1 (1,000,000 rows in 10,000 groups): per-group ROC AUC and AP against a
+  scikit-learn loop over the groups and torchmetrics' ``RetrievalMAP``.
+* Scaling: time against n_samples and n_tasks, and 1 thread against all.
+* Peak memory of the B1 call beyond its inputs.
+
+The peers are slow (scikit-learn takes seconds per call), so each is timed
+once or twice; fastrank's figures are medians of several runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numba
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+from batch_workloads import grouped, multilabel
+
+import fastrank
+
+
+def _time(fn: Callable[[], Any], repeat: int) -> float:
+    fn()  # warm-up (and compile, on the very first run)
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def _once(fn: Callable[[], Any], repeat: int = 1) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def _threads(k: int, fn: Callable[[], Any], repeat: int) -> float:
+    before = numba.get_num_threads()
+    numba.set_num_threads(k)
+    try:
+        return _time(fn, repeat)
+    finally:
+        numba.set_num_threads(before)
+
+
+def _single_thread_sort(s: np.ndarray) -> float:
+    """``np.sort(s, axis=0)`` (numpy is single-threaded), best of two."""
+    return _once(lambda: np.sort(s, axis=0), 2)
+
+
+def _torch() -> Any:
+    try:
+        import torch
+        import torchmetrics  # noqa: F401
+    except ImportError:
+        return None
+    return torch
+
+
+def multilabel_rows(scale: float, repeat: int, torch: Any) -> dict[str, float]:
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    y, s = multilabel(scale)
+    nt = numba.get_num_threads()
+    row = {
+        "fastrank all_metrics": _time(lambda: fastrank.all_metrics(y, s, average=None), repeat),
+        "fastrank average_precision": _time(
+            lambda: fastrank.average_precision(y, s, average=None), repeat
+        ),
+        "fastrank roc_auc": _time(lambda: fastrank.roc_auc(y, s, average=None), repeat),
+        "fastrank all_metrics 1 thread": _threads(
+            1, lambda: fastrank.all_metrics(y, s, average=None), repeat
+        ),
+        "threads": float(nt),
+    }
+    f_s, f_y = np.asfortranarray(s), np.asfortranarray(y)
+    row["fastrank all_metrics (Fortran order)"] = _time(
+        lambda: fastrank.all_metrics(f_y, f_s, average=None), repeat
+    )
+    del f_s, f_y
+    row["np.sort axis=0"] = _single_thread_sort(s)
+    row["sklearn average_precision_score"] = _once(
+        lambda: average_precision_score(y, s, average=None)
+    )
+    row["sklearn roc_auc_score"] = _once(lambda: roc_auc_score(y, s, average=None))
+    if torch is not None:
+        from torchmetrics.functional.classification import multilabel_average_precision
+
+        ts, ty = torch.from_numpy(s), torch.from_numpy(y.astype(np.int64))
+        row["torchmetrics multilabel_average_precision"] = _once(
+            lambda: multilabel_average_precision(ts, ty, s.shape[1], average="none")
+        )
+    return row
+
+
+def _sklearn_group_loop(y: np.ndarray, s: np.ndarray, g: np.ndarray, metric: Any) -> None:
+    order = np.argsort(g, kind="stable")
+    cuts = np.flatnonzero(np.diff(g[order])) + 1
+    for rows in np.split(order, cuts):
+        if 0 < y[rows].sum() < rows.shape[0]:  # scikit-learn raises on one class
+            metric(y[rows], s[rows])
+
+
+def grouped_rows(scale: float, repeat: int, torch: Any) -> dict[str, float]:
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    y, s, g = grouped(scale)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        row = {
+            "fastrank roc_auc": _time(
+                lambda: fastrank.roc_auc(y, s, groups=g, average=None), repeat
+            ),
+            "fastrank average_precision": _time(
+                lambda: fastrank.average_precision(y, s, groups=g, average=None), repeat
+            ),
+            "fastrank roc_auc 1 thread": _threads(
+                1, lambda: fastrank.roc_auc(y, s, groups=g, average=None), repeat
+            ),
+            "fastrank all_metrics": _time(
+                lambda: fastrank.all_metrics(y, s, groups=g, average=None), repeat
+            ),
+            "sklearn loop roc_auc_score": _once(
+                lambda: _sklearn_group_loop(y, s, g, roc_auc_score)
+            ),
+            "sklearn loop average_precision_score": _once(
+                lambda: _sklearn_group_loop(y, s, g, average_precision_score)
+            ),
+        }
+    if torch is not None:
+        from torchmetrics.retrieval import RetrievalMAP
+
+        ts, ty, tg = torch.from_numpy(s), torch.from_numpy(y), torch.from_numpy(g)
+
+        def tm_map() -> None:
+            metric = RetrievalMAP()
+            metric.update(ts, ty, indexes=tg)
+            metric.compute()
+
+        row["torchmetrics RetrievalMAP"] = _once(tm_map, 2)
+    return row
+
+
+def scaling_rows(scale: float, repeat: int) -> list[tuple[str, float]]:
+    y, s = multilabel(scale)
+    n, t = s.shape
+    out = []
+    for frac in (0.25, 0.5, 1.0):
+        k = max(1, int(n * frac))
+        ys, ss = y[:k], s[:k]  # leading rows of a C array: still C-contiguous
+        out.append((f"{k:,} x {t:,}", _time(lambda: fastrank.all_metrics(ys, ss, average=None),
+                                            repeat)))
+    for frac in (0.25, 0.5):
+        k = max(1, int(t * frac))
+        ys, ss = np.ascontiguousarray(y[:, :k]), np.ascontiguousarray(s[:, :k])
+        out.append((f"{n:,} x {k:,}", _time(lambda: fastrank.all_metrics(ys, ss, average=None),
+                                            repeat)))
+    return out
+
+
+_MEMORY = """
+import json, sys
+sys.path.insert(0, {bench!r})
+from batch_workloads import multilabel
+import fastrank
+
+def status(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field):
+                return int(line.split()[1])
+
+y, s = multilabel({scale!r})
+fastrank.all_metrics(y[:, :20], s[:, :20], average=None)   # load the compiled kernels
+with open("/proc/self/clear_refs", "w") as f:            # reset the peak (Linux >= 4.0)
+    f.write("5")
+before = status("VmRSS:")
+fastrank.all_metrics(y, s, average=None)
+peak = status("VmHWM:")
+print(json.dumps({{"extra_kib": peak - before, "scores_kib": s.nbytes / 1024,
+                   "labels_kib": y.nbytes / 1024}}))
+"""
+
+
+def memory_row(scale: float) -> dict[str, float]:
+    code = _MEMORY.format(bench=str(Path(__file__).parent), scale=scale)
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)  # type: ignore[no-any-return]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="shrink the workloads")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--json", type=Path, help="also write the raw figures here")
+    args = parser.parse_args()
+    torch = _torch()
+    import sklearn
+
+    print(f"# fastrank {fastrank.__version__}, {numba.get_num_threads()} Numba threads, "
+          f"Python {platform.python_version()}, numpy {np.__version__}, "
+          f"scikit-learn {sklearn.__version__}"
+          + (f", torchmetrics {__import__('torchmetrics').__version__}" if torch else ""))
+    raw: dict[str, Any] = {"scale": args.scale}
+
+    b1 = multilabel_rows(args.scale, args.repeat, torch)
+    raw["B1"] = b1
+    fr = b1["fastrank all_metrics"]
+    print("\n## B1: 100,000 x 1,000 float32, per-label results\n")
+    print("| call | time | fastrank all_metrics is faster by |")
+    print("|---|---|---|")
+    for key, value in b1.items():
+        if key == "threads":
+            continue
+        print(f"| {key} | {value:.3f} s | {value / fr:.2f}x |")
+    print(f"\nall_metrics / single-threaded np.sort(axis=0): {fr / b1['np.sort axis=0']:.2f}; "
+          f"speedup 1 -> {int(b1['threads'])} threads: "
+          f"{b1['fastrank all_metrics 1 thread'] / fr:.2f}x")
+
+    g1 = grouped_rows(args.scale, args.repeat, torch)
+    raw["G1"] = g1
+    print("\n## G1: 1,000,000 rows in 10,000 groups, per-group results\n")
+    print("| call | time | vs fastrank roc_auc | vs fastrank average_precision |")
+    print("|---|---|---|---|")
+    auc, ap = g1["fastrank roc_auc"], g1["fastrank average_precision"]
+    for key, value in g1.items():
+        print(f"| {key} | {value * 1e3:.1f} ms | {value / auc:.1f}x | {value / ap:.1f}x |")
+
+    scaling = scaling_rows(args.scale, args.repeat)
+    raw["scaling"] = scaling
+    print("\n## Scaling of the B1 all_metrics call\n")
+    print("| n_samples x n_tasks | time |")
+    print("|---|---|")
+    for label, value in scaling:
+        print(f"| {label} | {value:.3f} s |")
+
+    mem = memory_row(args.scale)
+    raw["memory"] = mem
+    print(f"\nPeak memory of the B1 call beyond its inputs: {mem['extra_kib'] / 1024:.1f} MiB "
+          f"(scores {mem['scores_kib'] / 1024:.0f} MiB, labels {mem['labels_kib'] / 1024:.0f} MiB)")
+    if args.json:
+        args.json.write_text(json.dumps(raw, indent=2))
+
+
+if __name__ == "__main__":
+    main()
