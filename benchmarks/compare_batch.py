@@ -99,11 +99,7 @@ def multilabel_rows(scale: float, repeat: int, torch: Any) -> dict[str, float]:
         ),
         "threads": float(nt),
     }
-    f_s, f_y = np.asfortranarray(s), np.asfortranarray(y)
-    row["fastrank all_metrics (Fortran order)"] = _time(
-        lambda: fastrank.all_metrics(f_y, f_s, average=None), repeat
-    )
-    del f_s, f_y
+    row["fastrank all_metrics (Fortran order)"] = _fortran(y, s, repeat)
     row["np.sort axis=0"] = _single_thread_sort(s)
     row["sklearn average_precision_score"] = _once(
         lambda: average_precision_score(y, s, average=None)
@@ -117,6 +113,12 @@ def multilabel_rows(scale: float, repeat: int, torch: Any) -> dict[str, float]:
             lambda: multilabel_average_precision(ts, ty, s.shape[1], average="none")
         )
     return row
+
+
+def _fortran(y: np.ndarray, s: np.ndarray, repeat: int) -> float:
+    """The B1 call on Fortran-ordered copies of the matrices (freed on return)."""
+    f_y, f_s = np.asfortranarray(y), np.asfortranarray(s)
+    return _time(lambda: fastrank.all_metrics(f_y, f_s, average=None), repeat)
 
 
 def _sklearn_group_loop(y: np.ndarray, s: np.ndarray, g: np.ndarray, metric: Any) -> None:
@@ -174,13 +176,13 @@ def scaling_rows(scale: float, repeat: int) -> list[tuple[str, float]]:
     for frac in (0.25, 0.5, 1.0):
         k = max(1, int(n * frac))
         ys, ss = y[:k], s[:k]  # leading rows of a C array: still C-contiguous
-        out.append((f"{k:,} x {t:,}", _time(lambda: fastrank.all_metrics(ys, ss, average=None),
-                                            repeat)))
+        out.append((f"{k:,} x {t:,}", _time(
+            lambda ys=ys, ss=ss: fastrank.all_metrics(ys, ss, average=None), repeat)))
     for frac in (0.25, 0.5):
         k = max(1, int(t * frac))
         ys, ss = np.ascontiguousarray(y[:, :k]), np.ascontiguousarray(s[:, :k])
-        out.append((f"{n:,} x {k:,}", _time(lambda: fastrank.all_metrics(ys, ss, average=None),
-                                            repeat)))
+        out.append((f"{n:,} x {k:,}", _time(
+            lambda ys=ys, ss=ss: fastrank.all_metrics(ys, ss, average=None), repeat)))
     return out
 
 

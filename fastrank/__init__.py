@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
+from .batch import GroupResult
 from .curves import (
     confusion_matrix_at_thresholds,
     det_curve,
@@ -25,7 +26,6 @@ from .curves import (
     precision_recall_curve,
     roc_curve,
 )
-from .batch import GroupResult
 from .exceptions import UndefinedMetricWarning
 from .metrics import (
     BatchMetrics,

@@ -57,8 +57,8 @@ from ._validation import (
     native,
     prepare,
 )
-from .exceptions import warn_undefined_tasks
 from ._workspace import scratch
+from .exceptions import warn_undefined_tasks
 
 AVERAGES = (None, "macro", "weighted", "size", "pairs", "micro")
 
@@ -330,7 +330,8 @@ def prepare_batch(
     bits, layout, canon, score_dtype = _score_matrix(y_score)
     n, t = y_score.shape
     weights, unit = check_weights(sample_weight, n)
-    lab, lab_ptr, lab_idx, ids = _NO_U8, _NO_INT, _NO_INT, None
+    lab, lab_ptr, lab_idx = _NO_U8, _NO_INT, _NO_INT
+    classes: np.ndarray | None = None
     if _is_sparse(y_true):
         lab_mode, mode = LAB_CSC, "tasks"
         lab_ptr, lab_idx = _sparse_labels(y_true, n, t, pos_label)
@@ -338,7 +339,7 @@ def prepare_batch(
         y = as_array(y_true, "y_true")
         if y.ndim == 1:
             lab_mode, mode = LAB_CODES, "classes"
-            lab_idx, ids = _class_codes(y, n, t, labels)
+            lab_idx, classes = _class_codes(y, n, t, labels)
         else:
             if y.ndim != 2:
                 raise ValueError(
@@ -352,7 +353,7 @@ def prepare_batch(
     return Batch(
         bits, layout, n, t, offsets, _NO_INT, lab, lab_mode, lab_ptr, lab_idx, weights, True,
         unit, spec[1], spec[2], spec[3], score_dtype, canon, np.full(t, n, np.int64),
-        np.arange(nunits, dtype=np.int64), ids, mode,
+        np.arange(nunits, dtype=np.int64), classes, mode,
     )
 
 
@@ -523,7 +524,7 @@ class GroupResult:
     def to_pandas(self) -> Any:
         """The groups as a pandas DataFrame indexed by group id (needs pandas)."""
         try:
-            import pandas as pd
+            import pandas as pd  # type: ignore[import-untyped,unused-ignore]
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ImportError(
                 "GroupResult.to_pandas needs pandas: pip install pandas"
@@ -566,7 +567,9 @@ def average_values(
 
 def d_prime_of(auc: np.ndarray) -> np.ndarray:
     """sqrt(2) * Phi^-1(AUC) per task (NaN stays NaN)."""
-    return np.sqrt(2.0) * ndtri_array(np.ascontiguousarray(auc, dtype=np.float64))
+    quantiles = np.asarray(ndtri_array(np.ascontiguousarray(auc, dtype=np.float64)))
+    scaled: np.ndarray = np.sqrt(2.0) * quantiles
+    return scaled
 
 
 def ovo_roc_auc(

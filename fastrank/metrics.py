@@ -24,7 +24,6 @@ from ._kernels.sweep import (
     OUT_POS,
     OUT_PR_AUC,
     OUT_PRBE,
-    OUT_SIZE,
     WANT_EXPECTED_AP,
     WANT_PR_AUC,
 )
@@ -85,11 +84,13 @@ def _finish(
 
 
 def _one_class(res: TaskResults) -> np.ndarray:
-    return (res.positives == 0) | (res.negatives == 0)
+    mask: np.ndarray = (res.positives == 0) | (res.negatives == 0)
+    return mask
 
 
 def _no_positives(res: TaskResults) -> np.ndarray:
-    return res.positives == 0
+    mask: np.ndarray = res.positives == 0
+    return mask
 
 
 def _threshold(task: Task, bits: int) -> float:
