@@ -115,6 +115,11 @@ def as_array(x: Any, name: str) -> np.ndarray:
 
 def _one_d(a: np.ndarray, name: str) -> None:
     if a.ndim != 1:
+        if a.ndim == 2 and name == "y_true":
+            raise ValueError(
+                f"y_true has shape {a.shape} but y_score is 1-D: one task needs 1-D labels. "
+                "The metric functions score 2-D labels against 2-D scores of the same shape."
+            )
         if a.ndim == 2:
             raise ValueError(
                 f"{name} must be 1-D (one task); got shape {a.shape}. "

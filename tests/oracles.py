@@ -522,3 +522,76 @@ def pr_auc_quadrature_groups(g: Groups) -> float:
                 parts.append(value)
         tp0, fp0 = tp1, fp1
     return math.fsum(parts) / p
+
+
+# ----------------------------------------------------------- batches of tasks
+#
+# Averages over several tasks (the columns of a label matrix, the classes of a
+# multiclass problem, the groups of a grouped call), computed by hand.
+
+
+def task_mean(
+    values: Sequence[Any],
+    positives: Sequence[Any],
+    negatives: Sequence[Any],
+    average: str,
+) -> float | None:
+    """The average of per-task ``values`` that are not NaN (the defined tasks).
+
+    ``average``: "macro" (plain mean), "weighted" (by each task's positive
+    total), "size" (by its positive + negative total) or "pairs" (by
+    positives * negatives). Finite values and weights are combined exactly
+    (Fractions) and rounded once. NaN when no task is defined; ``None`` when
+    the defined tasks' weights sum to zero (no average is determined).
+    """
+    terms = []
+    for v, p, n in zip(values, positives, negatives, strict=True):
+        v = float(v)
+        if math.isnan(v):
+            continue
+        p, n = Fraction(_py(p)), Fraction(_py(n))
+        weight = {"macro": Fraction(1), "weighted": p, "size": p + n, "pairs": p * n}[average]
+        terms.append((v, weight))
+    if not terms:
+        return NAN
+    total = sum((w for _, w in terms), Fraction(0))
+    if total == 0:
+        return None
+    infinite = {math.copysign(1.0, v) for v, w in terms if math.isinf(v) and w != 0}
+    if infinite:
+        return NAN if len(infinite) == 2 else infinite.pop() * math.inf
+    return float(sum((Fraction(v) * w for v, w in terms), Fraction(0)) / total)
+
+
+def roc_auc_within_groups(
+    y: Sequence[Any], s: Sequence[Any], groups: Sequence[Any], w: Sequence[Any] | None = None
+) -> Fraction | float:
+    """Mann-Whitney over the positive-negative pairs *of the same group*, pooled.
+
+    sum_{i pos, j neg, g_i == g_j} w_i w_j ([s_i > s_j] + [s_i == s_j] / 2)
+    divided by sum_g P_g N_g. NaN when no group has both classes.
+    """
+    if w is None:
+        w = [1] * len(y)
+    assert len(groups) == len(y) == len(s) == len(w)
+    rows = [
+        (_py(g), _py(si), int(_py(yi)), Fraction(_py(wi)))
+        for g, si, yi, wi in zip(groups, s, y, w, strict=True)
+        if Fraction(_py(wi)) != 0
+    ]
+    total = Fraction(0)
+    pairs = Fraction(0)
+    for gi, si, yi, wi in rows:
+        if yi != 1:
+            continue
+        for gj, sj, yj, wj in rows:
+            if yj != 0 or gj != gi:
+                continue
+            pairs += wi * wj
+            if si > sj:
+                total += wi * wj
+            elif si == sj:
+                total += wi * wj / 2
+    if pairs == 0:
+        return NAN
+    return total / pairs
