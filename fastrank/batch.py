@@ -598,7 +598,8 @@ def ovo_roc_auc(
     shape = tuple(y_true.shape) if _is_sparse(y_true) else as_array(y_true, "y_true").shape
     if len(shape) != 1:
         raise ValueError(
-            f"multi_class='ovo' compares classes: y_true must be 1-D class labels, got shape {shape}"
+            "multi_class='ovo' compares classes: y_true must be 1-D class labels, "
+            f"got shape {shape}"
         )
     codes, _ = _class_codes(y_true, n, k, labels)
     pairs = []
