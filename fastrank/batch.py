@@ -23,6 +23,7 @@ Three ways to describe tasks:
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -70,6 +71,7 @@ _RETAIN_BYTES = 256 << 20
 
 _launch = threading.Lock()  # held while a parallel batch runs (see run_batch)
 _kept: list[np.ndarray] = []
+_pool_pid: list[int] = []  # the process that first started Numba's thread pool from here
 
 _NO_INT = np.empty(0, np.int64)
 _NO_U8 = np.empty(0, np.uint8)
@@ -369,6 +371,16 @@ def _workers_scratch(nworkers: int, nbytes: int) -> np.ndarray:
     return buf[:total].reshape(nworkers, nbytes)
 
 
+def _pool_usable() -> bool:
+    """False in a process forked after this one started the pool.
+
+    A forked child inherits a thread pool whose threads did not survive the
+    fork; the GNU OpenMP layer then aborts the process. Such a child (a data
+    loader worker, say) runs its batches on its own thread instead.
+    """
+    return not _pool_pid or _pool_pid[0] == os.getpid()
+
+
 def run_batch(b: Batch, max_fpr: float, what: int) -> tuple[np.ndarray, np.ndarray]:
     """Every task's ``OUT_*`` row and break-even score bits.
 
@@ -377,6 +389,7 @@ def run_batch(b: Batch, max_fpr: float, what: int) -> tuple[np.ndarray, np.ndarr
     layer cannot run two parallel regions at once, so while one batch holds
     the pool, a batch from another Python thread runs on its own thread
     instead (without the GIL): concurrent callers neither wait nor crash.
+    So does a batch in a process forked after the pool started.
     The results are the same either way, bit for bit.
     """
     out = np.empty((b.t, OUT_SIZE), np.float64)
@@ -394,9 +407,10 @@ def run_batch(b: Batch, max_fpr: float, what: int) -> tuple[np.ndarray, np.ndarr
         block, nmax,
     )
     nworkers = min(numba.get_num_threads(), b.units.shape[0])
-    if nworkers > 1 and int(b.sizes.sum()) >= PARALLEL_MIN_SAMPLES:
+    if nworkers > 1 and int(b.sizes.sum()) >= PARALLEL_MIN_SAMPLES and _pool_usable():
         if _launch.acquire(blocking=False):
             try:
+                _pool_pid[:] = _pool_pid or [os.getpid()]
                 batch_parallel(*args, _workers_scratch(nworkers, per_worker), out, prbe)
             finally:
                 _launch.release()

@@ -244,3 +244,27 @@ def test_first_calls_of_a_process_from_threads():
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.strip().splitlines()[-1]) is True
+
+
+def _child_batch(queue, y, s):
+    queue.put(fastrank.roc_auc(y, s, average=None))
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork()")
+def test_batch_in_a_forked_child_after_the_parent_used_the_pool():
+    import multiprocessing
+
+    rng = np.random.default_rng(5)
+    s = rng.standard_normal((70_000, 3))  # large enough for the parallel path
+    y = rng.random((70_000, 3)) < 0.2
+    expected = fastrank.roc_auc(y, s, average=None)
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_child_batch, args=(queue, y, s))
+    with warnings.catch_warnings():  # Python >= 3.12 warns about fork() with threads running
+        warnings.simplefilter("ignore", DeprecationWarning)
+        child.start()
+    got = queue.get(timeout=120)
+    child.join(timeout=120)
+    assert child.exitcode == 0
+    np.testing.assert_array_equal(got, expected)
