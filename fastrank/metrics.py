@@ -132,15 +132,40 @@ def average_precision(
         ``"grouped"``: samples with equal scores form one cutoff, as in
         scikit-learn. ``"expected"``: the expected AP over all orders of the
         samples inside each tie group (unweighted only).
+    average : {"macro", "weighted", "size", "pairs", "micro"} or None, default "macro"
+        For a batch of tasks (2-D ``y_score``, or ``groups``); ignored for one
+        task. ``None``: one value per task. ``"macro"``: the mean over tasks
+        (the mAP). ``"weighted"``: weighted by each task's positive total.
+        ``"size"``: by each task's sample count (weight sum when weighted).
+        ``"pairs"``: by positives x negatives. ``"micro"``: every cell pooled
+        into one task. Undefined tasks (here: without positives) are NaN per
+        task and left out of every average; one warning counts them (for the
+        mean that propagates NaN, take ``np.mean`` of ``average=None``).
+    groups : array-like of shape (n_samples,), optional
+        One group id per sample (integers or strings, any order): each group
+        is one task. With ``average=None`` the result is a
+        :class:`~fastrank.GroupResult`.
+    labels : array-like, optional
+        Multiclass (1-D ``y_true`` with 2-D ``y_score``): the class of each
+        score column; default the sorted distinct values of ``y_true``.
 
     Returns
     -------
-    float
-        AP in [0, 1]; NaN (with an :class:`~fastrank.UndefinedMetricWarning`)
-        when there are no positives.
+    float, ndarray or GroupResult
+        One task: AP in [0, 1]; NaN (with an
+        :class:`~fastrank.UndefinedMetricWarning`) when there are no
+        positives. A batch: the average, or per-task values (an array of
+        ``n_tasks``, or a ``GroupResult`` with ``groups``).
 
     Notes
     -----
+    ``y_true`` and ``y_score`` of shape ``(n_samples, n_tasks)`` (C or F
+    order; ``y_true`` may be ``scipy.sparse``) score each column; 1-D class
+    labels with ``(n_samples, n_classes)`` scores score each class against
+    the rest; ``groups`` scores each group. ``sample_weight`` stays one
+    weight per sample. Each task's value equals the one-task call's, bit for
+    bit; the tasks run on all of Numba's threads.
+
     With ``TP_k``, ``FP_k`` the (weighted) counts at or above the k-th
     distinct score and ``P`` the positive total,
     ``AP = sum_k (TP_k - TP_{k-1}) / P * TP_k / (TP_k + FP_k)``: a tie group
@@ -214,11 +239,21 @@ def roc_auc(
         ``max_fpr``, McClish-standardised as in scikit-learn's
         ``roc_auc_score(max_fpr=...)``: 0.5 for a random and 1 for a perfect
         ranking.
+    average, groups, labels
+        For batches, as in :func:`average_precision`; a task missing either
+        class is undefined. ``average="pairs"`` over groups is the share of
+        all within-group positive-negative pairs ranked right.
+    multi_class : {"ovr", "ovo"}, default "ovr"
+        Multiclass only: one class against the rest, or Hand & Till's mean
+        over pairs of classes (scikit-learn's ``multi_class="ovo"``; average
+        ``"macro"`` or ``"weighted"`` by the pair's share of samples, no
+        ``sample_weight``, no ``max_fpr``).
 
     Returns
     -------
-    float
-        NaN (with a warning) when either class is missing.
+    float, ndarray or GroupResult
+        NaN (with a warning) when either class is missing; batches as in
+        :func:`average_precision`.
 
     Notes
     -----
