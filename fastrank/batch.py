@@ -40,7 +40,10 @@ from ._kernels.batch import (
     SEGMENTS,
     batch_parallel,
     batch_serial,
-    segment_groups,
+    runs_of_ids,
+    scan_ids,
+    scatter_by_id,
+    sort_ids,
     worker_bytes,
 )
 from ._kernels.keys import first_nonfinite
@@ -102,6 +105,7 @@ class Batch(NamedTuple):
     units: np.ndarray  # processing order of the units (blocks or tasks)
     ids: np.ndarray | None  # group ids (grouped) or class labels (multiclass)
     mode: str  # "tasks", "classes" or "groups"
+    pooled: Task | None = None  # grouped: the input as one task (average="micro")
 
 
 class TaskResults(NamedTuple):
@@ -271,13 +275,32 @@ def _class_codes(y_true: Any, n: int, t: int, labels: Any) -> tuple[np.ndarray, 
     return order[at].astype(np.int64), classes
 
 
-def _group_index(groups: Any, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(rows, offsets, ids)`` of the groups, ids in increasing order."""
+class _Groups(NamedTuple):
+    bits: np.ndarray
+    labels: np.ndarray
+    weights: np.ndarray | None
+    rows: np.ndarray
+    offsets: np.ndarray
+    ids: np.ndarray
+
+
+def _group_tasks(
+    groups: Any, bits: np.ndarray, labels: np.ndarray, weights: np.ndarray | None
+) -> _Groups:
+    """Where each group's samples are, ids in increasing order.
+
+    Ids already in order make each group a run of the input. Ids spanning at
+    most as many values as there are samples are counted into place: the
+    samples themselves are moved group by group (a copy of the scores,
+    labels and weights). Other ids are sorted with their row numbers.
+    """
+    n = bits.shape[0]
     g = as_array(groups, "groups")
     if g.ndim != 1:
         raise ValueError(f"groups must be 1-D (one id per sample); got shape {g.shape}")
     if g.shape[0] != n:
         raise ValueError(f"groups has length {g.shape[0]} but y_score has length {n}")
+    names = None
     if g.dtype.kind in "biuf":
         if g.dtype.kind == "f":
             key = native(g.astype(np.float64, copy=False))
@@ -288,18 +311,31 @@ def _group_index(groups: Any, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarra
             key = native(g)
         else:
             key = native(g.astype(np.int64, copy=False))
-        spec = KEYS[key.dtype]
-        rows, offsets, first = segment_groups(key.view(np.uint64), spec[1], spec[2], spec[3])
-        return rows, offsets, g[first]
-    try:
-        ids, codes = np.unique(g, return_inverse=True)
-    except TypeError as exc:
-        raise ValueError(f"groups holds ids that cannot be ordered: {exc}") from exc
-    spec = KEYS[np.dtype(np.int64)]
-    rows, offsets, _ = segment_groups(
-        codes.reshape(-1).astype(np.int64).view(np.uint64), spec[1], spec[2], spec[3]
-    )
-    return rows, offsets, ids
+    else:
+        try:
+            names, codes = np.unique(g, return_inverse=True)
+        except TypeError as exc:
+            raise ValueError(f"groups holds ids that cannot be ordered: {exc}") from exc
+        key = codes.reshape(-1).astype(np.int64)
+    _, kind, sign, ones, _ = KEYS[key.dtype]
+    kbits = key.view(np.uint64)
+    in_order, lo, hi = scan_ids(kbits, kind, sign, ones)
+    # Numba returns them as Python ints: make them uint64 again, or a key below
+    # 2**63 would be typed int64 in the next kernel and mix signed with unsigned.
+    lo, hi = np.uint64(lo), np.uint64(hi)
+    rows = _NO_INT
+    if in_order:
+        offsets, first = runs_of_ids(kbits, kind, sign, ones)
+    elif int(hi) - int(lo) < n:
+        offsets, first, bits, labels, weights = scatter_by_id(
+            kbits, kind, sign, ones, lo, int(hi) - int(lo) + 1, bits, labels, weights
+        )
+        bits.flags.writeable = False
+        if weights is not None:
+            weights.flags.writeable = False
+    else:
+        rows, offsets, first = sort_ids(kbits, kind, sign, ones, lo, hi)
+    return _Groups(bits, labels, weights, rows, offsets, g[first] if names is None else names)
 
 
 def prepare_batch(
@@ -321,13 +357,15 @@ def prepare_batch(
         n = bits.shape[0]
         lab, _ = check_labels(y_true, n, pos_label)
         weights, unit = check_weights(sample_weight, n)
-        rows, offsets, ids = _group_index(groups, n)
-        sizes = np.diff(offsets)
         spec = KEYS[canon]
+        pooled = Task(bits, spec[1], spec[2], spec[3], score_dtype, canon, lab,
+                      int(np.count_nonzero(lab)), weights, unit)
+        gt = _group_tasks(groups, bits, lab, weights)
+        sizes = np.diff(gt.offsets)
         return Batch(
-            bits, SEGMENTS, n, sizes.shape[0], offsets, rows, lab, LAB_SAME, _NO_INT, _NO_INT,
-            weights, False, unit, spec[1], spec[2], spec[3], score_dtype, canon, sizes,
-            np.argsort(-sizes, kind="stable"), ids, "groups",
+            gt.bits, SEGMENTS, n, sizes.shape[0], gt.offsets, gt.rows, gt.labels, LAB_SAME,
+            _NO_INT, _NO_INT, gt.weights, False, unit, spec[1], spec[2], spec[3], score_dtype,
+            canon, sizes, np.argsort(-sizes, kind="stable"), gt.ids, "groups", pooled,
         )
     bits, layout, canon, score_dtype = _score_matrix(y_score)
     n, t = y_score.shape
@@ -432,28 +470,26 @@ def sweep_task(task: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
 
 def pooled_task(b: Batch) -> Task:
     """Every cell of a batch as one task (``average="micro"``)."""
-    if b.mode == "groups":
+    if b.pooled is not None:
+        return b.pooled
+    if b.lab_mode == LAB_SAME:
         labels = b.labels
-        weights = b.weights
     else:
-        if b.lab_mode == LAB_SAME:
-            labels = b.labels
+        dense = np.zeros((b.t, b.n), np.uint8)
+        if b.lab_mode == LAB_CSC:
+            cols = np.repeat(np.arange(b.t), np.diff(b.lab_ptr))
+            dense[cols, b.lab_idx] = 1
         else:
-            dense = np.zeros((b.t, b.n), np.uint8)
-            if b.lab_mode == LAB_CSC:
-                cols = np.repeat(np.arange(b.t), np.diff(b.lab_ptr))
-                dense[cols, b.lab_idx] = 1
-            else:
-                dense[b.lab_idx, np.arange(b.n)] = 1
-            labels = (dense if b.layout == SEGMENTS else dense.T.copy()).reshape(-1)
-        weights = None
-        if b.weights is not None:
-            # SEGMENTS cells run task by task, SAMPLE_MAJOR cells sample by sample
-            if b.layout == SEGMENTS:
-                weights = np.tile(b.weights, b.t)
-            else:
-                weights = np.repeat(b.weights, b.t)
-            weights.flags.writeable = False
+            dense[b.lab_idx, np.arange(b.n)] = 1
+        labels = (dense if b.layout == SEGMENTS else dense.T.copy()).reshape(-1)
+    weights = None
+    if b.weights is not None:
+        # SEGMENTS cells run task by task, SAMPLE_MAJOR cells sample by sample
+        if b.layout == SEGMENTS:
+            weights = np.tile(b.weights, b.t)
+        else:
+            weights = np.repeat(b.weights, b.t)
+        weights.flags.writeable = False
     npos = int(np.count_nonzero(labels))
     return Task(
         b.bits, b.kind, b.sign, b.ones, b.score_dtype, b.canon_dtype, labels, npos, weights,

@@ -215,67 +215,116 @@ def batch_serial(
 
 
 @kernel
-def segment_groups(gbits, kind, sign, ones):
-    """Split samples by group id (given as score-like bits): ``(rows, offsets, first)``.
-
-    Groups come out in increasing id order. ``rows`` lists the samples group
-    by group, each group in input order (empty when the ids are already
-    sorted, so that groups are runs of the input); group ``g`` is
-    ``rows[offsets[g]:offsets[g + 1]]`` (or that range of the input), and
-    ``first[g]`` is the index of its first sample in the input. Ids spanning
-    fewer values than there are samples are counted into place (two passes);
-    others are radix-sorted with their row numbers.
-    """
-    n = gbits.shape[0]
-    keys = np.empty(n, np.uint64)
+def scan_ids(gbits, kind, sign, ones):
+    """``(in_order, lo, hi)``: whether the id keys never decrease, and their range."""
     in_order = True
     lo = ~np.uint64(0)
     hi = np.uint64(0)
-    for i in range(n):
+    prev = np.uint64(0)
+    for i in range(gbits.shape[0]):
         k = to_key(np.uint64(gbits[i]), kind, sign, ones)
-        keys[i] = k
         lo = min(lo, k)
         hi = max(hi, k)
-        if i > 0 and k < keys[i - 1]:
+        if k < prev:
             in_order = False
-    if in_order:
-        rows = np.empty(0, np.int64)
-        offsets = _runs(keys)
-        return rows, offsets, _run_starts(offsets, rows)
-    if hi - lo < np.uint64(n):
-        span = int(hi - lo) + 1
-        at = np.zeros(span, np.int64)
-        for i in range(n):
-            at[keys[i] - lo] += 1
-        ngroups = 0
-        for v in range(span):
-            ngroups += at[v] > 0
-        offsets = np.empty(ngroups + 1, np.int64)
-        pos = 0
-        g = 0
-        for v in range(span):
-            c = at[v]
-            if c:
-                offsets[g] = pos
-                at[v] = pos
-                pos += c
-                g += 1
-        offsets[ngroups] = n
-        rows = np.empty(n, np.int64)
-        for i in range(n):
-            v = keys[i] - lo
-            rows[at[v]] = i
-            at[v] += 1
-        first = np.empty(ngroups, np.int64)
-        for g in range(ngroups):
-            first[g] = rows[offsets[g]]
-        return rows, offsets, first
+        prev = k
+    return in_order, lo, hi
+
+
+@kernel
+def runs_of_ids(gbits, kind, sign, ones):
+    """Groups of ids that never decrease: ``(offsets, first)`` of the runs."""
+    n = gbits.shape[0]
+    count = 1
+    prev = to_key(np.uint64(gbits[0]), kind, sign, ones)
+    for i in range(1, n):
+        k = to_key(np.uint64(gbits[i]), kind, sign, ones)
+        count += k != prev
+        prev = k
+    offsets = np.empty(count + 1, np.int64)
+    offsets[0] = 0
+    g = 0
+    prev = to_key(np.uint64(gbits[0]), kind, sign, ones)
+    for i in range(1, n):
+        k = to_key(np.uint64(gbits[i]), kind, sign, ones)
+        if k != prev:
+            g += 1
+            offsets[g] = i
+        prev = k
+    offsets[count] = n
+    return offsets, offsets[:count].copy()
+
+
+@kernel
+def _like_weights(weights):
+    if weights is None:
+        return None
+    return np.empty_like(weights)
+
+
+@kernel
+def scatter_by_id(gbits, kind, sign, ones, lo, span, bits, labels, weights):
+    """Samples moved group by group (ids in increasing order, input order within).
+
+    For ids whose keys span ``span`` values from ``lo`` (``span`` at most the
+    number of samples): a counting sort that moves the scores' bits, labels
+    and weights themselves, so that the tasks are read sequentially later.
+    Returns ``(offsets, first, bits, labels, weights)``, ``first[g]`` being
+    the input index of group ``g``'s first sample.
+    """
+    n = gbits.shape[0]
+    slot = np.zeros((span, 2), np.int64)  # per id value: next position, group number
+    for i in range(n):
+        slot[to_key(np.uint64(gbits[i]), kind, sign, ones) - lo, 0] += 1
+    ngroups = 0
+    for v in range(span):
+        ngroups += slot[v, 0] > 0
+    offsets = np.empty(ngroups + 1, np.int64)
+    pos = 0
+    g = 0
+    for v in range(span):
+        c = slot[v, 0]
+        if c:
+            offsets[g] = pos
+            slot[v, 0] = pos
+            slot[v, 1] = g
+            pos += c
+            g += 1
+    offsets[ngroups] = n
+    first = np.empty(ngroups, np.int64)
+    sbits = np.empty_like(bits)
+    slabels = np.empty_like(labels)
+    sweights = _like_weights(weights)
+    for i in range(n):
+        v = to_key(np.uint64(gbits[i]), kind, sign, ones) - lo
+        d = slot[v, 0]
+        g = slot[v, 1]
+        if d == offsets[g]:
+            first[g] = i
+        sbits[d] = bits[i]
+        slabels[d] = labels[i]
+        if weights is not None:
+            sweights[d] = weights[i]
+        slot[v, 0] = d + 1
+    return offsets, first, sbits, slabels, sweights
+
+
+@kernel
+def sort_ids(gbits, kind, sign, ones, lo, hi):
+    """Ids over a wide range: ``(rows, offsets, first)`` from a radix sort of the keys."""
+    n = gbits.shape[0]
+    keys = np.empty(n, np.uint64)
+    for i in range(n):
+        keys[i] = to_key(np.uint64(gbits[i]), kind, sign, ones)
     rows = np.arange(n)
     # Keys between lo and hi vary only in the bits at or below the top bit of lo ^ hi.
     sort_keys(keys, np.empty_like(keys), rows, np.empty_like(rows), lo ^ hi,
               np.empty((8, 256), np.int64))
     offsets = _runs(keys)
-    return rows, offsets, _run_starts(offsets, rows)
+    first = np.empty(offsets.shape[0] - 1, np.int64)
+    for g in range(first.shape[0]):
+        first[g] = rows[offsets[g]]
+    return rows, offsets, first
 
 
 @kernel
@@ -294,12 +343,3 @@ def _runs(keys):
             offsets[g] = i
     offsets[count] = n
     return offsets
-
-
-@kernel
-def _run_starts(offsets, rows):
-    """Input index of the first sample of each run (``rows`` maps positions to inputs)."""
-    first = np.empty(offsets.shape[0] - 1, np.int64)
-    for g in range(first.shape[0]):
-        first[g] = offsets[g] if rows.shape[0] == 0 else rows[offsets[g]]
-    return first
