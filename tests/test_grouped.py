@@ -675,3 +675,21 @@ def test_results_and_inputs_are_left_alone():
         np.testing.assert_array_equal(kept[key], value, err_msg=key)
     for a, c in zip((y, s, ids, w), inputs, strict=True):
         np.testing.assert_array_equal(a, c)
+
+
+def test_group_result_to_pandas_lists_every_group():
+    pd = pytest.importorskip("pandas")
+    y = np.array([1, 0, 0, 1, 0, 1, 1, 0])
+    s = np.array([0.9, 0.3, 0.5, 0.2, 0.4, 0.8, 0.7, 0.1])
+    ids = np.array(["a", "a", "a", "b", "b", "c", "c", "c"])
+    res = fastrank.roc_auc(y, s, groups=ids, average=None)
+    frame = res.to_pandas()
+    assert isinstance(frame, pd.DataFrame)
+    assert frame.index.name == "group"
+    assert frame.index.tolist() == ["a", "b", "c"]
+    np.testing.assert_array_equal(frame["value"].to_numpy(), res.values)
+    np.testing.assert_array_equal(frame["size"].to_numpy(), [3, 2, 3])
+    for gid in ("a", "b", "c"):
+        mask = ids == gid
+        assert frame.loc[gid, "value"] == fastrank.roc_auc(y[mask], s[mask])
+        assert frame.loc[gid, "positives"] == y[mask].sum()
