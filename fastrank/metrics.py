@@ -55,8 +55,6 @@ __all__ = [
 _SQRT2 = math.sqrt(2.0)
 
 
-_sweep = sweep_task
-
 Average = Literal["macro", "weighted", "size", "pairs", "micro"] | None
 # What a batched metric returns: one number (an average), one per task, or per group.
 Batched = float | np.ndarray | GroupResult
@@ -205,12 +203,7 @@ def average_precision(
         )
         return _finish("average_precision", res, res.out[:, index], _no_positives(res), average)
     task = prepare(y_true, s, sample_weight, pos_label)
-    if ties == "expected":
-        out, _ = _sweep(task, 1.0, WANT_EXPECTED_AP)
-        index = OUT_AP_EXPECTED
-    else:
-        out, _ = _sweep(task, 1.0, 0)
-        index = OUT_AP
+    out, _ = sweep_task(task, 1.0, what)
     if out[OUT_POS] == 0:
         warn_undefined("average_precision is", out[OUT_POS], out[OUT_NEG])
     return float(out[index])
@@ -292,7 +285,7 @@ def roc_auc(
         )
         return _finish("roc_auc", res, res.out[:, index], _one_class(res), average)
     task = prepare(y_true, s, sample_weight, pos_label)
-    out, _ = _sweep(task, m, 0)
+    out, _ = sweep_task(task, m, 0)
     if out[OUT_POS] == 0 or out[OUT_NEG] == 0:
         warn_undefined("roc_auc is", out[OUT_POS], out[OUT_NEG])
     return float(out[index])
@@ -351,7 +344,7 @@ def pr_auc(
         )
         return _finish("pr_auc", res, res.out[:, OUT_PR_AUC], _no_positives(res), average)
     task = prepare(y_true, s, sample_weight, pos_label)
-    out, _ = _sweep(task, 1.0, WANT_PR_AUC)
+    out, _ = sweep_task(task, 1.0, WANT_PR_AUC)
     if out[OUT_POS] == 0:
         warn_undefined("pr_auc is", out[OUT_POS], out[OUT_NEG])
     return float(out[OUT_PR_AUC])
@@ -403,7 +396,7 @@ def d_prime(
         undefined = _one_class(res)
         return _finish("d_prime", res, d_prime_of(res.out[:, OUT_AUC]), undefined, average)
     task = prepare(y_true, s, sample_weight, pos_label)
-    out, _ = _sweep(task, 1.0, 0)
+    out, _ = sweep_task(task, 1.0, 0)
     if out[OUT_POS] == 0 or out[OUT_NEG] == 0:
         warn_undefined("d_prime is", out[OUT_POS], out[OUT_NEG])
         return math.nan
@@ -486,7 +479,7 @@ def prbe(
             return values, float(res.thresholds[0])
         return values, res.thresholds
     task = prepare(y_true, s, sample_weight, pos_label)
-    out, prbe_bits = _sweep(task, 1.0, 0)
+    out, prbe_bits = sweep_task(task, 1.0, 0)
     if out[OUT_POS] == 0:
         warn_undefined("prbe is", out[OUT_POS], out[OUT_NEG])
         return (math.nan, math.nan) if return_threshold else math.nan
@@ -688,7 +681,7 @@ def all_metrics(
         per = _batch_metrics(res, unweighted, max_fpr, m)
         return per if average is None else per.mean(average)
     task = prepare(y_true, s, sample_weight, pos_label)
-    out, prbe_bits = _sweep(task, m, what)
+    out, prbe_bits = sweep_task(task, m, what)
     out[OUT_POS] *= task.weight_unit
     out[OUT_NEG] *= task.weight_unit
     pos = float(out[OUT_POS])
