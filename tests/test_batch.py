@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 import sys
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -34,6 +33,7 @@ from fastrank import UndefinedMetricWarning
 
 sys.path.insert(0, str(Path(__file__).parent))
 import oracles
+from batch_helpers import assert_warned, call, close, quiet, same_float
 from strategies import (
     ALL_DTYPES,
     DYADIC_WEIGHTS,
@@ -63,33 +63,6 @@ AVERAGES = ("macro", "weighted", "size", "pairs")
 # --------------------------------------------------------------------- helpers
 
 
-def quiet(func: Any, *args: Any, **kwargs: Any) -> Any:
-    """Call ``func`` with UndefinedMetricWarning silenced (reference calls)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        return func(*args, **kwargs)
-
-
-def call(func: Any, *args: Any, **kwargs: Any) -> tuple[Any, list[warnings.WarningMessage]]:
-    """Call ``func``; return its result and the UndefinedMetricWarnings it emitted."""
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        out = func(*args, **kwargs)
-    others = [w for w in rec if not issubclass(w.category, UndefinedMetricWarning)]
-    assert not others, [str(w.message) for w in others]
-    return out, list(rec)
-
-
-def assert_warned(rec: list[warnings.WarningMessage], n_undefined: int) -> None:
-    """No warning when every task is defined, else exactly one that gives the count."""
-    if n_undefined == 0:
-        assert rec == [], [str(w.message) for w in rec]
-        return
-    assert len(rec) == 1, [str(w.message) for w in rec]
-    message = str(rec[0].message)
-    assert re.search(rf"\b{n_undefined}\b", message), (n_undefined, message)
-
-
 def as_float_array(values: list[Any]) -> np.ndarray:
     return np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
 
@@ -104,25 +77,6 @@ def assert_task_values(got: Any, want: list[Any]) -> None:
     # -0.0 vs 0.0 and NaN payloads aside, the bits of finite values agree
     finite = np.isfinite(want_arr)
     np.testing.assert_array_equal(got[finite].view(np.uint64), want_arr[finite].view(np.uint64))
-
-
-def close(got: Any, want: float | None, tol: float = TOL) -> bool:
-    """``got`` is a float within ``tol`` of ``want`` (NaN matches NaN, inf exactly)."""
-    assert want is not None
-    got = float(got)
-    if math.isnan(want):
-        return math.isnan(got)
-    if math.isinf(want):
-        return got == want
-    return abs(got - want) <= tol
-
-
-def same_float(got: Any, want: Any) -> bool:
-    """Bit-for-bit equality of two floats, NaN equal to NaN."""
-    got, want = float(got), float(want)
-    if math.isnan(want):
-        return math.isnan(got)
-    return got == want
 
 
 def to01(y: np.ndarray, pos_label: Any = None) -> np.ndarray:

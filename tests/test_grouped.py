@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 import sys
-import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -27,10 +25,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastrank
-from fastrank import UndefinedMetricWarning
 
 sys.path.insert(0, str(Path(__file__).parent))
 import oracles
+from batch_helpers import assert_task_values, assert_warned, call, close, quiet, same_float
 from strategies import (
     ALL_DTYPES,
     DYADIC_WEIGHTS,
@@ -58,57 +56,6 @@ ID_POOLS: dict[str, Any] = {
 
 
 # --------------------------------------------------------------------- helpers
-
-
-def quiet(func: Any, *args: Any, **kwargs: Any) -> Any:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        return func(*args, **kwargs)
-
-
-def call(func: Any, *args: Any, **kwargs: Any) -> tuple[Any, list[warnings.WarningMessage]]:
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        out = func(*args, **kwargs)
-    others = [w for w in rec if not issubclass(w.category, UndefinedMetricWarning)]
-    assert not others, [str(w.message) for w in others]
-    return out, list(rec)
-
-
-def assert_warned(rec: list[warnings.WarningMessage], n_undefined: int) -> None:
-    if n_undefined == 0:
-        assert rec == [], [str(w.message) for w in rec]
-        return
-    assert len(rec) == 1, [str(w.message) for w in rec]
-    message = str(rec[0].message)
-    assert re.search(rf"\b{n_undefined}\b", message), (n_undefined, message)
-
-
-def assert_task_values(got: Any, want: list[Any]) -> None:
-    assert isinstance(got, np.ndarray), type(got)
-    assert got.dtype == np.float64, got.dtype
-    want_arr = np.array([np.nan if v is None else float(v) for v in want], dtype=np.float64)
-    assert got.shape == want_arr.shape, (got.shape, want_arr.shape)
-    np.testing.assert_array_equal(got, want_arr)
-    finite = np.isfinite(want_arr)
-    np.testing.assert_array_equal(got[finite].view(np.uint64), want_arr[finite].view(np.uint64))
-
-
-def close(got: Any, want: float | None, tol: float = TOL) -> bool:
-    assert want is not None
-    got = float(got)
-    if math.isnan(want):
-        return math.isnan(got)
-    if math.isinf(want):
-        return got == want
-    return abs(got - want) <= tol
-
-
-def same_float(got: Any, want: Any) -> bool:
-    got, want = float(got), float(want)
-    if math.isnan(want):
-        return math.isnan(got)
-    return got == want
 
 
 def values_of(result: Any) -> np.ndarray:

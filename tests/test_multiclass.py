@@ -16,7 +16,6 @@ import itertools
 import math
 import re
 import sys
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +25,10 @@ import sklearn.metrics as skm
 from sklearn.preprocessing import label_binarize
 
 import fastrank
-from fastrank import UndefinedMetricWarning
 
 sys.path.insert(0, str(Path(__file__).parent))
 import oracles
+from batch_helpers import assert_task_values, call, close, quiet
 
 TOL = 1e-12
 SCALAR = ("average_precision", "roc_auc", "pr_auc", "d_prime", "prbe")
@@ -45,41 +44,6 @@ CLASS_SETS: dict[str, Any] = {
 
 
 # --------------------------------------------------------------------- helpers
-
-
-def quiet(func: Any, *args: Any, **kwargs: Any) -> Any:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        return func(*args, **kwargs)
-
-
-def call(func: Any, *args: Any, **kwargs: Any) -> tuple[Any, list[warnings.WarningMessage]]:
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        out = func(*args, **kwargs)
-    others = [w for w in rec if not issubclass(w.category, UndefinedMetricWarning)]
-    assert not others, [str(w.message) for w in others]
-    return out, list(rec)
-
-
-def assert_task_values(got: Any, want: list[Any]) -> None:
-    assert isinstance(got, np.ndarray), type(got)
-    assert got.dtype == np.float64, got.dtype
-    want_arr = np.array([np.nan if v is None else float(v) for v in want], dtype=np.float64)
-    assert got.shape == want_arr.shape, (got.shape, want_arr.shape)
-    np.testing.assert_array_equal(got, want_arr)
-    finite = np.isfinite(want_arr)
-    np.testing.assert_array_equal(got[finite].view(np.uint64), want_arr[finite].view(np.uint64))
-
-
-def close(got: Any, want: float | None, tol: float = TOL) -> bool:
-    assert want is not None
-    got = float(got)
-    if math.isnan(want):
-        return math.isnan(got)
-    if math.isinf(want):
-        return got == want
-    return abs(got - want) <= tol
 
 
 def multiclass_inputs(seed: int, classes: np.ndarray, n: int = 90) -> tuple[np.ndarray, np.ndarray]:
