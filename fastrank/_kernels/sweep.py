@@ -68,6 +68,7 @@ SK_SIZE = 2
 
 _DIRECT_HARMONIC = 64
 BLOCK = 64  # groups summed plainly before a compensated addition
+DENSE_POSITIVES = 0.25  # from this share of positives on, no branch around the AP term
 
 
 @kernel
@@ -200,6 +201,7 @@ def sweep_groups(src, begin, end, pos, neg, max_fpr, what, st, sk):
     want_pr = (what & WANT_PR_AUC) != 0
     expected = (what & WANT_EXPECTED_AP) != 0
     fp_stop = max_fpr * neg  # partial AUC: FP budget on the count scale
+    every_term = pos >= DENSE_POSITIVES * (pos + neg)
     tp = st[ST_TP]
     fp = st[ST_FP]
     ap_s = st[ST_AP]
@@ -238,16 +240,18 @@ def sweep_groups(src, begin, end, pos, neg, max_fpr, what, st, sk):
             dn = float(gn)
             tp1 = tp + dp
             fp1 = fp + dn
-            # Branch-free where the class of a group is unpredictable: the
-            # terms are zero for a group without positives (negatives).
-            term = dp * (tp1 / (tp1 + fp1))
-            ap_blk += term
-            auc_blk += dn * (tp + tp1)
-            if expected:
-                if dp + dn == 1.0:  # no tie: the expectation is the AP term itself
-                    ex_blk += term
-                elif dp > 0.0:
-                    ex_blk += expected_ap_group(tp, tp + fp, dp, dp + dn)
+            auc_blk += dn * (tp + tp1)  # zero for a group without negatives
+            # The AP term is zero for a group without positives. When positives
+            # are rare, skipping its division pays; when they are common, the
+            # branch would be unpredictable, so every group computes it.
+            if every_term or dp > 0.0:
+                term = dp * (tp1 / (tp1 + fp1))
+                ap_blk += term
+                if expected:
+                    if dp + dn == 1.0:  # no tie: the expectation is the AP term itself
+                        ex_blk += term
+                    elif dp > 0.0:
+                        ex_blk += expected_ap_group(tp, tp + fp, dp, dp + dn)
             if pa_open and dn > 0.0:
                 if fp1 <= fp_stop:
                     pa_blk += dn * (tp + tp1)
