@@ -20,13 +20,15 @@ import numpy as np
 import pytest
 import scipy.special
 
-from fastrank._kernels.sort import sort_keys
+from fastrank._kernels.sort import HIST_SHAPE, sort_keys
 from fastrank._kernels.special import ndtri
 from fastrank._kernels.sweep import harmonic_diff
 
 # ------------------------------------------------------------------------ sort
 
-SIZES = [0, 1, 2, 3, 47, 48, 49, 50, 97, 1000, 2048, 2049, 65536, 65537, 70000]
+# Every switch of the sort: insertion (48), window widths (2048, 65536) and
+# 11-bit digits (up to 2**18 keys).
+SIZES = [0, 1, 2, 3, 47, 48, 49, 50, 97, 1000, 2048, 2049, 65536, 65537, 70000, 262144, 262145]
 KEY_DTYPES = [np.uint32, np.uint64]
 
 
@@ -131,12 +133,14 @@ DISTRIBUTIONS: dict[str, Callable[[np.random.Generator, int, type], np.ndarray]]
 }
 
 
-def run_sort(keys: np.ndarray, pay: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+def run_sort(
+    keys: np.ndarray, pay: np.ndarray | None, hist_shape: tuple[int, int] = HIST_SHAPE
+) -> tuple[np.ndarray, np.ndarray | None]:
     keys = keys.copy()
     buf = np.empty_like(keys)
     pbuf = None if pay is None else np.empty_like(pay)
     pay = None if pay is None else pay.copy()
-    sort_keys(keys, buf, pay, pbuf, varying_bits(keys), np.empty((8, 256), np.int64))
+    sort_keys(keys, buf, pay, pbuf, varying_bits(keys), np.empty(hist_shape, np.int64))
     return keys, pay
 
 
@@ -147,8 +151,9 @@ def test_sort_keys_matches_numpy(dist: str, dtype: type) -> None:
     for n in SIZES:
         original = DISTRIBUTIONS[dist](rng, n, dtype)
         assert original.dtype == dtype and original.shape == (n,)
-        got, _ = run_sort(original, None)
-        np.testing.assert_array_equal(got, np.sort(original), err_msg=f"{dist} n={n}")
+        for hist_shape in (HIST_SHAPE, (8, 256)):  # with and without 11-bit digits
+            got, _ = run_sort(original, None, hist_shape)
+            np.testing.assert_array_equal(got, np.sort(original), err_msg=f"{dist} n={n}")
 
 
 def _pairs(keys: np.ndarray, pay: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

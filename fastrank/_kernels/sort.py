@@ -14,7 +14,8 @@ scalar quicksort, so fastrank sorts its integer keys itself:
   alone. Numba prunes the payload code when it is ``None``.
 
 Every function works in place on ``keys[lo:hi]`` and uses ``buf`` (same shape
-as ``keys``) and ``hist`` (``int64[8, 256]``) as scratch.
+as ``keys``) and ``hist`` (``int64[8, 256]``, or ``HIST_SHAPE`` to allow
+11-bit digits) as scratch.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ import numpy as np
 from .jit import kernel
 
 SMALL = 48  # runs up to this length are finished by insertion sort
-
-_DIGIT_MASK = np.uint64(255)
+WIDE_DIGIT_BITS = 11  # digit width of the 32-bit window on mid-sized inputs
+WIDE_DIGITS_MAX_N = 1 << 18
+HIST_SHAPE = (8, 1 << WIDE_DIGIT_BITS)  # the histogram the engine passes: any pass, any width
 
 
 @kernel
@@ -56,17 +58,20 @@ def insertion_sort(keys, pay, lo, hi):
 
 
 @kernel
-def lsd_sort(keys, buf, pay, pbuf, lo, hi, shift, nbits, hist):
-    """Stable LSD radix sort of ``keys[lo:hi]`` on bits ``[shift, shift + nbits)``."""
+def lsd_sort(keys, buf, pay, pbuf, lo, hi, shift, nbits, hist, dbits):
+    """Stable LSD radix sort of ``keys[lo:hi]`` on bits ``[shift, shift + nbits)``,
+    ``dbits`` bits per pass (``hist`` holds ``2**dbits`` counters per pass)."""
     n = hi - lo
-    npass = (nbits + 7) // 8
+    nb = 1 << dbits
+    mask = np.uint64(nb - 1)
+    npass = (nbits + dbits - 1) // dbits
     for p in range(npass):
-        for r in range(256):
+        for r in range(nb):
             hist[p, r] = 0
     for i in range(lo, hi):
         k = np.uint64(keys[i])
         for p in range(npass):
-            hist[p, (k >> np.uint64(shift + 8 * p)) & _DIGIT_MASK] += 1
+            hist[p, (k >> np.uint64(shift + dbits * p)) & mask] += 1
     src = keys
     dst = buf
     psrc = pay
@@ -74,17 +79,17 @@ def lsd_sort(keys, buf, pay, pbuf, lo, hi, shift, nbits, hist):
     in_buf = False
     first = np.uint64(keys[lo])
     for p in range(npass):
-        sh = np.uint64(shift + 8 * p)
-        if hist[p, (first >> sh) & _DIGIT_MASK] == n:
+        sh = np.uint64(shift + dbits * p)
+        if hist[p, (first >> sh) & mask] == n:
             continue  # every key has the same digit here
         total = lo
-        for r in range(256):
+        for r in range(nb):
             c = hist[p, r]
             hist[p, r] = total
             total += c
         for i in range(lo, hi):
             k = src[i]
-            d = (np.uint64(k) >> sh) & _DIGIT_MASK
+            d = (np.uint64(k) >> sh) & mask
             pos = hist[p, d]
             dst[pos] = k
             if pay is not None:
@@ -127,7 +132,12 @@ def sort_keys(keys, buf, pay, pbuf, varying, hist):
     else:
         window = 32
     low = top + 1 - window if top >= window else 0
-    lsd_sort(keys, buf, pay, pbuf, 0, n, low, top - low + 1, hist)
+    # Three 11-bit passes beat four 8-bit ones on 32 bits while the counters
+    # and the 2048 output streams stay in cache (measured: 10-15% faster up
+    # to about 2**18 keys, slower beyond).
+    wide = window == 32 and n <= WIDE_DIGITS_MAX_N and hist.shape[1] >= 1 << WIDE_DIGIT_BITS
+    lsd_sort(keys, buf, pay, pbuf, 0, n, low, top - low + 1, hist,
+             WIDE_DIGIT_BITS if wide else 8)
     if low == 0:
         return
     # Keys now ordered by bits [low, top]; finish the runs that share them.
@@ -147,7 +157,7 @@ def sort_keys(keys, buf, pay, pbuf, varying, hist):
         if j - start <= SMALL:
             insertion_sort(keys, pay, start, j)
         else:
-            lsd_sort(keys, buf, pay, pbuf, start, j, 0, low, hist)
+            lsd_sort(keys, buf, pay, pbuf, start, j, 0, low, hist, 8)
         if j < n:
             prev = np.uint64(keys[j]) >> sh
             j += 1

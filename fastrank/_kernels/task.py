@@ -27,9 +27,10 @@ from .groups import (
 )
 from .jit import kernel
 from .keys import from_key
+from .sort import HIST_SHAPE
 from .sweep import SK_PRBE, SK_SIZE, ST_SIZE, sweep_finish, sweep_groups, sweep_start
 
-_HIST_BYTES = 8 * 256 * 8
+_HIST_BYTES = HIST_SHAPE[0] * HIST_SHAPE[1] * 8
 _ST_AT = _HIST_BYTES
 _SK_AT = _ST_AT + 8 * ST_SIZE
 FIXED_BYTES = align(_SK_AT + 8 * SK_SIZE)
@@ -45,7 +46,7 @@ def work_bytes(n: int, key_size: int, weighted: bool) -> int:
 
 @kernel
 def _hist(work):
-    return work[:_HIST_BYTES].view(np.int64).reshape((8, 256))
+    return work[:_HIST_BYTES].view(np.int64).reshape(HIST_SHAPE)
 
 
 @kernel
