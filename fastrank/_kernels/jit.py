@@ -35,3 +35,9 @@ def parallel_kernel(fn: F) -> F:
     says when the kernel is launched; fastrank never changes it.
     """
     return numba.njit(parallel=True, **_OPTIONS)(fn)
+
+
+def inline_kernel(fn: F) -> F:
+    """Like :func:`kernel`, but inlined into each caller by Numba, so that
+    constant arguments at a call site fold into the compiled loop."""
+    return numba.njit(inline="always", **_OPTIONS)(fn)

