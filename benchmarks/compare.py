@@ -38,7 +38,7 @@ from workloads import WORKLOADS, workload
 import fastrank
 
 
-def _median_time(fn: Callable[[], Any], repeat: int, number: int = 1) -> float:
+def median_time(fn: Callable[[], Any], repeat: int, number: int = 1) -> float:
     fn()  # warm-up
     times = []
     for _ in range(repeat):
@@ -66,12 +66,12 @@ def _large(name: str, repeat: int, tm: Any) -> dict[str, float]:
 
     y, s = workload(name)
     row = {
-        "fastrank all_metrics": _median_time(lambda: fastrank.all_metrics(y, s), repeat),
-        "fastrank average_precision": _median_time(
+        "fastrank all_metrics": median_time(lambda: fastrank.all_metrics(y, s), repeat),
+        "fastrank average_precision": median_time(
             lambda: fastrank.average_precision(y, s), repeat
         ),
-        "np.sort": _median_time(lambda: np.sort(s), repeat),
-        "sklearn AP+AUC": _median_time(
+        "np.sort": median_time(lambda: np.sort(s), repeat),
+        "sklearn AP+AUC": median_time(
             lambda: (average_precision_score(y, s), roc_auc_score(y, s)), max(3, repeat // 3)
         ),
     }
@@ -79,7 +79,7 @@ def _large(name: str, repeat: int, tm: Any) -> dict[str, float]:
         torch, tm_ap, tm_auc = tm
         ty = torch.from_numpy(y.astype(np.int64))
         ts = torch.from_numpy(s)
-        row["torchmetrics AP+AUC"] = _median_time(
+        row["torchmetrics AP+AUC"] = median_time(
             lambda: (tm_ap(ts, ty), tm_auc(ts, ty)), max(3, repeat // 3)
         )
     return row
@@ -91,13 +91,13 @@ def _small(repeat: int, tm: Any) -> dict[str, float]:
     y, s = workload("W5")
     number = 10_000
     row = {
-        "fastrank average_precision": _median_time(
+        "fastrank average_precision": median_time(
             lambda: fastrank.average_precision(y, s), repeat, number
         ),
-        "fastrank roc_auc": _median_time(lambda: fastrank.roc_auc(y, s), repeat, number),
-        "fastrank all_metrics": _median_time(lambda: fastrank.all_metrics(y, s), repeat, number),
-        "np.sort": _median_time(lambda: np.sort(s), repeat, number),
-        "sklearn average_precision_score": _median_time(
+        "fastrank roc_auc": median_time(lambda: fastrank.roc_auc(y, s), repeat, number),
+        "fastrank all_metrics": median_time(lambda: fastrank.all_metrics(y, s), repeat, number),
+        "np.sort": median_time(lambda: np.sort(s), repeat, number),
+        "sklearn average_precision_score": median_time(
             lambda: average_precision_score(y, s), 3, 200
         ),
     }
@@ -105,7 +105,7 @@ def _small(repeat: int, tm: Any) -> dict[str, float]:
         torch, tm_ap, _ = tm
         ty = torch.from_numpy(y.astype(np.int64))
         ts = torch.from_numpy(s)
-        row["torchmetrics binary_average_precision"] = _median_time(
+        row["torchmetrics binary_average_precision"] = median_time(
             lambda: tm_ap(ts, ty), 3, 500
         )
     return row

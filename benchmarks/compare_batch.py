@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import statistics
 import subprocess
 import sys
 import time
@@ -37,18 +36,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 from batch_workloads import grouped, multilabel
+from compare import median_time
 
 import fastrank
-
-
-def _time(fn: Callable[[], Any], repeat: int) -> float:
-    fn()  # warm-up (and compile, on the very first run)
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def _once(fn: Callable[[], Any], repeat: int = 1) -> float:
@@ -64,7 +54,7 @@ def _threads(k: int, fn: Callable[[], Any], repeat: int) -> float:
     before = numba.get_num_threads()
     numba.set_num_threads(k)
     try:
-        return _time(fn, repeat)
+        return median_time(fn, repeat)
     finally:
         numba.set_num_threads(before)
 
@@ -89,11 +79,13 @@ def multilabel_rows(scale: float, repeat: int, torch: Any) -> dict[str, float]:
     y, s = multilabel(scale)
     nt = numba.get_num_threads()
     row = {
-        "fastrank all_metrics": _time(lambda: fastrank.all_metrics(y, s, average=None), repeat),
-        "fastrank average_precision": _time(
+        "fastrank all_metrics": median_time(
+            lambda: fastrank.all_metrics(y, s, average=None), repeat
+        ),
+        "fastrank average_precision": median_time(
             lambda: fastrank.average_precision(y, s, average=None), repeat
         ),
-        "fastrank roc_auc": _time(lambda: fastrank.roc_auc(y, s, average=None), repeat),
+        "fastrank roc_auc": median_time(lambda: fastrank.roc_auc(y, s, average=None), repeat),
         "fastrank all_metrics 1 thread": _threads(
             1, lambda: fastrank.all_metrics(y, s, average=None), repeat
         ),
@@ -118,7 +110,7 @@ def multilabel_rows(scale: float, repeat: int, torch: Any) -> dict[str, float]:
 def _fortran(y: np.ndarray, s: np.ndarray, repeat: int) -> float:
     """The B1 call on Fortran-ordered copies of the matrices (freed on return)."""
     f_y, f_s = np.asfortranarray(y), np.asfortranarray(s)
-    return _time(lambda: fastrank.all_metrics(f_y, f_s, average=None), repeat)
+    return median_time(lambda: fastrank.all_metrics(f_y, f_s, average=None), repeat)
 
 
 def _sklearn_group_loop(y: np.ndarray, s: np.ndarray, g: np.ndarray, metric: Any) -> None:
@@ -136,16 +128,16 @@ def grouped_rows(scale: float, repeat: int, torch: Any) -> dict[str, float]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         row = {
-            "fastrank roc_auc": _time(
+            "fastrank roc_auc": median_time(
                 lambda: fastrank.roc_auc(y, s, groups=g, average=None), repeat
             ),
-            "fastrank average_precision": _time(
+            "fastrank average_precision": median_time(
                 lambda: fastrank.average_precision(y, s, groups=g, average=None), repeat
             ),
             "fastrank roc_auc 1 thread": _threads(
                 1, lambda: fastrank.roc_auc(y, s, groups=g, average=None), repeat
             ),
-            "fastrank all_metrics": _time(
+            "fastrank all_metrics": median_time(
                 lambda: fastrank.all_metrics(y, s, groups=g, average=None), repeat
             ),
             "sklearn loop roc_auc_score": _once(
@@ -176,12 +168,12 @@ def scaling_rows(scale: float, repeat: int) -> list[tuple[str, float]]:
     for frac in (0.25, 0.5, 1.0):
         k = max(1, int(n * frac))
         ys, ss = y[:k], s[:k]  # leading rows of a C array: still C-contiguous
-        out.append((f"{k:,} x {t:,}", _time(
+        out.append((f"{k:,} x {t:,}", median_time(
             lambda ys=ys, ss=ss: fastrank.all_metrics(ys, ss, average=None), repeat)))
     for frac in (0.25, 0.5):
         k = max(1, int(t * frac))
         ys, ss = np.ascontiguousarray(y[:, :k]), np.ascontiguousarray(s[:, :k])
-        out.append((f"{n:,} x {k:,}", _time(
+        out.append((f"{n:,} x {k:,}", median_time(
             lambda ys=ys, ss=ss: fastrank.all_metrics(ys, ss, average=None), repeat)))
     return out
 
