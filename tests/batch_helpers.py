@@ -7,6 +7,7 @@ values, bit for bit or to a tolerance.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import warnings
@@ -74,3 +75,28 @@ def same_float(got: Any, want: Any) -> bool:
     if math.isnan(want):
         return math.isnan(got)
     return got == want
+
+
+def assert_fields_close(got: Any, want: Any, tol: float) -> None:
+    """Every field of two ``BinaryMetrics`` agrees: both ``None``, or ``close`` within ``tol``."""
+    for field in dataclasses.fields(want):
+        g, v = getattr(got, field.name), getattr(want, field.name)
+        assert (g is None) == (v is None), field.name
+        if v is not None:
+            assert close(g, v, tol), (field.name, g, v)
+
+
+def assert_batch_fields(got: Any, singles: list[Any], max_fpr: float | None) -> None:
+    """Each field of a ``BatchMetrics`` equals, bit for bit, the per-task ``BinaryMetrics``."""
+    for field in dataclasses.fields(singles[0]):
+        want = [getattr(m, field.name) for m in singles]
+        value = getattr(got, field.name)
+        if all(v is None for v in want):
+            assert value is None, field.name
+        elif field.name == "max_fpr":
+            assert np.all(np.asarray(value, dtype=np.float64) == max_fpr)
+        else:
+            try:
+                assert_task_values(value, want)
+            except AssertionError as exc:
+                raise AssertionError(f"field {field.name}: {exc}") from exc

@@ -28,7 +28,16 @@ import fastrank
 
 sys.path.insert(0, str(Path(__file__).parent))
 import oracles
-from batch_helpers import assert_task_values, assert_warned, call, close, quiet, same_float
+from batch_helpers import (
+    assert_batch_fields,
+    assert_fields_close,
+    assert_task_values,
+    assert_warned,
+    call,
+    close,
+    quiet,
+    same_float,
+)
 from strategies import (
     ALL_DTYPES,
     DYADIC_WEIGHTS,
@@ -145,18 +154,7 @@ def check_every_function(
         assert isinstance(got, fastrank.BatchMetrics)
         np.testing.assert_array_equal(got.groups, ref.groups)
         singles = ref.per_group(fastrank.all_metrics, max_fpr=max_fpr)
-        for field in FIELDS:
-            want_f = [getattr(m, field) for m in singles]
-            value = getattr(got, field)
-            if all(v is None for v in want_f):
-                assert value is None, field
-            elif field == "max_fpr":
-                assert np.all(np.asarray(value, dtype=np.float64) == max_fpr)
-            else:
-                try:
-                    assert_task_values(value, want_f)
-                except AssertionError as exc:
-                    raise AssertionError(f"field {field}: {exc}") from exc
+        assert_batch_fields(got, singles, max_fpr)
         assert len(rec) == (1 if ref.n_undefined("roc_auc") else 0)
     return ref
 
@@ -362,11 +360,7 @@ def test_micro_is_the_ungrouped_call(name, weights):
     tol = TOL if weights == "real" else 0.0
     if name == "all_metrics":
         assert isinstance(got, fastrank.BinaryMetrics)
-        for field in FIELDS:
-            g, v = getattr(got, field), getattr(want, field)
-            assert (g is None) == (v is None), field
-            if v is not None:
-                assert close(g, v, tol), (field, g, v)
+        assert_fields_close(got, want, tol)
     else:
         assert isinstance(got, float) and close(got, want, tol), (got, want)
 

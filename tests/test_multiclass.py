@@ -28,7 +28,14 @@ import fastrank
 
 sys.path.insert(0, str(Path(__file__).parent))
 import oracles
-from batch_helpers import assert_task_values, call, close, quiet
+from batch_helpers import (
+    assert_batch_fields,
+    assert_fields_close,
+    assert_task_values,
+    call,
+    close,
+    quiet,
+)
 
 TOL = 1e-12
 SCALAR = ("average_precision", "roc_auc", "pr_auc", "d_prime", "prbe")
@@ -111,15 +118,7 @@ def test_ovr_per_class_equals_single_task(kind, weighted):
         assert isinstance(batch, fastrank.BatchMetrics)
         np.testing.assert_array_equal(batch.groups, classes)  # the class of each task
         singles = per_class(fastrank.all_metrics, y, s, classes, sample_weight=w, max_fpr=max_fpr)
-        for field in FIELDS:
-            want_f = [getattr(m, field) for m in singles]
-            value = getattr(batch, field)
-            if all(v is None for v in want_f):
-                assert value is None, field
-            elif field == "max_fpr":
-                assert np.all(np.asarray(value, dtype=np.float64) == max_fpr)
-            else:
-                assert_task_values(value, want_f)
+        assert_batch_fields(batch, singles, max_fpr)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
@@ -303,11 +302,7 @@ def test_micro_is_the_binarised_matrix_raveled(name, weighted):
     want = func(y_cells, s.ravel(), sample_weight=w_cells)
     tol = TOL if weighted else 0.0
     if name == "all_metrics":
-        for field in FIELDS:
-            g, v = getattr(got, field), getattr(want, field)
-            assert (g is None) == (v is None), field
-            if v is not None:
-                assert close(g, v, tol), (field, g, v)
+        assert_fields_close(got, want, tol)
     else:
         assert close(got, want, tol), (got, want)
 
