@@ -122,22 +122,29 @@ fastrank.all_metrics(y, s)
 print(time.perf_counter() - t0)
 """
 
-_MEMORY = """
-import json, sys
-sys.path.insert(0, {bench!r})
-from workloads import workload
-import fastrank
-
+# Shared by the memory probes of both comparison scripts: read a /proc/self/status
+# field (KiB), and reset the peak so that VmHWM measures only what follows.
+PEAK_PROBE = """
 def status(field):
     with open("/proc/self/status") as f:
         for line in f:
             if line.startswith(field):
                 return int(line.split()[1])
 
+def reset_peak():
+    with open("/proc/self/clear_refs", "w") as f:  # Linux >= 4.0
+        f.write("5")
+"""
+
+_MEMORY = PEAK_PROBE.replace("{", "{{").replace("}", "}}") + """
+import json, sys
+sys.path.insert(0, {bench!r})
+from workloads import workload
+import fastrank
+
 y, s = workload({name!r})
 fastrank.all_metrics(y[:5000], s[:5000])           # compile or load the cache
-with open("/proc/self/clear_refs", "w") as f:      # reset the peak (Linux >= 4.0)
-    f.write("5")
+reset_peak()
 before = status("VmRSS:")
 fastrank.all_metrics(y, s)
 peak = status("VmHWM:")

@@ -36,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 from batch_workloads import grouped, multilabel
-from compare import median_time
+from compare import PEAK_PROBE, median_time
 
 import fastrank
 
@@ -178,25 +178,18 @@ def scaling_rows(scale: float, repeat: int) -> list[tuple[str, float]]:
     return out
 
 
-_MEMORY = """
+_MEMORY = PEAK_PROBE.replace("{", "{{").replace("}", "}}") + """
 import json, sys
 import numba
 sys.path.insert(0, {bench!r})
 from batch_workloads import multilabel
 import fastrank
 
-def status(field):
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(field):
-                return int(line.split()[1])
-
 y, s = multilabel({scale!r})
 # Load the compiled kernels on a batch large enough for the parallel path but
 # small enough that its scratch does not cover the measured call's.
 fastrank.all_metrics(y[:4000, :20], s[:4000, :20], average=None)
-with open("/proc/self/clear_refs", "w") as f:            # reset the peak (Linux >= 4.0)
-    f.write("5")
+reset_peak()
 before = status("VmRSS:")
 fastrank.all_metrics(y, s, average=None)
 peak = status("VmHWM:")
