@@ -341,6 +341,21 @@ def interpolated_precision_recall_curve(
     fp_start = fp_end - gneg
     if grid is not None:
         return _precision_at(grid * pos, tp_start, fp_start, gpos, gneg), grid.copy()
+    return interpolated_points(gpos, gneg, points_per_segment)
+
+
+def interpolated_points(
+    gpos: FloatArray, gneg: FloatArray, points_per_segment: int
+) -> tuple[FloatArray, FloatArray]:
+    """Precision and recall along the interpolated PR curve of a tie-group table.
+
+    ``gpos``/``gneg`` are the positives and negatives of each tie group,
+    highest score first (at least one positive in all).
+    """
+    tp_end = np.cumsum(gpos)
+    tp_start = tp_end - gpos
+    fp_start = np.cumsum(gneg) - gneg
+    pos = tp_end[-1]
     # Rows are segments, columns points along them (start, interior..., end); the
     # start of each segment but the first is the end of the previous one.
     frac = np.arange(1, points_per_segment + 2, dtype=np.float64) / (points_per_segment + 1)

@@ -680,19 +680,30 @@ def all_metrics(
             return _binary_metrics(res.out[0], res.thresholds[0], unweighted, max_fpr, m)
         per = _batch_metrics(res, unweighted, max_fpr, m)
         return per if average is None else per.mean(average)
-    task = prepare(y_true, s, sample_weight, pos_label)
-    out, prbe_bits = sweep_task(task, m, what)
-    out[OUT_POS] *= task.weight_unit
-    out[OUT_NEG] *= task.weight_unit
-    pos = float(out[OUT_POS])
-    neg = float(out[OUT_NEG])
+    result = task_metrics(prepare(y_true, s, sample_weight, pos_label), max_fpr)
+    pos, neg = result.positives, result.negatives
     if pos == 0:
         warn_undefined(
             "average_precision, pr_auc, prbe, roc_auc and d_prime are", pos, neg
         )
     elif neg == 0:
         warn_undefined("roc_auc and d_prime are", pos, neg)
-    threshold = _threshold(task, prbe_bits) if pos > 0 else math.nan
+    return result
+
+
+def task_metrics(task: Task, max_fpr: float | None = None) -> BinaryMetrics:
+    """Every metric of one validated task, without the undefined-task warning.
+
+    The single-task body of :func:`all_metrics`, for callers that score many
+    tasks and announce undefined ones once (:mod:`fastrank.evaluation`).
+    """
+    m = check_max_fpr(max_fpr)
+    unweighted = task.weights is None
+    what = WANT_PR_AUC | (WANT_EXPECTED_AP if unweighted else 0)
+    out, prbe_bits = sweep_task(task, m, what)
+    out[OUT_POS] *= task.weight_unit
+    out[OUT_NEG] *= task.weight_unit
+    threshold = _threshold(task, prbe_bits) if out[OUT_POS] > 0 else math.nan
     return _binary_metrics(out, threshold, unweighted, max_fpr, m)
 
 
