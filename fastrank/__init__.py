@@ -9,6 +9,11 @@ Curves (:mod:`fastrank.curves`), with scikit-learn's conventions::
     roc_curve, precision_recall_curve, det_curve,
     confusion_matrix_at_thresholds, interpolated_precision_recall_curve
 
+Many models on many datasets, as tables, averaged curves and figures
+(:mod:`fastrank.evaluation`, :mod:`fastrank.plots`)::
+
+    evaluate -> Evaluation
+
 Every function sorts the scores once, treats equal scores as one cutoff,
 and returns NaN with an :class:`UndefinedMetricWarning` for a task that lacks
 a class. Definitions: METRICS.md in the source repository.
@@ -26,6 +31,7 @@ from .curves import (
     precision_recall_curve,
     roc_curve,
 )
+from .evaluation import Entry, Evaluation, MeanCurve, evaluate
 from .exceptions import UndefinedMetricWarning
 from .metrics import (
     BatchMetrics,
@@ -46,7 +52,10 @@ except PackageNotFoundError:  # running from a source tree that was never instal
 __all__ = [
     "BatchMetrics",
     "BinaryMetrics",
+    "Entry",
+    "Evaluation",
     "GroupResult",
+    "MeanCurve",
     "UndefinedMetricWarning",
     "__version__",
     "all_metrics",
@@ -54,6 +63,7 @@ __all__ = [
     "confusion_matrix_at_thresholds",
     "d_prime",
     "det_curve",
+    "evaluate",
     "interpolated_precision_recall_curve",
     "pr_auc",
     "prbe",

@@ -1,0 +1,644 @@
+"""Many models on many datasets: one call, then tables and averaged curves.
+
+:func:`evaluate` scores every (model, dataset) pair once: one validation, one
+sort and one sweep give every metric and the tie-group table that every curve
+and cutoff statistic is read from. Its :class:`Evaluation` returns pandas
+tables (pandas imported only then) or plain dicts of numpy columns, averaged
+curves with pointwise t intervals across datasets (cross-validation folds), and
+figures (:mod:`fastrank.plots`).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ._optional import require
+from ._validation import Task, as_array, prepare
+from .curves import _groups, _precision_at
+from .exceptions import UndefinedMetricWarning
+from .metrics import BinaryMetrics, task_metrics
+from .stats import check_level, mean_interval, t_quantile
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+__all__ = ["Entry", "Evaluation", "MeanCurve", "evaluate"]
+
+Columns = dict[str, np.ndarray]
+
+SUMMARY_COLUMNS = (
+    "positives",
+    "negatives",
+    "average_precision",
+    "average_precision_expected",
+    "roc_auc",
+    "pr_auc",
+    "d_prime",
+    "prbe",
+    "prbe_threshold",
+)
+CUTOFF_COLUMNS = (
+    "threshold", "tp", "fp", "tn", "fn", "precision", "recall", "specificity",
+    "accuracy", "error_rate", "f1", "f_beta", "mcc", "youden_j",
+)
+
+
+@dataclass(frozen=True, eq=False)
+class Entry:
+    """One model scored on one dataset.
+
+    Attributes
+    ----------
+    model : str
+    dataset : object
+        The dataset id as given (int, str, ...).
+    metrics : BinaryMetrics
+        Every scalar metric, equal to :func:`fastrank.all_metrics` on the pair.
+    thresholds : ndarray
+        The distinct scores, highest first, in the dtype of the scores.
+    group_positives, group_negatives : ndarray of float64
+        Positives and negatives (weight sums when weighted) scoring exactly
+        each threshold.
+    tp, fp : ndarray of float64
+        Positives and negatives scoring at or above each threshold (the
+        cumulative sums; :func:`fastrank.confusion_matrix_at_thresholds`).
+    """
+
+    model: str
+    dataset: Any
+    metrics: BinaryMetrics
+    thresholds: np.ndarray = field(repr=False)
+    group_positives: np.ndarray = field(repr=False)
+    group_negatives: np.ndarray = field(repr=False)
+    tp: np.ndarray = field(repr=False)
+    fp: np.ndarray = field(repr=False)
+
+    @property
+    def positives(self) -> float:
+        """Positive total (count, or weight sum)."""
+        return self.metrics.positives
+
+    @property
+    def negatives(self) -> float:
+        """Negative total (count, or weight sum)."""
+        return self.metrics.negatives
+
+    def cutoffs(self, beta: float = 1.0) -> Columns:
+        """Confusion counts and rates at every threshold, as numpy columns.
+
+        The columns of :meth:`Evaluation.cutoffs`; ``beta`` weighs recall in
+        ``f_beta``.
+        """
+        beta = _check_beta(beta)
+        tp, fp = self.tp, self.fp
+        pos, neg = self.positives, self.negatives
+        tn, fn = neg - fp, pos - tp
+        with np.errstate(divide="ignore", invalid="ignore"):
+            predicted = tp + fp
+            precision = np.where(predicted > 0, tp / np.where(predicted > 0, predicted, 1.0), 0.0)
+            recall = tp / pos if pos > 0 else np.full(tp.shape, math.nan)
+            specificity = tn / neg if neg > 0 else np.full(tp.shape, math.nan)
+            total = pos + neg
+            accuracy = (tp + tn) / total if total > 0 else np.full(tp.shape, math.nan)
+            f1 = _f_score(tp, fp, fn, 1.0)
+            f_beta = f1 if beta == 1.0 else _f_score(tp, fp, fn, beta)
+            # Each square root of a pair product: no overflow for large weight sums.
+            denom = np.sqrt((tp + fp) * (tn + fn)) * np.sqrt((tp + fn) * (tn + fp))
+            mcc = np.where(denom > 0, (tp * tn - fp * fn) / np.where(denom > 0, denom, 1.0), 0.0)
+        return {
+            "threshold": self.thresholds,
+            "tp": tp,
+            "fp": fp,
+            "tn": tn,
+            "fn": fn,
+            "precision": precision,
+            "recall": recall,
+            "specificity": specificity,
+            "accuracy": accuracy,
+            "error_rate": 1.0 - accuracy,
+            "f1": f1,
+            "f_beta": f_beta,
+            "mcc": mcc,
+            "youden_j": recall + specificity - 1.0,
+        }
+
+    def roc_defined(self) -> bool:
+        """Whether both classes are present (the ROC curve exists)."""
+        return self.positives > 0 and self.negatives > 0
+
+    def pr_defined(self) -> bool:
+        """Whether there are positives (the PR curve exists)."""
+        return self.positives > 0
+
+    def tpr_at(self, fpr: np.ndarray) -> np.ndarray:
+        """True-positive rate at each false-positive rate (vertical averaging).
+
+        At an FPR the ROC curve reaches exactly, the highest TPR it has there;
+        between two consecutive points, the straight segment joining them.
+        """
+        xs = np.concatenate(([0.0], self.fp / self.negatives))
+        ys = np.concatenate(([0.0], self.tp / self.positives))
+        i = np.searchsorted(xs, fpr, side="right") - 1  # last point with FPR <= f
+        i = np.clip(i, 0, xs.shape[0] - 1)
+        j = np.minimum(i + 1, xs.shape[0] - 1)
+        span = xs[j] - xs[i]
+        frac = np.divide(fpr - xs[i], span, out=np.zeros_like(fpr), where=span > 0)
+        tpr: np.ndarray = ys[i] + frac * (ys[j] - ys[i])
+        return tpr
+
+    def precision_at(self, recall: np.ndarray) -> np.ndarray:
+        """Interpolated precision at each recall
+        (:func:`fastrank.interpolated_precision_recall_curve`)."""
+        gpos, gneg = self.group_positives, self.group_negatives
+        tp_start = self.tp - gpos
+        fp_start = self.fp - gneg
+        return _precision_at(recall * self.positives, tp_start, fp_start, gpos, gneg)
+
+
+def _f_score(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, beta: float) -> np.ndarray:
+    b2 = beta * beta
+    num = (1.0 + b2) * tp
+    den = num + b2 * fn + fp
+    out: np.ndarray = np.where(tp > 0, num / np.where(den > 0, den, 1.0), 0.0)
+    return out
+
+
+def _check_beta(beta: float) -> float:
+    if isinstance(beta, bool) or not isinstance(beta, int | float | np.integer | np.floating):
+        raise TypeError(f"beta must be a positive number; got {beta!r}")
+    if not (math.isfinite(beta) and beta > 0):
+        raise ValueError(f"beta must be positive and finite; got {beta}")
+    return float(beta)
+
+
+@dataclass(frozen=True, eq=False)
+class MeanCurve:
+    """One model's curve averaged over datasets, with a pointwise interval.
+
+    Attributes
+    ----------
+    model : str
+    curve : str
+        ``"roc"`` (x is the false-positive rate, values true-positive rates)
+        or ``"pr"`` (x is recall, values interpolated precision).
+    x : ndarray
+        The common grid.
+    mean, low, high : ndarray
+        Mean over datasets and the pointwise ``level`` t interval, clipped to
+        [0, 1]; NaN with a single dataset.
+    curves : ndarray of shape (n_datasets, len(x))
+        Each dataset's curve on the grid.
+    datasets : tuple
+        The ids of the datasets averaged (those where the curve is defined).
+    level : float
+    """
+
+    model: str
+    curve: str
+    x: np.ndarray = field(repr=False)
+    mean: np.ndarray = field(repr=False)
+    low: np.ndarray = field(repr=False)
+    high: np.ndarray = field(repr=False)
+    curves: np.ndarray = field(repr=False)
+    datasets: tuple[Any, ...]
+    level: float
+
+    @property
+    def n_datasets(self) -> int:
+        """How many datasets were averaged."""
+        return len(self.datasets)
+
+
+def _frame(columns: Columns, as_frame: bool) -> Any:
+    if not as_frame:
+        return columns
+    pd = require("pandas", "evaluation tables")
+    return pd.DataFrame(columns)
+
+
+def _names(values: Sequence[Any]) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = list(values)
+    return out
+
+
+class Evaluation:
+    """Every metric and curve of several models on several datasets.
+
+    Made by :func:`evaluate`. Each table method returns a pandas DataFrame
+    (``as_frame=True``, pandas needed) or a ``dict`` of numpy columns.
+    The per-pair numbers and arrays are in :attr:`entries`.
+    """
+
+    def __init__(self, entries: Sequence[Entry]) -> None:
+        self.entries: tuple[Entry, ...] = tuple(entries)
+        self.models: tuple[str, ...] = tuple(dict.fromkeys(e.model for e in self.entries))
+        self.datasets: tuple[Any, ...] = tuple(dict.fromkeys(e.dataset for e in self.entries))
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __repr__(self) -> str:
+        return (f"Evaluation({len(self.models)} model(s) x {len(self.datasets)} dataset(s), "
+                f"{len(self.entries)} entries)")
+
+    # -- lookups -----------------------------------------------------------------
+
+    def entry(self, model: str | None = None, dataset: Any = None) -> Entry:
+        """The entry of one model on one dataset.
+
+        Either may be omitted when there is only one model (dataset).
+        """
+        model = self._pick(model, self.models, "model")
+        dataset = self._pick(dataset, self.datasets, "dataset")
+        for e in self.entries:
+            if e.model == model and e.dataset == dataset:
+                return e
+        raise ValueError(f"model {model!r} was not evaluated on dataset {dataset!r}")
+
+    @staticmethod
+    def _pick(value: Any, choices: tuple[Any, ...], what: str) -> Any:
+        if value is None:
+            if len(choices) == 1:
+                return choices[0]
+            raise ValueError(
+                f"there are {len(choices)} {what}s; pass {what}= one of {list(choices)}"
+            )
+        if value not in choices:
+            raise ValueError(f"unknown {what} {value!r}; the {what}s are {list(choices)}")
+        return value
+
+    def _keys(self, repeat: int = 1) -> Columns:
+        return {
+            "model": _names([e.model for e in self.entries for _ in range(repeat)]),
+            "dataset": _names([e.dataset for e in self.entries for _ in range(repeat)]),
+        }
+
+    def _metric(self, name: str) -> np.ndarray:
+        values = [getattr(e.metrics, name) for e in self.entries]
+        return np.array([math.nan if v is None else v for v in values], dtype=np.float64)
+
+    # -- tables --------------------------------------------------------------------
+
+    def summary(self, *, as_frame: bool = True) -> Any:
+        """Every metric of every pair: one row per model and dataset.
+
+        Columns: ``model, dataset, positives, negatives, average_precision,
+        average_precision_expected`` (NaN when weighted), ``roc_auc, pr_auc,
+        d_prime, prbe, prbe_threshold``.
+        """
+        columns = self._keys()
+        for name in SUMMARY_COLUMNS:
+            columns[name] = self._metric(name)
+        return _frame(columns, as_frame)
+
+    def auc(self, *, as_frame: bool = True) -> Any:
+        """Areas under the curves: two rows per pair, ``curve`` "ROC" then "PR".
+
+        The PR area is the exact area under the interpolated curve
+        (:func:`fastrank.pr_auc`).
+        """
+        columns = self._keys(2)
+        columns["curve"] = _names(["ROC", "PR"] * len(self.entries))
+        values = np.empty(2 * len(self.entries), dtype=np.float64)
+        values[0::2] = self._metric("roc_auc")
+        values[1::2] = self._metric("pr_auc")
+        columns["auc"] = values
+        return _frame(columns, as_frame)
+
+    def average_precision(self, *, as_frame: bool = True) -> Any:
+        """Average precision: one row per model and dataset."""
+        columns = self._keys()
+        columns["average_precision"] = self._metric("average_precision")
+        return _frame(columns, as_frame)
+
+    def prbe(self, *, as_frame: bool = True) -> Any:
+        """Precision-recall break-even point and the score where it is reached."""
+        columns = self._keys()
+        columns["prbe"] = self._metric("prbe")
+        columns["threshold"] = self._metric("prbe_threshold")
+        return _frame(columns, as_frame)
+
+    def cutoffs(
+        self, model: str | None = None, dataset: Any = None, *, beta: float = 1.0,
+        as_frame: bool = True,
+    ) -> Any:
+        """Confusion counts and rates at every cutoff of one model on one dataset.
+
+        One row per distinct score, highest first, for the rule "positive when
+        score >= threshold". Columns: ``threshold, tp, fp, tn, fn, precision,
+        recall, specificity, accuracy, error_rate, f1, f_beta, mcc, youden_j``
+        (counts are weight sums when weighted). Conventions follow
+        scikit-learn's metrics with ``zero_division=0``: precision and F are 0
+        when there are no true positives, MCC is 0 when its denominator is 0.
+        Recall (specificity) is NaN without positives (negatives).
+        """
+        return _frame(self.entry(model, dataset).cutoffs(beta), as_frame)
+
+    def best_cutoffs(self, *, beta: float = 1.0, as_frame: bool = True) -> Any:
+        """The best cutoff of each pair by Youden's J and by F1 (and F-beta).
+
+        One row per pair and ``criterion`` (``"youden"``, ``"f1"``, then
+        ``"f_beta"`` when ``beta != 1``). Of tied best cutoffs the highest is
+        taken. Columns: ``model, dataset, criterion, threshold, value, tp, fp,
+        tn, fn, precision, recall, specificity``.
+        """
+        beta = _check_beta(beta)
+        criteria = [("youden", "youden_j"), ("f1", "f1")]
+        if beta != 1.0:
+            criteria.append(("f_beta", "f_beta"))
+        picked = ("tp", "fp", "tn", "fn", "precision", "recall", "specificity")
+        rows: dict[str, list[Any]] = {name: [] for name in
+                                      ("model", "dataset", "criterion", "threshold", "value",
+                                       *picked)}
+        for e in self.entries:
+            table = e.cutoffs(beta)
+            for criterion, column in criteria:
+                values = table[column]
+                ok = ~np.isnan(values)
+                best = int(np.argmax(np.where(ok, values, -np.inf))) if ok.any() else -1
+                rows["model"].append(e.model)
+                rows["dataset"].append(e.dataset)
+                rows["criterion"].append(criterion)
+                rows["threshold"].append(float(table["threshold"][best]) if best >= 0 else math.nan)
+                rows["value"].append(float(values[best]) if best >= 0 else math.nan)
+                for name in picked:
+                    rows[name].append(float(table[name][best]) if best >= 0 else math.nan)
+        columns = {name: _names(v) if name in ("model", "dataset", "criterion")
+                   else np.array(v, dtype=np.float64) for name, v in rows.items()}
+        return _frame(columns, as_frame)
+
+    # -- averages over datasets --------------------------------------------------------
+
+    def mean_curve(
+        self, model: str | None = None, curve: str = "roc", *, level: float = 0.95,
+        points: int = 101,
+    ) -> MeanCurve:
+        """One model's ROC or PR curve averaged over the datasets (folds).
+
+        On the grid ``np.linspace(0, 1, points)`` of false-positive rates
+        (ROC, vertical averaging: the highest TPR at an FPR the curve reaches,
+        linear between points) or of recalls (PR, the interpolated precision
+        of :func:`fastrank.interpolated_precision_recall_curve`). The band is
+        the pointwise mean +- t * sd / sqrt(n) (Student t with n - 1 degrees
+        of freedom), clipped to [0, 1]. Datasets where the curve is undefined
+        are left out with one :class:`~fastrank.UndefinedMetricWarning`.
+        """
+        model = self._pick(model, self.models, "model")
+        if curve not in ("roc", "pr"):
+            raise ValueError(f"curve must be 'roc' or 'pr'; got {curve!r}")
+        level = check_level(level)
+        if isinstance(points, bool) or not isinstance(points, int | np.integer) or points < 2:
+            raise ValueError(f"points must be an integer >= 2; got {points!r}")
+        grid = np.linspace(0.0, 1.0, int(points))
+        mine = [e for e in self.entries if e.model == model]
+        defined = [e for e in mine if (e.roc_defined() if curve == "roc" else e.pr_defined())]
+        if len(defined) < len(mine):
+            missing = "both classes" if curve == "roc" else "positives"
+            warnings.warn(
+                f"the {curve.upper()} curve of model {model!r} is undefined on "
+                f"{len(mine) - len(defined)} of {len(mine)} datasets (they lack {missing}); "
+                "they are left out of the average",
+                UndefinedMetricWarning, stacklevel=2,
+            )
+        curves = np.empty((len(defined), grid.shape[0]), dtype=np.float64)
+        for row, e in zip(curves, defined, strict=True):
+            row[:] = e.tpr_at(grid) if curve == "roc" else e.precision_at(grid)
+        mean, low, high = _bands(curves, level)
+        return MeanCurve(model=model, curve=curve, x=grid, mean=mean, low=low, high=high,
+                         curves=curves, datasets=tuple(e.dataset for e in defined), level=level)
+
+    def mean_auc(self, *, level: float = 0.95, as_frame: bool = True) -> Any:
+        """Each model's ROC and PR areas averaged over datasets, with t intervals.
+
+        Columns: ``model, curve`` ("ROC"/"PR"), ``mean, sd, low, high,
+        n_datasets``. Datasets where the area is NaN are left out; the interval
+        is clipped to [0, 1] and NaN with fewer than two datasets.
+        """
+        level = check_level(level)
+        rows: dict[str, list[Any]] = {k: [] for k in
+                                      ("model", "curve", "mean", "sd", "low", "high", "n_datasets")}
+        for model in self.models:
+            for curve, name in (("ROC", "roc_auc"), ("PR", "pr_auc")):
+                values = np.array([getattr(e.metrics, name) for e in self.entries
+                                   if e.model == model], dtype=np.float64)
+                values = values[~np.isnan(values)]
+                mean, sd, low, high = mean_interval(values, level)
+                for key, v in zip(("model", "curve", "mean", "sd", "low", "high", "n_datasets"),
+                                  (model, curve, mean, sd, low, high, values.shape[0]),
+                                  strict=True):
+                    rows[key].append(v)
+        columns = {k: _names(v) if k in ("model", "curve")
+                   else np.array(v, dtype=np.int64 if k == "n_datasets" else np.float64)
+                   for k, v in rows.items()}
+        return _frame(columns, as_frame)
+
+    # -- pictures --------------------------------------------------------------------
+
+    def plot(self, kinds: Sequence[str] = ("roc", "pr"), **kwargs: Any) -> Figure:
+        """ROC, PR and DET curves of every model in one figure.
+
+        See :func:`fastrank.plots.plot_evaluation` for the keywords.
+        """
+        from .plots import plot_evaluation
+
+        return plot_evaluation(self, kinds, **kwargs)
+
+
+def _bands(curves: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    n, width = curves.shape
+    if n == 0:
+        nan = np.full(width, math.nan)
+        return nan, nan.copy(), nan.copy()
+    mean = curves.mean(axis=0)
+    if n == 1:
+        return mean, np.full(width, math.nan), np.full(width, math.nan)
+    half = t_quantile(0.5 + 0.5 * level, n - 1) * curves.std(axis=0, ddof=1) / math.sqrt(n)
+    return mean, np.clip(mean - half, 0.0, 1.0), np.clip(mean + half, 0.0, 1.0)
+
+
+# -- input ------------------------------------------------------------------------------
+
+
+def _is_vector(x: Any) -> bool:
+    """Whether ``x`` is one array-like vector rather than a list of vectors."""
+    return np.ndim(x) != 0
+
+
+def _score_vectors(scores: Any) -> tuple[list[Any], list[str] | None]:
+    """The score vectors and, where the input names them, their names."""
+    if isinstance(scores, Mapping):
+        return list(scores.values()), [str(k) for k in scores]
+    if hasattr(scores, "columns") and hasattr(scores, "iloc") and getattr(scores, "ndim", 0) == 2:
+        names = [str(c) for c in scores.columns]
+        return [scores.iloc[:, j] for j in range(len(names))], names
+    if isinstance(scores, list | tuple):
+        if len(scores) == 0:
+            raise ValueError("scores is empty: pass at least one score vector")
+        if all(_is_vector(s) for s in scores):
+            return list(scores), None
+        if not any(_is_vector(s) for s in scores):
+            return [scores], None
+        raise ValueError("scores mixes numbers and vectors: pass one vector or a list of vectors")
+    arr = as_array(scores, "scores")
+    if arr.ndim == 1:
+        return [arr], None
+    if arr.ndim == 2:
+        return [arr[:, j] for j in range(arr.shape[1])], None
+    raise ValueError(f"scores must be 1-D or 2-D (n_samples, n_models); got shape {arr.shape}")
+
+
+def _per_entry(value: Any, count: int, name: str) -> tuple[list[Any], bool]:
+    """``value`` as one item per entry; True when it was given per entry."""
+    if isinstance(value, list | tuple) and len(value) > 0 and all(_is_vector(v) for v in value):
+        if len(value) != count:
+            raise ValueError(
+                f"{name} has {len(value)} vectors for {count} score vectors; pass one "
+                f"{name} vector shared by all, or one per score vector"
+            )
+        return list(value), True
+    return [value] * count, False
+
+
+def _ids(value: Any, count: int, name: str, default: list[Any]) -> list[Any]:
+    if value is None:
+        return default
+    if isinstance(value, str) or np.ndim(value) != 1:
+        raise ValueError(f"{name} must be a sequence with one entry per score vector")
+    values = list(value)
+    if len(values) != count:
+        raise ValueError(f"{name} has {len(values)} entries for {count} score vectors")
+    return [v.item() if isinstance(v, np.generic) else v for v in values]
+
+
+def evaluate(
+    scores: Any,
+    labels: Any,
+    *,
+    model_names: Sequence[str] | None = None,
+    dataset_ids: Sequence[Any] | None = None,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+) -> Evaluation:
+    """Score several models on several datasets at once.
+
+    A *dataset* is a label vector; a *model* is a score vector on it. Each
+    (model, dataset) pair is validated, sorted and swept once; every table,
+    curve and figure of the result is read from that.
+
+    Parameters
+    ----------
+    scores : array-like, mapping, DataFrame or list of vectors
+        One score vector (1-D); a matrix ``(n_samples, n_models)`` with one
+        model per column; a mapping or DataFrame from model name to scores;
+        or a list of score vectors (with ``model_names`` and ``dataset_ids``
+        to say which is which, as precrec's ``mmdata``).
+    labels : array-like or list of vectors
+        One label vector shared by every score vector, or one per score vector.
+    model_names : sequence of str, optional
+        One per score vector. Default: the mapping's keys or the DataFrame's
+        columns, else ``"model1"``, ``"model2"``, ...
+    dataset_ids : sequence, optional
+        One per score vector; vectors with equal ids share a dataset (and
+        must have the same labels and length). Default: one dataset, ``"data"``.
+    sample_weight : array-like or list of vectors, optional
+        One weight vector shared by all, or one per score vector.
+    pos_label : optional
+        The positive class, as in :func:`fastrank.average_precision`.
+
+    Returns
+    -------
+    Evaluation
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> y = [1, 0, 1, 1, 0, 0, 1, 0]
+    >>> ev = fastrank.evaluate({"good": [.9, .2, .8, .7, .3, .1, .6, .4],
+    ...                         "poor": [.5, .6, .4, .7, .3, .8, .2, .1]}, y)
+    >>> t = ev.summary(as_frame=False)
+    >>> list(t["model"]), t["roc_auc"].tolist()
+    (['good', 'poor'], [1.0, 0.5])
+    >>> best = ev.best_cutoffs(as_frame=False)
+    >>> list(best["criterion"][:2]), best["threshold"][:2].tolist()
+    (['youden', 'f1'], [0.6, 0.6])
+    """
+    vectors, names = _score_vectors(scores)
+    count = len(vectors)
+    label_list, labels_per_entry = _per_entry(labels, count, "labels")
+    weight_list, _ = _per_entry(sample_weight, count, "sample_weight")
+    if names is None:
+        names = [f"model{i + 1}" for i in range(count)]
+    models = [str(m) for m in _ids(model_names, count, "model_names", names)]
+    datasets = _ids(dataset_ids, count, "dataset_ids", ["data"] * count)
+
+    seen: set[tuple[str, Any]] = set()
+    first: dict[Any, tuple[int, np.ndarray | None]] = {}
+    for i, (model, dataset) in enumerate(zip(models, datasets, strict=True)):
+        if (model, dataset) in seen:
+            raise ValueError(f"model {model!r} appears twice on dataset {dataset!r}")
+        seen.add((model, dataset))
+        length = np.shape(vectors[i])[0] if np.ndim(vectors[i]) else 0
+        if dataset not in first:
+            lab = as_array(label_list[i], "labels") if labels_per_entry else None
+            first[dataset] = (length, lab)
+            continue
+        length0, lab0 = first[dataset]
+        if length != length0:
+            raise ValueError(
+                f"dataset {dataset!r}: model {model!r} has {length} scores, but an earlier "
+                f"model on it has {length0}; models on one dataset score the same samples"
+            )
+        if lab0 is not None and not np.array_equal(as_array(label_list[i], "labels"), lab0):
+            if dataset_ids is None:
+                raise ValueError(
+                    "the label vectors differ: pass dataset_ids (and model_names) to say "
+                    "which score vectors share a dataset"
+                )
+            raise ValueError(f"dataset {dataset!r}: models on it were given different labels")
+
+    entries = []
+    for i in range(count):
+        try:
+            task = prepare(label_list[i], vectors[i], weight_list[i], pos_label)
+        except (ValueError, TypeError) as exc:
+            where = f"model {models[i]!r} on dataset {datasets[i]!r}: " if count > 1 else ""
+            raise type(exc)(f"{where}{exc}") from None
+        entries.append(_entry(task, models[i], datasets[i]))
+    _warn_undefined(entries)
+    return Evaluation(entries)
+
+
+def _entry(task: Task, model: str, dataset: Any) -> Entry:
+    metrics = task_metrics(task)
+    gpos, gneg, thresholds = _groups(task)
+    return Entry(model=model, dataset=dataset, metrics=metrics, thresholds=thresholds,
+                 group_positives=gpos, group_negatives=gneg,
+                 tp=np.cumsum(gpos), fp=np.cumsum(gneg))
+
+
+def _warn_undefined(entries: list[Entry]) -> None:
+    no_pos = [e for e in entries if e.positives == 0]
+    no_neg = [e for e in entries if e.positives > 0 and e.negatives == 0]
+    if not no_pos and not no_neg:
+        return
+    parts = []
+    if no_pos:
+        where = sorted({repr(e.dataset) for e in no_pos})
+        parts.append(f"{len(no_pos)} without positive samples (dataset {', '.join(where)}): "
+                     "every metric is NaN")
+    if no_neg:
+        where = sorted({repr(e.dataset) for e in no_neg})
+        parts.append(f"{len(no_neg)} without negative samples (dataset {', '.join(where)}): "
+                     "roc_auc and d_prime are NaN")
+    warnings.warn(
+        f"metrics undefined for {len(no_pos) + len(no_neg)} of {len(entries)} "
+        f"model/dataset pairs; {'; '.join(parts)}",
+        UndefinedMetricWarning, stacklevel=3,
+    )
