@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -14,38 +15,78 @@ from fastrank.cli import main
 from fastrank.datasets import simulated_scores
 
 
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path, monkeypatch):
+    """The demo writes its figure to the current directory: keep it out of the checkout."""
+    monkeypatch.chdir(tmp_path)
+
+
+def _rows(out):
+    return [line for line in out.splitlines() if line.startswith("d=")]
+
+
 def test_demo_prints_a_table(capsys):
-    assert main(["demo", "--samples", "2000", "--seed", "1"]) == 0
+    assert main(["demo", "--samples", "2000", "--seed", "1", "--plot", ""]) == 0
     out = capsys.readouterr().out
     for name in ("d=0.5", "d=1.0", "d=2.0", "d=1.0 rounded"):
         assert name in out
     assert "2,000 samples" in out
     assert "seed 1" in out
     header = next(line for line in out.splitlines() if line.startswith("model"))
-    for column in ("AP", "ROC AUC", "PR AUC", "d'", "PRBE"):
+    for column in ("AP", "ROC AUC", "true AUC", "PR AUC", "d'", "PRBE"):
         assert column in header
     # one row per model, every cell a number
-    rows = [line for line in out.splitlines() if line.startswith("d=")]
+    rows = _rows(out)
     assert len(rows) == 4
     for row in rows:
-        cells = row.replace("d=1.0 rounded", "model").split()[1:]
-        assert len(cells) == 8
+        cells = row.replace("d=1.0 rounded", "model").replace(",", "").split()[1:]
+        assert len(cells) == 10
         values = [float(c) for c in cells]
         assert all(np.isfinite(values))
 
 
 def test_demo_reports_what_fastrank_computes(capsys):
-    assert main(["demo", "--samples", "2000", "--seed", "1"]) == 0
-    out = capsys.readouterr().out
+    assert main(["demo", "--samples", "2000", "--seed", "1", "--plot", "", "--format", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = lines[0].split(",")
     y, scores = simulated_scores(2000, seed=1)
-    row = next(line for line in out.splitlines() if line.startswith("d=2.0"))
-    ap, _, auc = (float(c) for c in row.split()[1:4])
-    assert ap == pytest.approx(fastrank.average_precision(y, scores["d=2.0"]), abs=5e-5)
-    assert auc == pytest.approx(fastrank.roc_auc(y, scores["d=2.0"]), abs=5e-5)
+    _, rounded = simulated_scores(2000, seed=1, round_decimals=1, separations=(1.0,))
+    scores["d=1.0 rounded"] = rounded["d=1.0"]
+    assert len(lines) == 1 + len(scores)
+    for line in lines[1:]:
+        row = dict(zip(header, line.split(","), strict=True))
+        s = scores[row["model"]]
+        m = fastrank.all_metrics(y, s)
+        assert float(row["average_precision"]) == m.average_precision
+        assert float(row["average_precision_expected"]) == m.average_precision_expected
+        assert float(row["roc_auc"]) == m.roc_auc
+        assert float(row["pr_auc"]) == m.pr_auc
+        assert float(row["prbe"]) == m.prbe
+        assert float(row["positives"]) == y.sum()
+        d = float(row["model"].split("=")[1].split()[0])
+        assert float(row["true_auc"]) == pytest.approx(
+            0.5 * (1 + math.erf(d / 2)), abs=1e-15)
+
+
+def test_demo_writes_its_figure(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    assert main(["demo", "--samples", "500"]) == 0
+    assert "fastrank-demo.png" in capsys.readouterr().out
+    assert (tmp_path / "fastrank-demo.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_demo_without_matplotlib_still_succeeds(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    assert main(["demo", "--samples", "500"]) == 0
+    captured = capsys.readouterr()
+    assert "d=2.0" in captured.out
+    assert "pip install matplotlib" in captured.err
+    assert not (tmp_path / "fastrank-demo.png").exists()
 
 
 def test_small_demo(capsys):
-    assert main(["demo", "--samples", "50"]) == 0
+    assert main(["demo", "--samples", "50", "--plot", ""]) == 0
     assert "d=0.5" in capsys.readouterr().out
 
 
@@ -54,17 +95,18 @@ def test_demo_is_the_default_command(monkeypatch):
     import fastrank.cli
 
     calls = []
-    monkeypatch.setattr(fastrank.cli, "_demo", lambda n, seed: calls.append((n, seed)) or 0)
+    monkeypatch.setattr(
+        fastrank.cli, "_demo",
+        lambda args: calls.append((args.samples, args.seed, args.plot, args.format)) or 0)
     assert main([]) == 0
-    assert calls == [(1_000_000, 0)]
+    assert calls == [(1_000_000, 0, "fastrank-demo.png", "table")]
 
 
 def test_demo_same_seed_same_numbers(capsys):
     def table():
-        assert main(["demo", "--samples", "1000", "--seed", "5"]) == 0
-        lines = capsys.readouterr().out.splitlines()
+        assert main(["demo", "--samples", "1000", "--seed", "5", "--plot", ""]) == 0
         # drop the timing column, which varies
-        return [line.rsplit(None, 1)[0] for line in lines if line.startswith("d=")]
+        return [line.rsplit(None, 1)[0] for line in _rows(capsys.readouterr().out)]
 
     assert table() == table()
 
@@ -87,6 +129,8 @@ def test_version(capsys):
         ["demo", "--seed", "x"],
         ["bogus"],
         ["demo", "--bogus"],
+        ["demo", "--plot", "figure.gif"],
+        ["demo", "--format", "yaml"],
     ],
 )
 def test_bad_arguments_exit_with_usage_error(argv, capsys):
@@ -154,10 +198,11 @@ def test_simulated_scores_rejects_bad_prevalence(prevalence):
 # --------------------------------------------------------------------------- python -m
 
 
-def test_python_dash_m():
+def test_python_dash_m(tmp_path):
     env = {**os.environ, "PYTHONWARNINGS": "error"}
     proc = subprocess.run(
-        [sys.executable, "-m", "fastrank", "demo", "--samples", "500"],
+        [sys.executable, "-m", "fastrank", "demo", "--samples", "500", "--plot", ""],
+        cwd=tmp_path,
         capture_output=True,
         text=True,
         timeout=120,
