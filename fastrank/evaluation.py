@@ -89,14 +89,16 @@ class Entry:
         """Negative total (count, or weight sum)."""
         return self.metrics.negatives
 
-    def cutoffs(self, beta: float = 1.0) -> Columns:
+    def cutoffs(self, beta: float = 1.0, rows: Any = None) -> Columns:
         """Confusion counts and rates at every threshold, as numpy columns.
 
         The columns of :meth:`Evaluation.cutoffs`; ``beta`` weighs recall in
-        ``f_beta``.
+        ``f_beta``; ``rows`` (an index or mask) selects thresholds.
         """
         beta = _check_beta(beta)
-        tp, fp = self.tp, self.fp
+        tp, fp, thresholds = self.tp, self.fp, self.thresholds
+        if rows is not None:
+            tp, fp, thresholds = tp[rows], fp[rows], thresholds[rows]
         pos, neg = self.positives, self.negatives
         tn, fn = neg - fp, pos - tp
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -112,7 +114,7 @@ class Entry:
             denom = np.sqrt((tp + fp) * (tn + fn)) * np.sqrt((tp + fn) * (tn + fp))
             mcc = np.where(denom > 0, (tp * tn - fp * fn) / np.where(denom > 0, denom, 1.0), 0.0)
         return {
-            "threshold": self.thresholds,
+            "threshold": thresholds,
             "tp": tp,
             "fp": fp,
             "tn": tn,
@@ -127,6 +129,18 @@ class Entry:
             "mcc": mcc,
             "youden_j": recall + specificity - 1.0,
         }
+
+    def criterion(self, column: str, beta: float = 1.0) -> np.ndarray:
+        """One cutoff column at every threshold (``"youden_j"``, ``"f1"`` or
+        ``"f_beta"``), computed as :meth:`cutoffs` does without the others."""
+        tp, fp = self.tp, self.fp
+        pos, neg = self.positives, self.negatives
+        if column == "youden_j":
+            if pos <= 0 or neg <= 0:
+                return np.full(tp.shape, math.nan)
+            j: np.ndarray = tp / pos + (neg - fp) / neg - 1.0
+            return j
+        return _f_score(tp, fp, pos - tp, 1.0 if column == "f1" else beta)
 
     def roc_defined(self) -> bool:
         """Whether both classes are present (the ROC curve exists)."""
@@ -358,18 +372,18 @@ class Evaluation:
                                       ("model", "dataset", "criterion", "threshold", "value",
                                        *picked)}
         for e in self.entries:
-            table = e.cutoffs(beta)
             for criterion, column in criteria:
-                values = table[column]
+                values = e.criterion(column, beta)
                 ok = ~np.isnan(values)
                 best = int(np.argmax(np.where(ok, values, -np.inf))) if ok.any() else -1
+                row = e.cutoffs(beta, rows=[best]) if best >= 0 else None
                 rows["model"].append(e.model)
                 rows["dataset"].append(e.dataset)
                 rows["criterion"].append(criterion)
-                rows["threshold"].append(float(table["threshold"][best]) if best >= 0 else math.nan)
-                rows["value"].append(float(values[best]) if best >= 0 else math.nan)
+                rows["threshold"].append(float(row["threshold"][0]) if row else math.nan)
+                rows["value"].append(float(row[column][0]) if row else math.nan)
                 for name in picked:
-                    rows[name].append(float(table[name][best]) if best >= 0 else math.nan)
+                    rows[name].append(float(row[name][0]) if row else math.nan)
         columns = {name: _names(v) if name in ("model", "dataset", "criterion")
                    else np.array(v, dtype=np.float64) for name, v in rows.items()}
         return _frame(columns, as_frame)
@@ -571,6 +585,8 @@ def evaluate(
     """
     vectors, names = _score_vectors(scores)
     count = len(vectors)
+    if count == 0:
+        raise ValueError("scores holds no score vectors: pass at least one")
     label_list, labels_per_entry = _per_entry(labels, count, "labels")
     weight_list, _ = _per_entry(sample_weight, count, "sample_weight")
     if names is None:
@@ -582,7 +598,9 @@ def evaluate(
     first: dict[Any, tuple[int, np.ndarray | None]] = {}
     for i, (model, dataset) in enumerate(zip(models, datasets, strict=True)):
         if (model, dataset) in seen:
-            raise ValueError(f"model {model!r} appears twice on dataset {dataset!r}")
+            hint = ("; pass dataset_ids to put its score vectors on different datasets"
+                    if dataset_ids is None else "")
+            raise ValueError(f"model {model!r} appears twice on dataset {dataset!r}{hint}")
         seen.add((model, dataset))
         length = np.shape(vectors[i])[0] if np.ndim(vectors[i]) else 0
         if dataset not in first:
@@ -590,6 +608,11 @@ def evaluate(
             first[dataset] = (length, lab)
             continue
         length0, lab0 = first[dataset]
+        if length != length0 and labels_per_entry and dataset_ids is None:
+            raise ValueError(
+                "the label vectors differ (in length): pass dataset_ids (and model_names) "
+                "to say which score vectors share a dataset"
+            )
         if length != length0:
             raise ValueError(
                 f"dataset {dataset!r}: model {model!r} has {length} scores, but an earlier "
