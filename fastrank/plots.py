@@ -92,7 +92,9 @@ def plot_evaluation(
         Also save the figure there, as PNG, SVG or PDF by its extension.
     dpi, width, height : float
         Resolution, and the size of one panel in inches: the figure is
-        ``width * len(kinds)`` by ``height`` inches.
+        ``width * len(kinds)`` by ``height`` inches, so a saved PNG is
+        ``int(width * len(kinds) * dpi)`` by ``int(height * dpi)`` pixels
+        (matplotlib truncates fractional pixels).
     title : str, optional
         A title above the panels.
 

@@ -8,6 +8,7 @@ applies. The command line prints that line and exits with status 1.
 from __future__ import annotations
 
 import csv
+import importlib
 import math
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -27,6 +28,7 @@ __all__ = [
 
 SUFFIXES = (".csv", ".parquet", ".pq", ".npz", ".npy")
 Progress = Callable[[str, float], None]
+RAGGED_BLOCK = 64 * 2**20  # bytes read at a time by the ragged-row check
 
 
 class DataError(ValueError):
@@ -95,17 +97,97 @@ def _lines(handle: IO[str], size: int, progress: Progress | None) -> Iterator[st
         progress("reading", 1.0)
 
 
+def _csv_header(path: str) -> list[str]:
+    """The names in the first non-blank line of a CSV file."""
+    with open(path, newline="", encoding="utf-8-sig") as handle:
+        reader = csv.reader(handle)
+        header = next(reader, None)
+        while header is not None and not any(cell.strip() for cell in header):
+            header = next(reader, None)
+    if header is None:
+        raise DataError(f"{path}: the file is empty (no header row)")
+    return [cell.strip() for cell in header]
+
+
 def _read_csv(path: str, wanted: Sequence[str], progress: Progress | None) -> dict[str, np.ndarray]:
+    """Read with pandas' C parser when pandas is installed (about 20x faster), else csv."""
+    _missing(path, wanted, _csv_header(path))
+    try:
+        pd = importlib.import_module("pandas")
+    except ImportError:
+        return _read_csv_stdlib(path, wanted, progress)
+    if _ragged(path, len(_csv_header(path))):
+        return _read_csv_stdlib(path, wanted, progress)  # it names the bad row
+    size = os.path.getsize(path)
+    parts = []
+    with open(path, "rb") as handle:
+        reader = pd.read_csv(handle, usecols=lambda c: str(c).strip() in wanted,
+                             chunksize=1 << 18, encoding="utf-8-sig", skipinitialspace=True)
+        try:
+            for chunk in reader:
+                parts.append(chunk)
+                if progress is not None:
+                    progress("reading", min(handle.tell() / max(size, 1), 1.0))
+        except pd.errors.ParserError as exc:
+            raise DataError(f"{path}: {str(exc).strip().splitlines()[-1]}") from None
+    if progress is not None:
+        progress("reading", 1.0)
+    frame = pd.concat(parts, ignore_index=True) if len(parts) != 1 else parts[0]
+    frame.columns = [str(c).strip() for c in frame.columns]
+    return {name: frame[name].to_numpy() for name in wanted}
+
+
+def _ragged(path: str, width: int) -> bool:
+    """Whether some non-blank line may not have ``width`` fields.
+
+    pandas fills short rows with NaN instead of failing, so rows are counted
+    here first: commas per line, in 64 MiB blocks with numpy. Files with quotes
+    (where commas may sit inside fields) are reported as possibly ragged, and
+    read by the csv module, which checks every row.
+    """
+    carry = b""
+    header_seen = False
+    with open(path, "rb") as handle:
+        while True:
+            block = handle.read(RAGGED_BLOCK)
+            data = carry + block
+            if not block:
+                data += b"\n" if data and not data.endswith(b"\n") else b""
+            if b'"' in data:
+                return True
+            arr = np.frombuffer(data, dtype=np.uint8)
+            ends = np.flatnonzero(arr == 10)
+            if ends.shape[0] == 0:
+                if not block:
+                    return False
+                carry = data
+                continue
+            starts = np.concatenate(([0], ends[:-1] + 1))
+            commas = np.flatnonzero(arr == 44)
+            fields = np.searchsorted(commas, ends) - np.searchsorted(commas, starts) + 1
+            length = ends - starts - (arr[np.maximum(ends - 1, 0)] == 13)
+            fields = fields[length > 0]
+            if not header_seen and fields.shape[0]:
+                fields = fields[1:]  # the header line
+                header_seen = True
+            if np.any(fields != width):
+                return True
+            carry = data[ends[-1] + 1:]
+            if not block:
+                return False
+
+
+def _read_csv_stdlib(
+    path: str, wanted: Sequence[str], progress: Progress | None
+) -> dict[str, np.ndarray]:
     size = os.path.getsize(path)
     with open(path, newline="", encoding="utf-8-sig") as handle:
         reader = csv.reader(_lines(handle, size, progress))
         header = next(reader, None)
         while header is not None and not any(cell.strip() for cell in header):
             header = next(reader, None)
-        if header is None:
-            raise DataError(f"{path}: the file is empty (no header row)")
+        assert header is not None  # checked by _csv_header
         header = [cell.strip() for cell in header]
-        _missing(path, wanted, header)
         index = [header.index(name) for name in wanted]
         cells: list[list[str]] = [[] for _ in wanted]
         width = len(header)

@@ -224,3 +224,36 @@ def test_python_dash_m_version():
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == f"fastrank {fastrank.__version__}"
+
+
+# --------------------------------------------------------------------------- evaluate usage
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--group", "g", "--plot", "x.png"], "cannot be combined with --group"),
+        (["--per-group"], "--per-group needs --group"),
+        (["--metrics", "accuracy"], "unknown metric 'accuracy'"),
+    ],
+)
+def test_evaluate_option_conflicts_are_usage_errors(tmp_path, capsys, extra, message):
+    (tmp_path / "p.csv").write_text("y,s,g\n1,0.9,a\n0,0.1,a\n1,0.4,b\n0,0.6,b\n")
+    with pytest.raises(SystemExit) as exc:
+        main(["evaluate", "p.csv", "--label", "y", "--score", "s", *extra])
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_evaluate_warns_once_on_stderr_for_one_class_datasets(tmp_path, capsys):
+    (tmp_path / "p.csv").write_text("y,s,fold\n1,0.9,1\n0,0.1,1\n1,0.4,2\n1,0.6,2\n")
+    assert main(["evaluate", "p.csv", "--label", "y", "--score", "s", "--dataset", "fold",
+                 "--format", "csv"]) == 0
+    captured = capsys.readouterr()
+    warnings_printed = [line for line in captured.err.splitlines() if "warning" in line]
+    assert len(warnings_printed) == 1
+    assert "without negative samples" in warnings_printed[0]
+    rows = captured.out.splitlines()[1:]
+    assert rows[0].split(",")[:2] == ["s", "1"] and float(rows[0].split(",")[5]) == 1.0
+    assert rows[1].split(",")[5] == "nan"  # roc_auc of the one-class fold
