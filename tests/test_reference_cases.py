@@ -120,3 +120,28 @@ def test_blog_worked_numbers_from_metrics_md() -> None:
     assert fastrank.d_prime(y, s) == pytest.approx(oracles.d_prime(y, s), rel=1e-13, abs=1e-13)
     y2 = [1, 1, 0, 1, 1, 0, 0, 1, 0]
     assert abs(fastrank.average_precision(y2, s) - 0.845) <= 1e-12
+
+
+def test_one_evaluation_of_every_case() -> None:
+    """All cases at once through ``evaluate``, each case its own dataset (precrec's
+    mmdata layout), weights where a case has them: the tables hold the reference
+    values at their tolerances, in the order given."""
+    ones = [[1.0] * len(c["y_true"]) for c in CASES]
+    weights = [c.get("sample_weight", w) for c, w in zip(CASES, ones, strict=True)]
+    ev = fastrank.evaluate(
+        [c["y_score"] for c in CASES], [c["y_true"] for c in CASES],
+        model_names=["model"] * len(CASES), dataset_ids=[c["name"] for c in CASES],
+        sample_weight=weights,
+    )
+    summary = ev.summary(as_frame=False)
+    areas = ev.auc(as_frame=False)
+    assert list(summary["dataset"]) == [c["name"] for c in CASES]
+    for i, case in enumerate(CASES):
+        assert abs(summary["average_precision"][i] - case["average_precision"]) <= TOL[
+            "average_precision"]
+        assert abs(areas["auc"][2 * i] - case["roc_auc"]) <= TOL["roc_auc"]
+        assert abs(areas["auc"][2 * i + 1] - case["pr_auc"]) <= TOL["pr_auc"]
+        if "precrec_pr_auc" in case:
+            assert abs(areas["auc"][2 * i + 1] - case["precrec_pr_auc"]) <= TOL["precrec_pr_auc"]
+        if "prbe" in case:
+            assert abs(summary["prbe"][i] - case["prbe"]) <= TOL["prbe"]
