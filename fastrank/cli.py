@@ -27,9 +27,8 @@ from typing import Any, TextIO
 import numpy as np
 
 from . import __version__
-from ._validation import prepare
 from .datasets import simulated_scores
-from .evaluation import SUMMARY_COLUMNS, Entry, Evaluation, _entry, _warn_undefined
+from .evaluation import SUMMARY_COLUMNS, Evaluation, evaluate, score_pairs
 from .metrics import BatchMetrics, all_metrics
 from .plots import check_path
 from .readers import DataError, id_column, label_column, number_column, read_columns, rows_of
@@ -117,8 +116,6 @@ def _demo(args: argparse.Namespace) -> int:
     _, rounded = simulated_scores(n, seed=seed, round_decimals=1, separations=(1.0,))
     scores["d=1.0 rounded"] = rounded["d=1.0"]
     t0 = time.perf_counter()
-    from .evaluation import evaluate
-
     evaluation = evaluate(scores, y, dataset_ids=["simulated"] * len(scores))
     elapsed = time.perf_counter() - t0
     best = []
@@ -217,25 +214,23 @@ def _evaluate(args: argparse.Namespace, metrics: list[str]) -> int:
     return 0
 
 
+def _take(rows: np.ndarray, *columns: np.ndarray | None) -> list[Any]:
+    """The rows of a dataset from each column (no copy when it has every row)."""
+    return [c if c is None or rows.shape[0] == c.shape[0] else c[rows] for c in columns]
+
+
 def _pairs(path: str, y: np.ndarray, scores: dict[str, np.ndarray], weights: np.ndarray | None,
            datasets: list[tuple[Any, np.ndarray]], progress: Progress) -> Evaluation:
     """Every model on every dataset, scored one pair at a time (with progress)."""
-    entries: list[Entry] = []
-    total = len(scores) * len(datasets)
+    pairs = []
     for dataset, rows in datasets:
-        every = rows.shape[0] == y.shape[0]
-        labels = y if every else y[rows]
-        w = None if weights is None else (weights if every else weights[rows])
+        labels, w = _take(rows, y, weights)
         for model, s in scores.items():
-            progress("computing", len(entries) / total)
-            try:
-                task = prepare(labels, s if every else s[rows], w)
-            except (ValueError, TypeError) as exc:
-                raise DataError(f"{path}: model {model!r}, dataset {dataset!r}: {exc}") from exc
-            entries.append(_entry(task, model, dataset))
-    progress("computing", 1.0)
-    _warn_undefined(entries)
-    return Evaluation(entries)
+            pairs.append((model, dataset, labels, _take(rows, s)[0], w))
+    try:
+        return score_pairs(pairs, progress=progress)
+    except (ValueError, TypeError) as exc:
+        raise DataError(f"{path}: {exc}") from exc
 
 
 def _grouped(path: str, args: argparse.Namespace, y: np.ndarray, scores: dict[str, np.ndarray],
@@ -251,14 +246,12 @@ def _grouped(path: str, args: argparse.Namespace, y: np.ndarray, scores: dict[st
         rows_out[name] = []
     total, done = len(scores) * len(datasets), 0
     for dataset, rows in datasets:
-        every = rows.shape[0] == y.shape[0]
-        labels, g = (y, groups) if every else (y[rows], groups[rows])
-        w = None if weights is None else (weights if every else weights[rows])
+        labels, g, w = _take(rows, y, groups, weights)
         for model, s in scores.items():
             progress("computing", done / total)
             done += 1
             try:
-                per = all_metrics(labels, s if every else s[rows], sample_weight=w, groups=g,
+                per = all_metrics(labels, _take(rows, s)[0], sample_weight=w, groups=g,
                                   average=None)
             except (ValueError, TypeError) as exc:
                 raise DataError(f"{path}: model {model!r}, dataset {dataset!r}: {exc}") from exc

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -104,8 +104,7 @@ class Entry:
         with np.errstate(divide="ignore", invalid="ignore"):
             predicted = tp + fp
             precision = np.where(predicted > 0, tp / np.where(predicted > 0, predicted, 1.0), 0.0)
-            recall = tp / pos if pos > 0 else np.full(tp.shape, math.nan)
-            specificity = tn / neg if neg > 0 else np.full(tp.shape, math.nan)
+            recall, specificity = _rates(tp, fp, pos, neg)
             total = pos + neg
             accuracy = (tp + tn) / total if total > 0 else np.full(tp.shape, math.nan)
             f1 = _f_score(tp, fp, fn, 1.0)
@@ -136,9 +135,8 @@ class Entry:
         tp, fp = self.tp, self.fp
         pos, neg = self.positives, self.negatives
         if column == "youden_j":
-            if pos <= 0 or neg <= 0:
-                return np.full(tp.shape, math.nan)
-            j: np.ndarray = tp / pos + (neg - fp) / neg - 1.0
+            recall, specificity = _rates(tp, fp, pos, neg)
+            j: np.ndarray = recall + specificity - 1.0
             return j
         return _f_score(tp, fp, pos - tp, 1.0 if column == "f1" else beta)
 
@@ -173,6 +171,15 @@ class Entry:
         tp_start = self.tp - gpos
         fp_start = self.fp - gneg
         return _precision_at(recall * self.positives, tp_start, fp_start, gpos, gneg)
+
+
+def _rates(
+    tp: np.ndarray, fp: np.ndarray, pos: float, neg: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Recall (TPR) and specificity (TNR) at each cutoff; NaN without that class."""
+    recall = tp / pos if pos > 0 else np.full(tp.shape, math.nan)
+    specificity = (neg - fp) / neg if neg > 0 else np.full(tp.shape, math.nan)
+    return recall, specificity
 
 
 def _f_score(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, beta: float) -> np.ndarray:
@@ -626,15 +633,37 @@ def evaluate(
                 )
             raise ValueError(f"dataset {dataset!r}: models on it were given different labels")
 
+    pairs = list(zip(models, datasets, label_list, vectors, weight_list, strict=True))
+    return score_pairs(pairs, pos_label=pos_label, stacklevel=4)
+
+
+def score_pairs(
+    pairs: Sequence[tuple[str, Any, Any, Any, Any]],
+    *,
+    pos_label: Any = None,
+    progress: Callable[[str, float], None] | None = None,
+    stacklevel: int = 3,
+) -> Evaluation:
+    """Score ``(model, dataset, y_true, y_score, sample_weight)`` pairs one by one.
+
+    The engine of :func:`evaluate` (which checks how the pairs fit together
+    first) and of the command line (which reports ``progress``). Errors of the
+    single-task validation name the pair when there are several; pairs with
+    undefined metrics are announced by one warning.
+    """
     entries = []
-    for i in range(count):
+    for i, (model, dataset, y, s, w) in enumerate(pairs):
+        if progress is not None:
+            progress("computing", i / len(pairs))
         try:
-            task = prepare(label_list[i], vectors[i], weight_list[i], pos_label)
+            task = prepare(y, s, w, pos_label)
         except (ValueError, TypeError) as exc:
-            where = f"model {models[i]!r} on dataset {datasets[i]!r}: " if count > 1 else ""
+            where = f"model {model!r} on dataset {dataset!r}: " if len(pairs) > 1 else ""
             raise type(exc)(f"{where}{exc}") from None
-        entries.append(_entry(task, models[i], datasets[i]))
-    _warn_undefined(entries)
+        entries.append(_entry(task, model, dataset))
+    if progress is not None:
+        progress("computing", 1.0)
+    _warn_undefined(entries, stacklevel)
     return Evaluation(entries)
 
 
@@ -646,7 +675,7 @@ def _entry(task: Task, model: str, dataset: Any) -> Entry:
                  tp=np.cumsum(gpos), fp=np.cumsum(gneg))
 
 
-def _warn_undefined(entries: list[Entry]) -> None:
+def _warn_undefined(entries: list[Entry], stacklevel: int) -> None:
     no_pos = [e for e in entries if e.positives == 0]
     no_neg = [e for e in entries if e.positives > 0 and e.negatives == 0]
     if not no_pos and not no_neg:
@@ -663,5 +692,5 @@ def _warn_undefined(entries: list[Entry]) -> None:
     warnings.warn(
         f"metrics undefined for {len(no_pos) + len(no_neg)} of {len(entries)} "
         f"model/dataset pairs; {'; '.join(parts)}",
-        UndefinedMetricWarning, stacklevel=3,
+        UndefinedMetricWarning, stacklevel=stacklevel,
     )
