@@ -151,7 +151,9 @@ def _demo(args: argparse.Namespace) -> int:
               "model d scores negatives from N(0,1) and positives from N(d,1)")
     print(text)
     if fmt == "table":
-        print(f"Evaluated {len(scores)} models (metrics and curves) in {elapsed * 1e3:.0f} ms. "
+        compiled = " (this included compiling the kernels, once per install)" if elapsed > 5 else ""
+        print(f"Evaluated {len(scores)} models (metrics and curves) in {elapsed * 1e3:.0f} ms"
+              f"{compiled}. "
               "true_auc is Phi(d/sqrt(2)), what the simulation implies. "
               "average_precision_expected is the tie-expected AP; it differs only where "
               "scores tie.")
