@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -445,16 +447,33 @@ def run_batch(b: Batch, max_fpr: float, what: int) -> tuple[np.ndarray, np.ndarr
         block, nmax,
     )
     nworkers = min(numba.get_num_threads(), b.units.shape[0])
-    if nworkers > 1 and int(b.sizes.sum()) >= PARALLEL_MIN_SAMPLES and _pool_usable():
-        if _launch.acquire(blocking=False):
-            try:
-                _pool_pid[:] = _pool_pid or [os.getpid()]
-                batch_parallel(*args, _workers_scratch(nworkers, per_worker), out, prbe)
-            finally:
-                _launch.release()
-            return out, prbe
-    batch_serial(*args, scratch(per_worker)[:per_worker].reshape(1, per_worker), out, prbe)
+    with pool_slot(nworkers, int(b.sizes.sum())) as parallel:
+        if parallel:
+            batch_parallel(*args, _workers_scratch(nworkers, per_worker), out, prbe)
+        else:
+            batch_serial(*args, scratch(per_worker)[:per_worker].reshape(1, per_worker), out,
+                         prbe)
     return out, prbe
+
+
+@contextmanager
+def pool_slot(nworkers: int, samples: int) -> Iterator[bool]:
+    """Whether a parallel kernel may run now; holds the pool while it does.
+
+    True when there is work for several workers (``nworkers > 1`` and at least
+    :data:`PARALLEL_MIN_SAMPLES` samples), the pool is usable in this process
+    and no other Python thread holds it. Otherwise the caller runs the serial
+    twin of its kernel, with the same results.
+    """
+    if (nworkers > 1 and samples >= PARALLEL_MIN_SAMPLES and _pool_usable()
+            and _launch.acquire(blocking=False)):
+        try:
+            _pool_pid[:] = _pool_pid or [os.getpid()]
+            yield True
+        finally:
+            _launch.release()
+    else:
+        yield False
 
 
 def sweep_task(task: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:

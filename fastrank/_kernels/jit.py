@@ -31,6 +31,11 @@ def kernel(fn: F) -> F:
 def parallel_kernel(fn: F) -> F:
     """Compile ``fn`` like :func:`kernel`, with ``prange`` loops run on Numba's threads.
 
+    Never compile one Python function both ways (``kernel(f)`` and
+    ``parallel_kernel(f)``): the on-disk cache is keyed by the function, so one
+    of the two would load the other's machine code. A serial twin is a
+    separate function calling the same worker kernel.
+
     The number of threads is whatever the caller's ``numba.get_num_threads()``
     says when the kernel is launched; fastrank never changes it.
     """
