@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-__all__ = ["mean_interval", "t_quantile"]
+__all__ = ["mean_interval", "normal_quantile", "t_cdf", "t_quantile", "two_sided_p"]
 
 
 def _central_mass(theta: float, df: int) -> float:
@@ -104,6 +104,107 @@ def t_quantile(p: float, df: int) -> float:
     phi = 0.5 * (lo + hi)
     t = math.sqrt(df) / math.tan(phi)
     return t if upper else -t
+
+
+def _beta_cf(a: float, b: float, x: float) -> float:
+    """Continued fraction of the regularized incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 10_000):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        step = d * c
+        h *= step
+        if abs(step - 1.0) < 1e-16:
+            break
+    return h
+
+
+def _beta_inc(a: float, b: float, x: float) -> float:
+    """The regularized incomplete beta function I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    log_front = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+                 + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(log_front) * _beta_cf(a, b, x) / a
+    return 1.0 - math.exp(log_front) * _beta_cf(b, a, 1.0 - x) / b
+
+
+def t_cdf(t: float, df: float) -> float:
+    """P(T <= t) for Student's t distribution with real ``df > 0``.
+
+    Examples
+    --------
+    >>> from fastrank.stats import t_cdf
+    >>> round(t_cdf(2.0, 7.5), 10)
+    0.9585515024
+    """
+    if not df > 0:
+        raise ValueError(f"df must be positive; got {df}")
+    if math.isnan(t):
+        return math.nan
+    if math.isinf(t):
+        return 1.0 if t > 0 else 0.0
+    if math.isinf(df):
+        return 0.5 * math.erfc(-t / math.sqrt(2.0))
+    tail = 0.5 * _beta_inc(0.5 * df, 0.5, df / (df + t * t))  # P(T > |t|)
+    return 1.0 - tail if t > 0 else tail
+
+
+def two_sided_p(statistic: float, df: float = math.inf) -> float:
+    """P(|T| >= |statistic|): normal when ``df`` is infinite, else Student t."""
+    if math.isnan(statistic):
+        return math.nan
+    if math.isinf(df):
+        return math.erfc(abs(statistic) / math.sqrt(2.0))
+    if math.isinf(statistic):
+        return 0.0
+    return _beta_inc(0.5 * df, 0.5, df / (df + statistic * statistic))
+
+
+def normal_quantile(p: float) -> float:
+    """The ``p`` quantile of the standard normal distribution."""
+    from ._kernels.special import ndtri
+
+    return float(ndtri(p))
+
+
+def critical_value(level: float, df: float = math.inf) -> float:
+    """The two-sided critical value of a ``level`` interval: normal or Student t."""
+    p = 0.5 + 0.5 * level
+    if math.isinf(df):
+        return normal_quantile(p)
+    if float(df).is_integer() and df <= 1000:  # the closed form costs O(df)
+        return t_quantile(p, int(df))
+    target = 2.0 * (1.0 - p)  # bisection on the two-sided tail, decreasing in t
+    lo, hi = 0.0, 1.0
+    while two_sided_p(hi, df) > target:
+        hi *= 2.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        if two_sided_p(mid, df) > target:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
 
 
 def mean_interval(values: np.ndarray, level: float) -> tuple[float, float, float, float]:
