@@ -14,6 +14,10 @@ Many models on many datasets, as tables, averaged curves and figures
 
     evaluate -> Evaluation
 
+Uncertainty (:mod:`fastrank.uncertainty`)::
+
+    roc_auc_ci, delong_covariance, delong_test, delong_test_unpaired, bootstrap_ci
+
 Every function sorts the scores once, treats equal scores as one cutoff,
 and returns NaN with an :class:`UndefinedMetricWarning` for a task that lacks
 a class. Definitions: METRICS.md in the source repository.
@@ -43,6 +47,15 @@ from .metrics import (
     prbe,
     roc_auc,
 )
+from .uncertainty import (
+    Comparison,
+    Interval,
+    bootstrap_ci,
+    delong_covariance,
+    delong_test,
+    delong_test_unpaired,
+    roc_auc_ci,
+)
 
 try:
     __version__ = version("fastrank")
@@ -52,16 +65,22 @@ except PackageNotFoundError:  # running from a source tree that was never instal
 __all__ = [
     "BatchMetrics",
     "BinaryMetrics",
+    "Comparison",
     "Entry",
     "Evaluation",
     "GroupResult",
+    "Interval",
     "MeanCurve",
     "UndefinedMetricWarning",
     "__version__",
     "all_metrics",
     "average_precision",
+    "bootstrap_ci",
     "confusion_matrix_at_thresholds",
     "d_prime",
+    "delong_covariance",
+    "delong_test",
+    "delong_test_unpaired",
     "det_curve",
     "evaluate",
     "interpolated_precision_recall_curve",
@@ -69,5 +88,6 @@ __all__ = [
     "prbe",
     "precision_recall_curve",
     "roc_auc",
+    "roc_auc_ci",
     "roc_curve",
 ]

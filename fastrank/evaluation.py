@@ -23,7 +23,7 @@ from ._validation import Task, as_array, prepare
 from .curves import _groups, _precision_at
 from .exceptions import UndefinedMetricWarning
 from .metrics import BinaryMetrics, task_metrics
-from .stats import check_level, mean_interval, t_quantile
+from .stats import check_level, critical_value, mean_interval, t_quantile
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -68,6 +68,8 @@ class Entry:
     tp, fp : ndarray of float64
         Positives and negatives scoring at or above each threshold (the
         cumulative sums; :func:`fastrank.confusion_matrix_at_thresholds`).
+    weighted : bool
+        Whether the pair was scored with sample weights.
     """
 
     model: str
@@ -78,6 +80,7 @@ class Entry:
     group_negatives: np.ndarray = field(repr=False)
     tp: np.ndarray = field(repr=False)
     fp: np.ndarray = field(repr=False)
+    weighted: bool = False
 
     @property
     def positives(self) -> float:
@@ -139,6 +142,29 @@ class Entry:
             j: np.ndarray = recall + specificity - 1.0
             return j
         return _f_score(tp, fp, pos - tp, 1.0 if column == "f1" else beta)
+
+    def delong_variance(self) -> float:
+        """DeLong's variance of the ROC AUC, from the tie-group table.
+
+        Every sample of a tie group has the same placement, so the sums run
+        over groups: see :mod:`fastrank._kernels.delong`. NaN with fewer than two
+        positives or negatives; weighted entries raise ``ValueError``.
+        """
+        if self.weighted:
+            raise ValueError("the DeLong variance is defined for unweighted samples; "
+                             "this pair was evaluated with sample weights")
+        pos, neg = self.positives, self.negatives
+        if pos < 2 or neg < 2:
+            return math.nan
+        gpos, gneg = self.group_positives, self.group_negatives
+        fp_above = self.fp - gneg
+        tp_above = self.tp - gpos
+        v10 = (neg - fp_above - 0.5 * gneg) / neg
+        v01 = (tp_above + 0.5 * gpos) / pos
+        theta = float(np.dot(gpos, v10)) / pos
+        s10 = float(np.dot(gpos, (v10 - theta) ** 2))
+        s01 = float(np.dot(gneg, (v01 - theta) ** 2))
+        return s10 / (pos - 1) / pos + s01 / (neg - 1) / neg
 
     def roc_defined(self) -> bool:
         """Whether both classes are present (the ROC curve exists)."""
@@ -393,6 +419,26 @@ class Evaluation:
                     rows[name].append(float(row[name][0]) if row else math.nan)
         columns = {name: _names(v) if name in ("model", "dataset", "criterion")
                    else np.array(v, dtype=np.float64) for name, v in rows.items()}
+        return _frame(columns, as_frame)
+
+    def auc_ci(self, *, level: float = 0.95, as_frame: bool = True) -> Any:
+        """ROC AUC with DeLong's interval, one row per model and dataset.
+
+        Columns: ``model, dataset, auc, se, low, high`` (bounds clipped to
+        [0, 1]), as :func:`fastrank.roc_auc_ci`. The DeLong variance comes from
+        the tie-group table already computed; unweighted pairs only.
+        """
+        level = check_level(level)
+        z = critical_value(level)
+        se = np.empty(len(self.entries))
+        for i, e in enumerate(self.entries):
+            se[i] = math.sqrt(e.delong_variance())
+        columns = self._keys()
+        auc = self._metric("roc_auc")
+        columns["auc"] = auc
+        columns["se"] = se
+        columns["low"] = np.clip(auc - z * se, 0.0, 1.0)
+        columns["high"] = np.clip(auc + z * se, 0.0, 1.0)
         return _frame(columns, as_frame)
 
     # -- averages over datasets --------------------------------------------------------
@@ -672,7 +718,7 @@ def _entry(task: Task, model: str, dataset: Any) -> Entry:
     gpos, gneg, thresholds = _groups(task)
     return Entry(model=model, dataset=dataset, metrics=metrics, thresholds=thresholds,
                  group_positives=gpos, group_negatives=gneg,
-                 tp=np.cumsum(gpos), fp=np.cumsum(gneg))
+                 tp=np.cumsum(gpos), fp=np.cumsum(gneg), weighted=task.weights is not None)
 
 
 def _warn_undefined(entries: list[Entry], stacklevel: int) -> None:

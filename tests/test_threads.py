@@ -134,6 +134,18 @@ def _numba_state():
     }
 
 
+_Y, _S = [0, 0, 0], [0.1, 0.2, 0.3]
+# Public functions that do not take (y_true, y_score).
+_ARGS = {
+    "evaluate": (_S, _Y),
+    "bootstrap_ci": ("roc_auc", _Y, _S),
+    "delong_test": (_Y, _S, _S),
+    "delong_test_unpaired": (_Y, _S, _Y, _S),
+    "delong_covariance": (_Y, [_S, _S]),
+}
+_KWARGS = {"bootstrap_ci": {"n_resamples": 5, "seed": 0}}
+
+
 def test_calls_leave_numba_threading_settings_unchanged():
     before = _numba_state()
     with warnings.catch_warnings():
@@ -144,10 +156,7 @@ def test_calls_leave_numba_threading_settings_unchanged():
             func = getattr(fastrank, name)
             if not inspect.isfunction(func):
                 continue
-            if name == "evaluate":  # (scores, labels)
-                func([0.1, 0.2, 0.3], [0, 0, 0])
-            else:
-                func([0, 0, 0], [0.1, 0.2, 0.3])
+            func(*_ARGS.get(name, (_Y, _S)), **_KWARGS.get(name, {}))
     assert _numba_state() == before
 
 

@@ -15,12 +15,13 @@ from fastrank import UndefinedMetricWarning
 
 # Every public function of (y_true, y_score, ...), taken from the package so that
 # new ones are covered too. ``evaluate`` takes (scores, labels) for many models and
-# datasets; tests/test_evaluation.py checks its bad input.
+# datasets, the DeLong tests two score vectors and ``bootstrap_ci`` a metric first;
+# tests/test_evaluation.py, test_delong.py and test_bootstrap.py check their bad input.
 FUNCS = [
     getattr(fastrank, name)
     for name in fastrank.__all__
     if inspect.isfunction(getattr(fastrank, name))
-    and next(iter(inspect.signature(getattr(fastrank, name)).parameters)) == "y_true"
+    and list(inspect.signature(getattr(fastrank, name)).parameters)[:2] == ["y_true", "y_score"]
 ]
 assert len(FUNCS) >= 10
 SCALAR = [
@@ -136,7 +137,9 @@ def test_ragged_scores(func):
 # --------------------------------------------------------------------------- shapes
 
 
-BATCHED = [f for f in FUNCS if "groups" in inspect.signature(f).parameters]
+# Functions that also take 2-D (n_samples, n_tasks) input.
+BATCHED = [f for f in FUNCS
+           if "groups" in inspect.signature(f).parameters or f is fastrank.roc_auc_ci]
 CURVES = [f for f in FUNCS if f not in BATCHED]
 
 
