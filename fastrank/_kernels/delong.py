@@ -239,31 +239,37 @@ def placements(bits, kind, sign, ones, labels, v, keys, kbuf, rl, rlbuf, hist):
 
 
 @kernel
-def _centre(v, labels, theta):
-    """Subtract ``theta`` from every placement; return the sums of the squares
-    over the positives and over the negatives."""
+def _squares(v, labels, theta):
+    """Sums of ``(v - theta)**2`` over the positives and over the negatives."""
     sq_pos = 0.0
     sq_neg = 0.0
     for i in range(v.shape[0]):
         d = v[i] - theta
-        v[i] = d
-        lab = labels[i]
-        sq_pos += lab * (d * d)
-        sq_neg += (1 - lab) * (d * d)
+        if labels[i]:
+            sq_pos += d * d
+        else:
+            sq_neg += d * d
     return sq_pos, sq_neg
 
 
 @kernel
-def _cross(va, vb, labels):
-    """Sums of ``va * vb`` over the positives and over the negatives."""
+def _cross(va, theta_a, vb, theta_b, labels):
+    """Per class (positives, negatives): the sums of ``(vb - theta_b)**2`` and of
+    ``(va - theta_a) * (vb - theta_b)``."""
+    sq_pos = 0.0
+    sq_neg = 0.0
     x_pos = 0.0
     x_neg = 0.0
     for i in range(va.shape[0]):
-        p = va[i] * vb[i]
-        lab = labels[i]
-        x_pos += lab * p
-        x_neg += (1 - lab) * p
-    return x_pos, x_neg
+        a = va[i] - theta_a
+        b = vb[i] - theta_b
+        if labels[i]:
+            sq_pos += b * b
+            x_pos += a * b
+        else:
+            sq_neg += b * b
+            x_neg += a * b
+    return sq_pos, sq_neg, x_pos, x_neg
 
 
 @kernel
@@ -286,13 +292,12 @@ def column_sums(ca, kind_a, sign_a, ones_a, cb, kind_b, sign_b, ones_b, two, lab
             row[f] = np.nan
         return
     theta_a = walk_column(keys, rl, n, pos, neg, ca.itemsize == 4, va) / pos
-    s10a, s01a = _centre(va, lab, theta_a)
+    s10a, s01a = _squares(va, lab, theta_a)
     theta_b, s10b, s01b, x10, x01 = theta_a, s10a, s01a, s10a, s01a
     if two:
         sort_rows(cb, kind_b, sign_b, ones_b, lab, keys, kbuf, rl, rlbuf, hist)
         theta_b = walk_column(keys, rl, n, pos, neg, cb.itemsize == 4, vb) / pos
-        s10b, s01b = _centre(vb, lab, theta_b)
-        x10, x01 = _cross(va, vb, lab)
+        s10b, s01b, x10, x01 = _cross(va, theta_a, vb, theta_b, lab)
     row[DP_THETA_A] = theta_a
     row[DP_THETA_B] = theta_b
     row[DP_S10_AA] = s10a
