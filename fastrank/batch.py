@@ -487,6 +487,17 @@ def sweep_task(task: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
     return out, prbe_bits
 
 
+def dense_labels(b: Batch) -> np.ndarray:
+    """The 0/1 labels of a sparse or multiclass batch as a ``(t, n)`` uint8 matrix."""
+    dense = np.zeros((b.t, b.n), np.uint8)
+    if b.lab_mode == LAB_CSC:
+        cols = np.repeat(np.arange(b.t), np.diff(b.lab_ptr))
+        dense[cols, b.lab_idx] = 1
+    else:  # class codes: one-vs-rest
+        dense[b.lab_idx, np.arange(b.n)] = 1
+    return dense
+
+
 def pooled_task(b: Batch) -> Task:
     """Every cell of a batch as one task (``average="micro"``)."""
     if b.pooled is not None:
@@ -494,12 +505,7 @@ def pooled_task(b: Batch) -> Task:
     if b.lab_mode == LAB_SAME:
         labels = b.labels
     else:
-        dense = np.zeros((b.t, b.n), np.uint8)
-        if b.lab_mode == LAB_CSC:
-            cols = np.repeat(np.arange(b.t), np.diff(b.lab_ptr))
-            dense[cols, b.lab_idx] = 1
-        else:
-            dense[b.lab_idx, np.arange(b.n)] = 1
+        dense = dense_labels(b)
         labels = (dense if b.layout == SEGMENTS else dense.T.copy()).reshape(-1)
     weights = None
     if b.weights is not None:

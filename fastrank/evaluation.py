@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._kernels.delong import DL_S01, DL_S10, DL_SIZE, group_sums
 from ._optional import require
 from ._validation import Task, as_array, prepare
 from .curves import _groups, _precision_at
@@ -156,15 +157,11 @@ class Entry:
         pos, neg = self.positives, self.negatives
         if pos < 2 or neg < 2:
             return math.nan
+        sums = np.empty(DL_SIZE, np.float64)
         gpos, gneg = self.group_positives, self.group_negatives
-        fp_above = self.fp - gneg
-        tp_above = self.tp - gpos
-        v10 = (neg - fp_above - 0.5 * gneg) / neg
-        v01 = (tp_above + 0.5 * gpos) / pos
-        theta = float(np.dot(gpos, v10)) / pos
-        s10 = float(np.dot(gpos, (v10 - theta) ** 2))
-        s01 = float(np.dot(gneg, (v01 - theta) ** 2))
-        return s10 / (pos - 1) / pos + s01 / (neg - 1) / neg
+        # The table's keys are not read: the positives stand in (any dtype would do).
+        group_sums((gpos, gpos, gneg), 0, gpos.shape[0], pos, neg, sums)
+        return float(sums[DL_S10] / (pos - 1) / pos + sums[DL_S01] / (neg - 1) / neg)
 
     def roc_defined(self) -> bool:
         """Whether both classes are present (the ROC curve exists)."""

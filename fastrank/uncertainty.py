@@ -26,7 +26,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from ._kernels.batch import LAB_CSC, LAB_SAME, SAMPLE_MAJOR
+from ._kernels.batch import LAB_SAME, SAMPLE_MAJOR
 from ._kernels.bootstrap import group_ids, resample_sweeps, resample_sweeps_serial
 from ._kernels.delong import (
     BLOCK,
@@ -62,7 +62,7 @@ from ._kernels.sweep import (
 from ._kernels.task import work_bytes
 from ._validation import Task, as_array, prepare
 from ._workspace import scratch
-from .batch import Batch, d_prime_of, pool_slot, prepare_batch
+from .batch import Batch, d_prime_of, dense_labels, pool_slot, prepare_batch
 from .exceptions import UndefinedMetricWarning
 from .metrics import average_precision, d_prime, pr_auc, prbe, roc_auc
 from .stats import check_level, critical_value, two_sided_p
@@ -196,16 +196,11 @@ def _columns(b: Batch) -> tuple[np.ndarray, np.ndarray]:
         bits = b.bits.reshape(b.n, b.t)
     else:
         bits = b.bits.reshape(b.t, b.n).T
-    if b.lab_mode == LAB_SAME:
-        labels = b.labels.reshape(b.n, b.t) if b.layout == SAMPLE_MAJOR else \
-            b.labels.reshape(b.t, b.n).T
-    elif b.lab_mode == LAB_CSC:
-        labels = np.zeros((b.t, b.n), np.uint8)
-        labels[np.repeat(np.arange(b.t), np.diff(b.lab_ptr)), b.lab_idx] = 1
-        labels = labels.T
-    else:  # class codes: one-vs-rest
-        labels = (b.lab_idx[:, None] == np.arange(b.t)[None, :]).astype(np.uint8)
-    return bits, labels
+    if b.lab_mode != LAB_SAME:
+        return bits, dense_labels(b).T
+    if b.layout == SAMPLE_MAJOR:
+        return bits, b.labels.reshape(b.n, b.t)
+    return bits, b.labels.reshape(b.t, b.n).T
 
 
 def _pairs(y_true: Any, a: np.ndarray, b: np.ndarray | None, pos_label: Any) -> np.ndarray:

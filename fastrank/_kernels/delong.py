@@ -58,7 +58,7 @@ BLOCK = 16  # columns gathered together from a C-ordered matrix
 
 
 @kernel
-def _group_sums(src, begin, end, pos, neg, out):
+def group_sums(src, begin, end, pos, neg, out):
     """Both passes over the groups of one source: theta, then the squares."""
     total = 0.0
     fp = 0.0
@@ -88,7 +88,7 @@ def _group_sums(src, begin, end, pos, neg, out):
 
 @kernel
 def _sums_and_auc(src, begin, end, pos, neg, st, sk, out, mout):
-    _group_sums(src, begin, end, pos, neg, out)
+    group_sums(src, begin, end, pos, neg, out)
     sweep_groups(src, begin, end, pos, neg, 1.0, 0, st, sk)
     sweep_finish(st, sk, 1.0, 0, mout)
 
