@@ -298,6 +298,8 @@ def check_weights(sample_weight: Any, n: int) -> tuple[np.ndarray | None, float]
     if w.dtype.kind not in "biuf":
         raise TypeError(f"sample_weight must hold real numbers; got dtype {w.dtype}")
     w = native(w.astype(np.float64, copy=False))
+    if n == 0:  # an empty batch of a streaming object
+        return _readonly(w), 1.0
     lo = w.min()
     hi = w.max()
     if not (lo >= 0.0 and hi < math.inf):
