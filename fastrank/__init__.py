@@ -14,6 +14,10 @@ Many models on many datasets, as tables, averaged curves and figures
 
     evaluate -> Evaluation
 
+Batches and streams (:mod:`fastrank.accumulator`, :mod:`fastrank.summaries`)::
+
+    Accumulator (exact), BinnedSummary -> Bounds (fixed memory, certified bounds)
+
 Uncertainty (:mod:`fastrank.uncertainty`)::
 
     roc_auc_ci, delong_covariance, delong_test, delong_test_unpaired, bootstrap_ci
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
+from .accumulator import Accumulator
 from .batch import GroupResult
 from .curves import (
     confusion_matrix_at_thresholds,
@@ -47,6 +52,7 @@ from .metrics import (
     prbe,
     roc_auc,
 )
+from .summaries import BinnedSummary, Bounds
 from .uncertainty import (
     Comparison,
     Interval,
@@ -63,8 +69,11 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0+unknown"
 
 __all__ = [
+    "Accumulator",
     "BatchMetrics",
     "BinaryMetrics",
+    "BinnedSummary",
+    "Bounds",
     "Comparison",
     "Entry",
     "Evaluation",
