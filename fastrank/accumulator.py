@@ -10,8 +10,9 @@ batches, in about the same time.
 
 Storage per row and task: the score's width (4 bytes for float32 and
 narrower, 8 otherwise) plus 1 byte of label; plus 8 bytes per row for
-weights, and the group id's width per row for grouped logs. Capacity grows by
-half when full, so up to a third of it can be unused.
+weights, and the group id's width per row for grouped logs. Capacity doubles
+when full: each row is copied about twice in all (once in, once on average
+when the storage grows), and up to half of the capacity can be unused.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "confusion_matrix_at_thresholds": curves.confusion_matrix_at_thresholds,
     "roc_auc_ci": uncertainty.roc_auc_ci,
 }
-_GROWTH = 1.5
+_GROWTH = 2.0
 _MIN_CAPACITY = 1024
 _EXACT_INT_IN_FLOAT = 1 << 53
 
