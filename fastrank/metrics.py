@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Any, Literal, overload
+from typing import Any, Literal, cast, overload
 
 import numpy as np
 
@@ -61,7 +61,8 @@ Batched = float | np.ndarray | GroupResult
 
 
 def _finish(
-    name: str, res: TaskResults, values: np.ndarray, undefined: np.ndarray, average: Average
+    name: str, res: TaskResults, values: np.ndarray, undefined: np.ndarray, average: Average,
+    stacklevel: int = 3,
 ) -> Batched:
     """Mark undefined tasks NaN, warn once, and return per-task values or their average."""
     values = np.array(values, dtype=np.float64)
@@ -70,9 +71,10 @@ def _finish(
     neg = res.negatives
     if res.mode == "micro":
         if undefined[0]:
-            warn_undefined(f"{name} is", pos[0], neg[0], stacklevel=3)
+            warn_undefined(f"{name} is", pos[0], neg[0], stacklevel=stacklevel)
         return float(values[0])
-    warn_undefined_tasks(f"{name} is", res.mode, pos, neg, undefined, average, stacklevel=3)
+    warn_undefined_tasks(f"{name} is", res.mode, pos, neg, undefined, average,
+                         stacklevel=stacklevel)
     if average is None:
         if res.mode == "groups":
             assert res.ids is not None
@@ -186,22 +188,15 @@ def average_precision(
     >>> round(fastrank.average_precision(y_true, y_score, ties="expected"), 6)
     0.79375
     """
-    if ties not in ("grouped", "expected"):
-        raise ValueError(f"ties must be 'grouped' or 'expected'; got {ties!r}")
-    if ties == "expected" and sample_weight is not None:
-        raise ValueError(
-            "ties='expected' is defined for unweighted samples only; "
-            "drop sample_weight or use ties='grouped'"
-        )
-    what = WANT_EXPECTED_AP if ties == "expected" else 0
+    m, what = batch_options("average_precision", sample_weight is not None, ties=ties)
     index = OUT_AP_EXPECTED if ties == "expected" else OUT_AP
     s = as_array(y_score, "y_score")
     if is_batched(s, groups):
         res = evaluate_tasks(
             y_true, s, sample_weight=sample_weight, pos_label=pos_label, groups=groups,
-            labels=labels, average=average, max_fpr=1.0, what=what,
+            labels=labels, average=average, max_fpr=m, what=what,
         )
-        return _finish("average_precision", res, res.out[:, index], _no_positives(res), average)
+        return cast(Batched, batch_result("average_precision", res, average, ties=ties))
     task = prepare(y_true, s, sample_weight, pos_label)
     out, _ = sweep_task(task, 1.0, what)
     if out[OUT_POS] == 0:
@@ -283,7 +278,7 @@ def roc_auc(
             y_true, s, sample_weight=sample_weight, pos_label=pos_label, groups=groups,
             labels=labels, average=average, max_fpr=m, what=0,
         )
-        return _finish("roc_auc", res, res.out[:, index], _one_class(res), average)
+        return cast(Batched, batch_result("roc_auc", res, average, max_fpr=max_fpr))
     task = prepare(y_true, s, sample_weight, pos_label)
     out, _ = sweep_task(task, m, 0)
     if out[OUT_POS] == 0 or out[OUT_NEG] == 0:
@@ -342,7 +337,7 @@ def pr_auc(
             y_true, s, sample_weight=sample_weight, pos_label=pos_label, groups=groups,
             labels=labels, average=average, max_fpr=1.0, what=WANT_PR_AUC,
         )
-        return _finish("pr_auc", res, res.out[:, OUT_PR_AUC], _no_positives(res), average)
+        return cast(Batched, batch_result("pr_auc", res, average))
     task = prepare(y_true, s, sample_weight, pos_label)
     out, _ = sweep_task(task, 1.0, WANT_PR_AUC)
     if out[OUT_POS] == 0:
@@ -393,8 +388,7 @@ def d_prime(
             y_true, s, sample_weight=sample_weight, pos_label=pos_label, groups=groups,
             labels=labels, average=average, max_fpr=1.0, what=0,
         )
-        undefined = _one_class(res)
-        return _finish("d_prime", res, d_prime_of(res.out[:, OUT_AUC]), undefined, average)
+        return cast(Batched, batch_result("d_prime", res, average))
     task = prepare(y_true, s, sample_weight, pos_label)
     out, _ = sweep_task(task, 1.0, 0)
     if out[OUT_POS] == 0 or out[OUT_NEG] == 0:
@@ -462,22 +456,13 @@ def prbe(
     """
     s = as_array(y_score, "y_score")
     if is_batched(s, groups):
-        check_average(average)
-        if return_threshold and average not in (None, "micro"):
-            raise ValueError(
-                "return_threshold=True gives one threshold per task: use average=None "
-                f"(or 'micro'), not average={average!r}"
-            )
+        check_prbe_average(average, return_threshold)
         res = evaluate_tasks(
             y_true, s, sample_weight=sample_weight, pos_label=pos_label, groups=groups,
             labels=labels, average=average, max_fpr=1.0, what=0,
         )
-        values = _finish("prbe", res, res.out[:, OUT_PRBE], _no_positives(res), average)
-        if not return_threshold:
-            return values
-        if res.mode == "micro":
-            return values, float(res.thresholds[0])
-        return values, res.thresholds
+        result = batch_result("prbe", res, average, return_threshold=return_threshold)
+        return cast("Batched | tuple[Any, Any]", result)
     task = prepare(y_true, s, sample_weight, pos_label)
     out, prbe_bits = sweep_task(task, 1.0, 0)
     if out[OUT_POS] == 0:
@@ -591,6 +576,84 @@ class BatchMetrics:
         return asdict(self)
 
 
+def batch_options(
+    name: str, weighted: bool, *, max_fpr: float | None = None, ties: str = "grouped"
+) -> tuple[float, int]:
+    """Check a batched metric's options; its ``max_fpr`` (1.0 when full) and ``WANT_*`` flags."""
+    if name == "average_precision":
+        if ties not in ("grouped", "expected"):
+            raise ValueError(f"ties must be 'grouped' or 'expected'; got {ties!r}")
+        if ties == "expected" and weighted:
+            raise ValueError(
+                "ties='expected' is defined for unweighted samples only; "
+                "drop sample_weight or use ties='grouped'"
+            )
+        return 1.0, WANT_EXPECTED_AP if ties == "expected" else 0
+    m = check_max_fpr(max_fpr) if name in ("roc_auc", "all_metrics") else 1.0
+    if name == "pr_auc":
+        return m, WANT_PR_AUC
+    if name == "all_metrics":
+        return m, WANT_PR_AUC | (0 if weighted else WANT_EXPECTED_AP)
+    return m, 0
+
+
+def check_prbe_average(average: Any, return_threshold: bool) -> None:
+    check_average(average)
+    if return_threshold and average not in (None, "micro"):
+        raise ValueError(
+            "return_threshold=True gives one threshold per task: use average=None "
+            f"(or 'micro'), not average={average!r}"
+        )
+
+
+def batch_result(
+    name: str,
+    res: TaskResults,
+    average: Average,
+    *,
+    max_fpr: float | None = None,
+    ties: str = "grouped",
+    return_threshold: bool = False,
+    unweighted: bool = True,
+    stacklevel: int = 4,
+) -> Any:
+    """What the batched call of metric ``name`` returns, from its raw per-task results.
+
+    The one place that turns :class:`TaskResults` (of :func:`evaluate_tasks`,
+    or assembled from the blocks of a distributed run) into per-task values,
+    a :class:`GroupResult`, an average or :class:`BatchMetrics`, with the one
+    warning for undefined tasks. ``stacklevel`` attributes that warning to
+    the caller of the public function that calls this.
+    """
+    out = res.out
+    if name == "all_metrics":
+        m = check_max_fpr(max_fpr)
+        _warn_all(res, stacklevel=stacklevel)
+        if res.mode == "micro":
+            return _binary_metrics(out[0], res.thresholds[0], unweighted, max_fpr, m)
+        per = _batch_metrics(res, unweighted, max_fpr, m)
+        return per if average is None else per.mean(average)
+    if name == "average_precision":
+        index = OUT_AP_EXPECTED if ties == "expected" else OUT_AP
+        return _finish(name, res, out[:, index], _no_positives(res), average, stacklevel)
+    if name == "roc_auc":
+        index = OUT_AUC_PARTIAL if check_max_fpr(max_fpr) < 1.0 else OUT_AUC
+        return _finish(name, res, out[:, index], _one_class(res), average, stacklevel)
+    if name == "pr_auc":
+        return _finish(name, res, out[:, OUT_PR_AUC], _no_positives(res), average, stacklevel)
+    if name == "d_prime":
+        return _finish(name, res, d_prime_of(out[:, OUT_AUC]), _one_class(res), average,
+                       stacklevel)
+    if name == "prbe":
+        values = _finish(name, res, out[:, OUT_PRBE], _no_positives(res), average, stacklevel)
+        if not return_threshold:
+            return values
+        if res.mode == "micro":
+            return values, float(res.thresholds[0])
+        return values, res.thresholds
+    raise ValueError(f"not a batched metric: {name!r}")
+
+
 def _warn_all(res: TaskResults, stacklevel: int = 3) -> None:
     """The one warning of an ``all_metrics`` call with undefined tasks."""
     no_pos = res.positives == 0
@@ -665,9 +728,7 @@ def all_metrics(
     >>> round(per.mean().roc_auc, 6)
     0.458333
     """
-    m = check_max_fpr(max_fpr)
-    unweighted = sample_weight is None
-    what = WANT_PR_AUC | (WANT_EXPECTED_AP if unweighted else 0)
+    m, what = batch_options("all_metrics", sample_weight is not None, max_fpr=max_fpr)
     s = as_array(y_score, "y_score")
     if is_batched(s, groups):
         check_average(average)
@@ -675,11 +736,9 @@ def all_metrics(
             y_true, s, sample_weight=sample_weight, pos_label=pos_label, groups=groups,
             labels=labels, average=average, max_fpr=m, what=what,
         )
-        _warn_all(res)
-        if res.mode == "micro":
-            return _binary_metrics(res.out[0], res.thresholds[0], unweighted, max_fpr, m)
-        per = _batch_metrics(res, unweighted, max_fpr, m)
-        return per if average is None else per.mean(average)
+        result = batch_result("all_metrics", res, average, max_fpr=max_fpr,
+                              unweighted=sample_weight is None)
+        return cast("BinaryMetrics | BatchMetrics", result)
     result = task_metrics(prepare(y_true, s, sample_weight, pos_label), max_fpr)
     pos, neg = result.positives, result.negatives
     if pos == 0:
