@@ -10,6 +10,7 @@ _PACKAGES = {
     "pandas": ("pandas", "tables"),
     "matplotlib": ("matplotlib", "plot"),
     "pyarrow": ("pyarrow", "parquet"),
+    "dask": ("'dask[array,dataframe]'", "dask"),
 }
 
 
