@@ -96,7 +96,11 @@ def _known_chunks(x: Any, name: str) -> None:
 
 
 def _numeric(dtype: Any, name: str) -> None:
-    if np.dtype(dtype).kind not in "biuf":
+    try:
+        kind = np.dtype(dtype).kind
+    except TypeError:  # a pandas extension dtype (strings, nullable numbers)
+        kind = "O"
+    if kind not in "biuf":
         raise TypeError(f"{name} must hold real numbers (float, int or bool); got dtype {dtype}")
 
 
@@ -197,14 +201,6 @@ def _per_group(name: str, data: Any, y_true: str, y_score: str, groups: str,
                options: dict[str, Any], compute: bool, threads: int | None) -> Any:
     dask, _ = _dask()
     cols = [groups, y_true, y_score] + ([sample_weight] if sample_weight is not None else [])
-    missing = [c for c in cols if c not in data.columns]
-    if missing:
-        raise ValueError(
-            f"data has no column(s) {missing}; it has {list(data.columns)}"
-        )
-    _numeric(data.dtypes[y_score], f"column {y_score!r}")
-    if sample_weight is not None:
-        _numeric(data.dtypes[sample_weight], f"column {sample_weight!r}")
     frame = data[cols].shuffle(on=groups)
     m, what = options["_m"], options["_what"]
     parts = frame.to_delayed()
@@ -219,8 +215,21 @@ def _per_group(name: str, data: Any, y_true: str, y_score: str, groups: str,
                    lambda res: batch_result(name, res, average, stacklevel=5, **options["_kw"]))
 
 
+def _check_columns(data: Any, cols: list[str], y_score: str, sample_weight: str | None) -> None:
+    missing = [c for c in cols if c not in data.columns]
+    if missing:
+        raise ValueError(f"data has no column(s) {missing}; it has {list(data.columns)}")
+    _numeric(data.dtypes[y_score], f"column {y_score!r}")
+    if sample_weight is not None:
+        _numeric(data.dtypes[sample_weight], f"column {sample_weight!r}")
+
+
 def _group_block(where: str, part: Any, cols: list[str], pos_label: Any, m: float, what: int,
                  threads: int | None) -> Any:
+    if len(cols) > 3:
+        # Weighted sums depend on the order of a group's rows: the shuffle moved
+        # them, and the index puts them back in the order of the input.
+        part = part.sort_index(kind="stable")
     g, y, s = (part[c].to_numpy() for c in cols[:3])
     w = part[cols[3]].to_numpy() if len(cols) > 3 else None
     return dist.block_results(where, y, s, w, pos_label=pos_label, groups=g, max_fpr=m,
@@ -230,7 +239,7 @@ def _group_block(where: str, part: Any, cols: list[str], pos_label: Any, m: floa
 def _one_task(name: str, y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
               options: dict[str, Any], compute: bool, threads: int | None,
               ranges: int | None) -> Any:
-    dask, da = _dask()
+    _, da = _dask()
     _known_chunks(y_score, "y_score")
     _numeric(y_score.dtype, "y_score")
     n = y_score.shape[0]
@@ -242,14 +251,24 @@ def _one_task(name: str, y_true: Any, y_score: Any, sample_weight: Any, pos_labe
     w = sample_weight
     if w is not None:
         w = _as_dask(w, y_score, "sample_weight", da)
+    sb = list(y_score.to_delayed().ravel())
+    yb = list(y.to_delayed().ravel())
+    wb = list(w.to_delayed().ravel()) if w is not None else None
+    return _ranges_graph(name, yb, sb, wb, pos_label, options, compute, threads, ranges)
+
+
+def _ranges_graph(name: str, yb: list[Any], sb: list[Any], wb: list[Any] | None,
+                  pos_label: Any, options: dict[str, Any], compute: bool, threads: int | None,
+                  ranges: int | None) -> Any:
+    """The range-shuffle graph of one task given as delayed chunks (labels, scores, weights)."""
+    dask, _ = _dask()
     m, what = options["_m"], options["_what"]
-    weighted = w is not None
-    sb = y_score.to_delayed().ravel()
-    yb = y.to_delayed().ravel()
-    wb = w.to_delayed().ravel() if weighted else [None] * len(sb)
+    weighted = wb is not None
+    wb = wb if wb is not None else [None] * len(sb)
     nr = ranges or len(sb)
     delayed = dask.delayed
     samples = [delayed(dist.chunk_sample)(f"chunk {i}", c) for i, c in enumerate(sb)]
+    n = delayed(_rows)(samples)
     bounds = delayed(dist.range_bounds)(samples, nr)
     splits = [
         delayed(dist.split_ranges, nout=2)(f"chunk {i}", yc, sc, wc, pos_label, bounds)
@@ -266,6 +285,15 @@ def _one_task(name: str, y_true: Any, y_score: Any, sample_weight: Any, pos_labe
     combined = delayed(dist.combine_ranges)(states, m, what, n)
     return _finish(dask, combined, compute,
                    lambda res: batch_result(name, res, None, stacklevel=5, **options["_kw"]))
+
+
+def _rows(samples: list[tuple[np.ndarray, int]]) -> int:
+    return sum(size for _, size in samples)
+
+
+def _column(part: Any, col: str) -> np.ndarray:
+    values: np.ndarray = part[col].to_numpy()
+    return values
 
 
 def _piece(parts: list[Any], r: int) -> Any:
@@ -303,13 +331,16 @@ def _run(name: str, y_true: Any, y_score: Any, sample_weight: Any, pos_label: An
                           ("sample_weight", sample_weight)):
             if col is not None and not isinstance(col, str):
                 raise TypeError(f"with data=, {what} must be a column name; got {col!r}")
+        cols = [c for c in (groups, y_true, y_score, sample_weight) if c is not None]
+        _check_columns(data, cols, y_score, sample_weight)
         if groups is None:
-            series = data[y_score].to_dask_array(lengths=True)
-            labels = data[y_true].to_dask_array(lengths=True)
-            weights = (None if sample_weight is None
-                       else data[sample_weight].to_dask_array(lengths=True))
-            return _one_task(name, labels, series, weights, pos_label, options, compute,
-                             threads, ranges)
+            dask, _ = _dask()
+            parts = data[cols].to_delayed()
+            yb = [dask.delayed(_column)(p, y_true) for p in parts]
+            sb = [dask.delayed(_column)(p, y_score) for p in parts]
+            wb = (None if sample_weight is None
+                  else [dask.delayed(_column)(p, sample_weight) for p in parts])
+            return _ranges_graph(name, yb, sb, wb, pos_label, options, compute, threads, ranges)
         return _per_group(name, data, y_true, y_score, groups, sample_weight, pos_label,
                           average, options, compute, threads)
     if _is_dask_frame(y_score) or _is_dask_frame(y_true):
