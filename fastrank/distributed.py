@@ -28,7 +28,7 @@ import numba
 import numpy as np
 
 from ._kernels.keys import from_key
-from ._kernels.ranges import range_sweep
+from ._kernels.ranges import range_partition, range_sweep
 from ._kernels.sweep import (
     OUT_POS,
     OUT_SIZE,
@@ -71,6 +71,7 @@ __all__ = [
 ]
 
 SAMPLE_POINTS = 256  # score quantiles each chunk contributes to the choice of ranges
+_NO_WEIGHTS = np.empty(0, np.float64)
 
 
 @contextmanager
@@ -159,17 +160,26 @@ def _checked(where: str, y_true: Any, y_score: Any, sample_weight: Any,
 
 
 def chunk_sample(where: str, y_score: Any) -> tuple[np.ndarray, int]:
-    """Evenly spaced order statistics of one chunk's scores (as float64), and its size."""
+    """Order statistics of a strided subsample of one chunk's scores (as float64), and
+    the chunk's size.
+
+    They only balance the ranges; any choice of ranges gives the exact result.
+    Non-finite scores are left out here and reported by :func:`split_ranges`.
+    """
     s = np.asarray(y_score)
-    if s.shape[0] == 0:
+    n = int(s.shape[0]) if s.ndim else 0
+    if n == 0:
         return np.empty(0), 0
+    step = max(1, n // (16 * SAMPLE_POINTS))
     try:
-        bits, canon, _ = check_scores(s)
-    except (ValueError, TypeError) as exc:
-        raise _located(exc, where) from exc
-    values = np.sort(bits.view(canon).astype(np.float64))
+        values = np.sort(s[::step].astype(np.float64))
+    except (TypeError, ValueError) as exc:
+        raise _located(TypeError(f"y_score must hold real numbers: {exc}"), where) from exc
+    values = values[np.isfinite(values)]
+    if values.shape[0] == 0:
+        return values, n
     at = np.linspace(0, values.shape[0] - 1, min(SAMPLE_POINTS, values.shape[0]))
-    return values[at.astype(np.int64)], int(values.shape[0])
+    return values[at.astype(np.int64)], n
 
 
 def range_bounds(samples: Sequence[tuple[np.ndarray, int]], ranges: int) -> np.ndarray:
@@ -209,16 +219,14 @@ def split_ranges(
         return np.zeros((nr, 2)), [(s[:0], np.empty(0, np.uint8), None)] * nr
     bits, canon, labels, w = _checked(where, y_true, s, sample_weight, pos_label)
     values = bits.view(canon)
-    r = np.searchsorted(bounds, values.astype(np.float64), side="right")
-    weight = np.ones(values.shape[0]) if w is None else w
-    counts = np.zeros((nr, 2))
-    counts[:, 0] = np.bincount(r, weights=weight * (labels == 0), minlength=nr)
-    counts[:, 1] = np.bincount(r, weights=weight * (labels == 1), minlength=nr)
-    order = np.argsort(r, kind="stable")
-    cuts = np.searchsorted(r[order], np.arange(1, nr))
+    order, starts, counts = range_partition(values, labels, _NO_WEIGHTS if w is None else w,
+                                            np.ascontiguousarray(bounds, np.float64))
+    values, labels = values[order], labels[order]
+    w = None if w is None else w[order]
     parts = []
-    for idx in np.split(order, cuts):
-        parts.append((values[idx], labels[idx], None if w is None else w[idx]))
+    for r in range(nr):
+        a, b = int(starts[r]), int(starts[r + 1])
+        parts.append((values[a:b], labels[a:b], None if w is None else w[a:b]))
     return counts, parts
 
 

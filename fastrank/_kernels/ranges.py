@@ -40,3 +40,52 @@ def range_sweep(gkey: np.ndarray, gpos: np.ndarray, gneg: np.ndarray, tp0: float
     d = gkey.shape[0]
     if d:
         sweep_groups((gkey, gpos, gneg), 0, d, pos, neg, max_fpr, what, st, sk)
+
+
+LINEAR_BOUNDS = 32  # up to this many bounds, a linear count beats a binary search
+
+
+@kernel
+def range_partition(values: np.ndarray, labels: np.ndarray, weights: np.ndarray,
+                    bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows of one chunk grouped by score range, in input order within each range.
+
+    Range ``r`` holds the scores ``v`` with ``bounds[r - 1] <= v < bounds[r]``
+    (compared as float64). Returns the row order, the start of each range in
+    it (``len(bounds) + 2`` entries), and each range's negative and positive
+    totals (``weights`` per row, or 1 when it is empty).
+    """
+    n = values.shape[0]
+    nb = bounds.shape[0]
+    nr = nb + 1
+    weighted = weights.shape[0] > 0
+    which = np.empty(n, np.int64)
+    starts = np.zeros(nr + 1, np.int64)
+    counts = np.zeros((nr, 2), np.float64)
+    for i in range(n):
+        v = np.float64(values[i])
+        if nb <= LINEAR_BOUNDS:  # few bounds: count them without branches
+            lo = 0
+            for k in range(nb):
+                lo += bounds[k] <= v
+        else:
+            lo = 0
+            hi = nb
+            while lo < hi:  # the number of bounds at or below v
+                mid = (lo + hi) >> 1
+                if bounds[mid] <= v:
+                    lo = mid + 1
+                else:
+                    hi = mid
+        which[i] = lo
+        starts[lo + 1] += 1
+        counts[lo, labels[i]] += weights[i] if weighted else 1.0
+    for r in range(nr):
+        starts[r + 1] += starts[r]
+    order = np.empty(n, np.int64)
+    fill = starts[:nr].copy()
+    for i in range(n):
+        r = which[i]
+        order[fill[r]] = i
+        fill[r] += 1
+    return order, starts, counts
