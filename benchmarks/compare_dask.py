@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import argparse
 import logging
-import statistics
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -38,6 +36,7 @@ from dask_workloads import (
     scores_block,
 )
 from distributed import Client, LocalCluster, wait
+from timing import median_time
 
 import fastrank
 import fastrank.dask as fd
@@ -45,16 +44,6 @@ import fastrank.dask as fd
 
 def _fmt(seconds: float) -> str:
     return f"{seconds * 1e3:,.0f} ms" if seconds < 10 else f"{seconds:,.1f} s"
-
-
-def _median(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def d1(client: Client, repeat: int, n: int) -> None:
@@ -69,9 +58,9 @@ def d1(client: Client, repeat: int, n: int) -> None:
     y, s = d1_in_memory(n, tasks, width)
     exact = fastrank.roc_auc(y, s, average=None)
     assert np.array_equal(fd.roc_auc(ys, ss, average=None), exact)
-    local = _median(lambda: fastrank.roc_auc(y, s, average=None), repeat)
-    remote = _median(lambda: fd.roc_auc(ys, ss, average=None), repeat)
-    shipped = _median(lambda: fd.roc_auc(da.from_array(y, chunks=(n, width)),
+    local = median_time(lambda: fastrank.roc_auc(y, s, average=None), repeat)
+    remote = median_time(lambda: fd.roc_auc(ys, ss, average=None), repeat)
+    shipped = median_time(lambda: fd.roc_auc(da.from_array(y, chunks=(n, width)),
                                          da.from_array(s, chunks=(n, width)), average=None),
                       max(1, repeat // 2))
     print(f"\nD1: per-task ROC AUC, {n:,} samples x {tasks} tasks, float32 "
@@ -105,10 +94,10 @@ def _d2_row(client: Client, repeat: int, chunks: int, rows: int) -> None:
     exact = fastrank.roc_auc(y, s)
     got = fd.roc_auc(ys, ss)
     assert abs(got - exact) <= 1e-12, (got, exact)
-    local = _median(lambda: fastrank.roc_auc(y, s), repeat)
-    remote = _median(lambda: fd.roc_auc(ys, ss), repeat)
+    local = median_time(lambda: fastrank.roc_auc(y, s), repeat)
+    remote = median_time(lambda: fd.roc_auc(ys, ss), repeat)
     summaries = []
-    approx = _median(lambda: summaries.append(
+    approx = median_time(lambda: summaries.append(
         fd.binned_summary(ys, ss, bins=2000, range=(-8.0, 10.0), clip=True)), repeat)
     bound = summaries[-1].compute("roc_auc")
     assert bound.low <= exact <= bound.high
@@ -124,8 +113,8 @@ def d3(client: Client, repeat: int, rows: int) -> None:
     exact = fastrank.roc_auc(y, s, groups=g, average=None)
     got = fd.roc_auc("label", "score", groups="user", data=ddf, average=None)
     assert np.array_equal(got.values, exact.values, equal_nan=True)
-    local = _median(lambda: fastrank.roc_auc(y, s, groups=g, average=None), repeat)
-    remote = _median(lambda: fd.roc_auc("label", "score", groups="user", data=ddf,
+    local = median_time(lambda: fastrank.roc_auc(y, s, groups=g, average=None), repeat)
+    remote = median_time(lambda: fd.roc_auc("label", "score", groups="user", data=ddf,
                                         average=None), repeat)
     print(f"\nD3: per-user ROC AUC, {rows:,} rows, {len(exact):,} users, 8 partitions")
     print("| call | time | vs in-process |\n|---|---|---|")

@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numba
@@ -37,25 +35,13 @@ from streaming_workloads import (
     numpy_histogram,
     probabilities,
 )
+from timing import alternate
 
 import fastrank
 
 
 def _fmt(seconds: float) -> str:
     return f"{seconds * 1e3:,.2f} ms" if seconds < 10 else f"{seconds:,.1f} s"
-
-
-def _alternate(fns: list, repeat: int) -> list[float]:  # type: ignore[type-arg]
-    """Median time of each function, run in turns so that noise hits all alike."""
-    for fn in fns:
-        fn()
-    times: list[list[float]] = [[] for _ in fns]
-    for _ in range(repeat):
-        for k, fn in enumerate(fns):
-            t0 = time.perf_counter()
-            fn()
-            times[k].append(time.perf_counter() - t0)
-    return [statistics.median(t) for t in times]
 
 
 def _torch():  # type: ignore[no-untyped-def]
@@ -83,7 +69,7 @@ def s1(repeat: int, n: int) -> None:
         metric = tmc.BinaryAUROC(thresholds=1000)
         fns.append(lambda: metric.update(ts, ty))
         names.append("torchmetrics `BinaryAUROC(thresholds=1000).update`")
-    times = _alternate(fns, repeat)
+    times = alternate(fns, repeat)
     print(f"\nS1: summary update, one task, batches of {n:,} float32 rows "
           "(target: at least 100 million rows/s)")
     print("| call | time per batch | rows/s | vs fastrank |\n|---|---|---|---|")
@@ -107,7 +93,7 @@ def s2(repeat: int, n: int, tasks: int) -> None:
         fns.append(lambda: metric.update(ts, ty))
         names.append(f"torchmetrics `MultilabelAUROC(thresholds=1000).update` ({m} rows)")
         rows.append(m)
-    times = _alternate(fns, repeat)
+    times = alternate(fns, repeat)
     print(f"\nS2: summary update, batches of {n:,} rows x {tasks:,} tasks, float32")
     print("| call | time per batch | ns per row x task | vs fastrank |\n|---|---|---|---|")
     base = times[0] / (n * tasks)
@@ -153,7 +139,7 @@ def s3(repeat: int, count: int, rows: int, tasks: int) -> None:
 
     fns.append(lambda: roc_auc_score(y, s, average=None) if tasks else roc_auc_score(y, s))
     names.append("scikit-learn `roc_auc_score` on the concatenated arrays")
-    times = _alternate(fns, repeat)
+    times = alternate(fns, repeat)
     shape = f"{rows:,} rows x {tasks} tasks" if tasks else f"{rows:,} rows"
     print(f"\nS3: exact accumulator, {count:,} batches of {shape} "
           "(target: compute within 1.5x of the one-shot call)")

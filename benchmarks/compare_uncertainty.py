@@ -18,7 +18,6 @@ Rows (workloads and baselines in ``uncertainty_workloads.py``):
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -27,6 +26,7 @@ import numba
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
+from timing import alternate
 from uncertainty_workloads import (
     bootstrap_sklearn,
     fast_delong_loop,
@@ -42,19 +42,6 @@ def _fmt(seconds: float) -> str:
     return f"{seconds * 1e3:,.1f} ms" if seconds < 10 else f"{seconds:,.1f} s"
 
 
-def _alternate(fns: list, repeat: int) -> list[float]:  # type: ignore[type-arg]
-    """Median time of each function, run in turns so that noise hits all alike."""
-    for fn in fns:
-        fn()
-    times: list[list[float]] = [[] for _ in fns]
-    for _ in range(repeat):
-        for k, fn in enumerate(fns):
-            t0 = time.perf_counter()
-            fn()
-            times[k].append(time.perf_counter() - t0)
-    return [statistics.median(t) for t in times]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7, help="timed runs per fastrank figure")
@@ -66,7 +53,7 @@ def main() -> None:
     print(f"Numba threads: {numba.get_num_threads()}")
 
     y, s = one_task(1_000_000)
-    auc, ci = _alternate([lambda: fastrank.roc_auc(y, s), lambda: fastrank.roc_auc_ci(y, s)],
+    auc, ci = alternate([lambda: fastrank.roc_auc(y, s), lambda: fastrank.roc_auc_ci(y, s)],
                          args.repeat)
     print("\nU1: DeLong variance of 1,000,000 samples (target: at most 2x roc_auc)")
     print("| call | time | vs roc_auc |\n|---|---|---|")
@@ -75,7 +62,7 @@ def main() -> None:
 
     y2, a, b = two_models()
     t = y2.shape[1]
-    fast = _alternate([lambda: fastrank.delong_test(y2, a, b)], max(3, args.repeat // 2))[0]
+    fast = alternate([lambda: fastrank.delong_test(y2, a, b)], max(3, args.repeat // 2))[0]
     labels = np.linspace(0, t - 1, args.labels).astype(int)
     t0 = time.perf_counter()
     for j in labels:
@@ -96,7 +83,7 @@ def main() -> None:
           f"{_fmt(loop)} | {loop / fast:.1f}x |")
 
     y3, s3 = one_task(100_000)
-    boot = _alternate([lambda: fastrank.bootstrap_ci("average_precision", y3, s3,
+    boot = alternate([lambda: fastrank.bootstrap_ci("average_precision", y3, s3,
                                                      n_resamples=1000, seed=0)],
                       max(3, args.repeat // 2))[0]
     t0 = time.perf_counter()

@@ -1,0 +1,29 @@
+"""Timing helpers shared by the comparison scripts."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+def alternate(fns: list[Callable[[], Any]], repeat: int) -> list[float]:
+    """Median time of each function, run in turns so that noise hits all alike.
+
+    Each function runs once untimed first (compilation, caches).
+    """
+    for fn in fns:
+        fn()
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for k, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            fn()
+            times[k].append(time.perf_counter() - t0)
+    return [statistics.median(t) for t in times]
+
+
+def median_time(fn: Callable[[], Any], repeat: int) -> float:
+    """Median time of ``fn`` over ``repeat`` runs after one untimed run."""
+    return alternate([fn], repeat)[0]
