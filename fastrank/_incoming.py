@@ -15,7 +15,7 @@ import numpy as np
 from ._kernels.batch import SAMPLE_MAJOR
 from ._kernels.keys import first_nonfinite
 from ._validation import KEYS, WIDEN, as_array, check_labels, native
-from .batch import _class_codes, _dense_labels, _is_sparse, _sparse_labels
+from .batch import _dense_labels, _is_sparse, _sparse_labels
 
 
 def where(i: int, ndim: int, t: int) -> str:
@@ -60,15 +60,8 @@ def first_nonfinite_score(flat: np.ndarray) -> int:
     return int(first_nonfinite(flat.view(spec[0]), spec[4]))
 
 
-def batch_labels(
-    y_true: Any, ndim: int, n: int, t: int, pos_label: Any, classes: Any = None
-) -> np.ndarray:
-    """0/1 uint8 labels, flat in row-major order.
-
-    With 2-D scores, ``y_true`` is a 2-D (dense or sparse) label matrix, or
-    1-D class labels when ``classes`` names the class of each score column
-    (one class against the rest).
-    """
+def batch_labels(y_true: Any, ndim: int, n: int, t: int, pos_label: Any) -> np.ndarray:
+    """0/1 uint8 labels, flat in row-major order (2-D: a dense or sparse label matrix)."""
     if ndim == 1:
         labels, _ = check_labels(y_true, n, pos_label)
         return labels
@@ -79,17 +72,8 @@ def batch_labels(
         dense[idx, cols] = 1
         return dense.reshape(-1)
     y = as_array(y_true, "y_true")
-    if y.ndim == 1 and classes is not None:
-        codes, _ = _class_codes(y, n, t, classes)
-        onehot = np.zeros((n, t), np.uint8)
-        onehot[np.arange(n), codes] = 1
-        return onehot.reshape(-1)
     if y.ndim != 2:
-        hint = (" (for class labels, name the class of each score column with labels=)"
-                if y.ndim == 1 else "")
-        raise ValueError(
-            f"y_true must have the shape of y_score {(n, t)}; got shape {y.shape}{hint}"
-        )
+        raise ValueError(f"y_true must have the shape of y_score {(n, t)}; got shape {y.shape}")
     if n == 0:
         if y.shape != (0, t):
             raise ValueError(f"y_true and y_score have different shapes: {y.shape} and {(n, t)}")

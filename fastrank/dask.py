@@ -160,7 +160,7 @@ def _per_task(name: str, y_true: Any, y_score: Any, sample_weight: Any, pos_labe
     n, t = y_score.shape
     if n == 0 or t == 0:
         raise ValueError(f"y_score has shape {y_score.shape}; at least one sample and task needed")
-    if not (_is_dask_array(y_true) or np.ndim(y_true) == 2) or np.ndim(y_true) != 2:
+    if np.ndim(y_true) != 2:
         raise ValueError(
             "fastrank.dask scores (n_samples, n_tasks) dask arrays against labels of the same "
             f"shape; got y_true of shape {np.shape(y_true)}"
