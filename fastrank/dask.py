@@ -182,7 +182,9 @@ def _per_task(name: str, y_true: Any, y_score: Any, sample_weight: Any, pos_labe
     m, what = options["_m"], options["_what"]
     sb = s.to_delayed().ravel()
     yb = y.to_delayed().ravel()
-    wd = w.to_delayed().ravel()[0] if _is_dask_array(w) else w
+    # one key for the weights, shared by every block (not a copy in each task)
+    wd = w.to_delayed().ravel()[0] if _is_dask_array(w) else (
+        None if w is None else dask.delayed(w))
     starts = np.concatenate([[0], np.cumsum(s.chunks[1])])
     blocks = [
         dask.delayed(dist.block_results)(
