@@ -22,6 +22,10 @@ Uncertainty (:mod:`fastrank.uncertainty`)::
 
     roc_auc_ci, delong_covariance, delong_test, delong_test_unpaired, bootstrap_ci
 
+Configuration and first-call costs (:mod:`fastrank.config`)::
+
+    show_config (what a bug report needs), compile_kernels (ahead of time)
+
 Every function sorts the scores once, treats equal scores as one cutoff,
 and returns NaN with an :class:`UndefinedMetricWarning` for a task that lacks
 a class. Definitions: METRICS.md in the source repository.
@@ -33,6 +37,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from .accumulator import Accumulator
 from .batch import GroupResult
+from .config import compile_kernels, show_config
 from .curves import (
     confusion_matrix_at_thresholds,
     det_curve,
@@ -41,7 +46,7 @@ from .curves import (
     roc_curve,
 )
 from .evaluation import Entry, Evaluation, MeanCurve, evaluate
-from .exceptions import UndefinedMetricWarning
+from .exceptions import UndefinedMetricWarning, UnsupportedOptionError
 from .metrics import (
     BatchMetrics,
     BinaryMetrics,
@@ -81,10 +86,12 @@ __all__ = [
     "Interval",
     "MeanCurve",
     "UndefinedMetricWarning",
+    "UnsupportedOptionError",
     "__version__",
     "all_metrics",
     "average_precision",
     "bootstrap_ci",
+    "compile_kernels",
     "confusion_matrix_at_thresholds",
     "d_prime",
     "delong_covariance",
@@ -99,4 +106,5 @@ __all__ = [
     "roc_auc",
     "roc_auc_ci",
     "roc_curve",
+    "show_config",
 ]

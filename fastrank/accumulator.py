@@ -17,15 +17,15 @@ when the storage grows), and up to half of the capacity can be unused.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from . import curves, metrics, uncertainty
-from ._incoming import batch_labels, canonical_scores, first_nonfinite_score, where
-from ._validation import _readonly, as_array, check_weights
-from .batch import _class_codes, _is_sparse
+from ._core import inputs
+from ._core.inputs import readonly as _readonly
 
 __all__ = ["Accumulator"]
 
@@ -192,6 +192,16 @@ class Accumulator:
         self._labels: _Column | None = None
         self._weights: _Column | None = None
         self._groups: _Column | None = None
+        self._lock = threading.RLock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ state
 
@@ -263,44 +273,32 @@ class Accumulator:
             Rows of earlier batches without weights count with weight 1.
         groups : array-like of shape (n_samples,), optional
             Group ids of 1-D batches (per-user or per-query metrics): give
-            them with every batch or with none.
+            them with every batch or with none, of one kind (numbers, or text).
 
         Raises
         ------
         ValueError, TypeError
-            On anything the one-shot functions reject, or a batch of another
-            shape; the accumulator is then unchanged.
+            On anything the one-shot functions reject, a batch of another
+            shape, or group ids of another kind than earlier ones; the
+            accumulator is then unchanged.
+
+        Notes
+        -----
+        Updates from several threads at once are serialised by a lock (each
+        batch is stored whole), though one accumulator per thread, merged at
+        the end, is faster.
         """
-        s = as_array(y_score, "y_score")
-        if s.ndim not in (1, 2):
-            raise ValueError(
-                f"y_score must be 1-D (one task) or 2-D (n_samples, n_tasks); got shape {s.shape}"
-            )
-        n = s.shape[0]
-        shape: tuple[int, ...] = () if s.ndim == 1 else (s.shape[1],)
-        t = shape[0] if shape else 1
-        coded = bool(shape) and self._classes is not None and not _is_sparse(y_true)
-        if coded:
-            y_true = as_array(y_true, "y_true")
-            coded = y_true.ndim == 1
-        self._check_shape(shape, groups is not None, coded, "update with")
-        flat = canonical_scores(s, "y_score")
-        bad = first_nonfinite_score(flat)
-        if bad >= 0:
-            raise ValueError(
-                f"y_score contains a non-finite value ({flat[bad]!r} at {where(bad, s.ndim, t)}); "
-                "scores must be finite"
-            )
-        scores = flat.reshape((n, *shape))
-        if coded:
-            codes, _ = _class_codes(y_true, n, t, self._classes)
-            labels = codes.astype(np.int32)
-        else:
-            labels = batch_labels(y_true, s.ndim, n, t, self._pos_label).reshape((n, *shape))
-        w, unit = check_weights(sample_weight, n)
-        weights = None if w is None else w * unit
-        g = None if groups is None else self._check_groups(groups, n)
-        self._store(shape, scores, s.dtype.kind in "biu", labels, coded, weights, g)
+        s = inputs.as_array(y_score, "y_score")
+        shape: tuple[int, ...] = () if s.ndim != 2 else (s.shape[1],)
+        coded = bool(shape) and self._classes is not None and not inputs.is_sparse(y_true) \
+            and inputs.as_array(y_true, "y_true").ndim == 1
+        with self._lock:
+            self._check_shape(shape, groups is not None, coded, "update with")
+            b = inputs.stream_batch(y_true, s, sample_weight, groups, pos_label=self._pos_label,
+                                    classes=self._classes if coded else None)
+            labels = b.labels.astype(np.int32) if b.coded else b.labels
+            g = None if b.groups is None else self._check_groups(b.groups)
+            self._store(shape, b.scores, b.int_valued, labels, b.coded, b.weights, g)
 
     def _class_values(self) -> np.ndarray:
         assert self._classes is not None
@@ -333,23 +331,16 @@ class Accumulator:
             got = "1-D class labels" if coded else "a label matrix"
             raise ValueError(f"earlier batches had {have}; cannot {what} {got}")
 
-    def _check_groups(self, groups: Any, n: int) -> np.ndarray:
-        g = as_array(groups, "groups")
-        if g.ndim != 1 or g.shape[0] != n:
-            raise ValueError(f"groups must be 1-D with one id per row ({n}); got shape {g.shape}")
-        if g.dtype.kind == "f" and not np.isfinite(g).all():
-            i = int(np.flatnonzero(~np.isfinite(g))[0])
-            raise ValueError(f"groups contains a non-finite id ({g[i]!r} at index {i})")
-        if g.dtype.kind not in "biufUSO":
-            raise TypeError(f"groups must hold numbers or strings; got dtype {g.dtype}")
-        if self._groups is not None:
-            try:
-                np.result_type(self._groups.buf.dtype, g.dtype)
-            except TypeError as exc:
+    def _check_groups(self, g: np.ndarray) -> np.ndarray:
+        """Group ids that can be stored with the earlier ones, or TypeError."""
+        kind = _id_kind(g)
+        if self._groups is not None and self._groups.size and g.shape[0]:
+            have = _id_kind(self._groups.view())
+            if kind != have:
                 raise TypeError(
-                    f"groups of dtype {g.dtype} cannot be stored with earlier groups of dtype "
-                    f"{self._groups.buf.dtype}"
-                ) from exc
+                    f"groups of this batch are {kind} ids but earlier batches had {have} ids; "
+                    "give every batch ids of one kind"
+                )
         return g
 
     def _store(self, shape: tuple[int, ...], scores: np.ndarray, int_valued: bool,
@@ -366,7 +357,7 @@ class Accumulator:
                 target, now_int = self._scores.buf.dtype, self._int_valued
         gtype = None
         if groups is not None and self._groups is not None:
-            gtype = np.result_type(self._groups.buf.dtype, groups.dtype)
+            gtype = _id_dtype(self._groups.buf.dtype, groups.dtype)
         # -- nothing below can fail
         n = scores.shape[0]
         if self._scores is None:
@@ -398,6 +389,10 @@ class Accumulator:
         """Append another accumulator's rows (from another worker); returns ``self``."""
         if not isinstance(other, Accumulator):
             raise TypeError(f"can only merge an Accumulator; got {type(other).__name__}")
+        with self._lock, other._lock:
+            return self._merge(other)
+
+    def _merge(self, other: Accumulator) -> Accumulator:
         if other._scores is None:
             return self
         assert other._shape is not None and other._labels is not None
@@ -409,12 +404,11 @@ class Accumulator:
                 and self._classes.shape == other._classes.shape
                 and bool(np.all(self._classes == other._classes))):
             raise ValueError("cannot merge accumulators whose labels= (classes) differ")
-        if other._groups is not None and self._groups is not None:
-            try:
-                np.result_type(self._groups.buf.dtype, other._groups.buf.dtype)
-            except TypeError as exc:
-                raise TypeError("the two accumulators' group ids cannot be stored together") \
-                    from exc
+        if other._groups is not None and self._groups is not None and other._groups.size \
+                and self._groups.size:
+            if _id_kind(other._groups.view()) != _id_kind(self._groups.view()):
+                raise TypeError("the two accumulators' group ids are of different kinds "
+                                "(numbers and text); they cannot be stored together")
         data = (
             np.array(other._scores.view()),
             np.array(other._labels.view()),
@@ -467,11 +461,13 @@ class Accumulator:
                 f"{sorted(fixed)} cannot be passed to compute: weights, groups and labels are "
                 "given with each update"
             )
-        if not len(self):
-            raise ValueError(
-                "nothing has been accumulated (no rows): update with at least one non-empty batch"
-            )
-        d = self.data()
+        with self._lock:
+            if not len(self):
+                raise ValueError(
+                    "nothing has been accumulated (no rows): update with at least one non-empty "
+                    "batch"
+                )
+            d = {k: None if v is None else np.array(v) for k, v in self.data().items()}
         if d["sample_weight"] is not None:
             options["sample_weight"] = d["sample_weight"]
         if d["groups"] is not None:
@@ -479,3 +475,26 @@ class Accumulator:
         if self._coded:
             options["labels"] = self._classes
         return fn(d["y_true"], d["y_score"], **options)
+
+
+def _id_kind(g: np.ndarray) -> str:
+    """Whether group ids are numbers or text (the two may not be mixed)."""
+    if g.dtype.kind in "biuf":
+        return "numeric"
+    if g.dtype.kind in "US":
+        return "text"
+    kinds = {"text" if isinstance(v, (str, bytes)) else "numeric" for v in g.tolist()}
+    return kinds.pop() if len(kinds) == 1 else "mixed"
+
+
+def _id_dtype(a: np.dtype[Any], b: np.dtype[Any]) -> np.dtype[Any]:
+    """The dtype storing ids of both dtypes (of one kind) without loss."""
+    if a == b:
+        return a
+    if a.kind == "O" or b.kind == "O":
+        return np.dtype(object)
+    try:
+        return np.result_type(a, b)
+    except TypeError:
+        return np.dtype(object)
+

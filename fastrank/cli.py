@@ -8,6 +8,10 @@ prints every metric and draws their ROC and PR curves.
 file of predictions (CSV, Parquet, .npz or .npy): one row per model (score
 column) and dataset, or per group with ``--group``.
 
+``fastrank info`` prints :func:`fastrank.show_config` (what a bug report
+needs); ``fastrank compile`` compiles every kernel variant ahead of time
+(:func:`fastrank.compile_kernels`), for images and CI jobs.
+
 Exit status: 0 on success, 2 for a usage error, 1 for a problem with the data
 (one line on stderr naming the file, column and row; nothing is written).
 """
@@ -31,8 +35,16 @@ from .datasets import simulated_scores
 from .evaluation import SUMMARY_COLUMNS, Evaluation, evaluate, score_pairs
 from .metrics import BatchMetrics, all_metrics
 from .plots import check_path
-from .readers import DataError, id_column, label_column, number_column, read_columns, rows_of
-from .tables import FORMATS, format_table
+from .readers import (
+    DataError,
+    id_column,
+    label_column,
+    number_column,
+    plain,
+    read_columns,
+    rows_of,
+)
+from .tables import FORMATS, JSON_RULE, format_table
 
 DEFAULT_METRICS = ("positives", "negatives", "average_precision", "roc_auc", "pr_auc",
                    "d_prime", "prbe")
@@ -262,7 +274,7 @@ def _grouped(path: str, args: argparse.Namespace, y: np.ndarray, scores: dict[st
                 count = len(per)
                 rows_out["model"] += [model] * count
                 rows_out["dataset"] += [dataset] * count
-                rows_out["group"] += [v.item() for v in per.groups]
+                rows_out["group"] += [plain(v) for v in per.groups]
                 for name in metrics:
                     values = getattr(per, name)
                     rows_out[name] += (values.tolist() if values is not None
@@ -279,6 +291,25 @@ def _grouped(path: str, args: argparse.Namespace, y: np.ndarray, scores: dict[st
     return rows_out
 
 
+# -- info, compile ---------------------------------------------------------------------------
+
+
+def _info() -> int:
+    from .config import show_config
+
+    show_config()
+    return 0
+
+
+def _compile() -> int:
+    from .config import compile_kernels
+
+    t0 = time.perf_counter()
+    count = compile_kernels(progress=sys.stderr)  # a line per variant (the current stderr)
+    print(f"fastrank: {count} kernel variants compiled in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
 # -- arguments ----------------------------------------------------------------------------
 
 
@@ -290,14 +321,15 @@ def _parser() -> argparse.ArgumentParser:
                "1 data error, 2 usage error.",
     )
     parser.add_argument("--version", action="version", version=f"fastrank {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="{demo,evaluate}")
+    sub = parser.add_subparsers(dest="command", metavar="{demo,evaluate,info,compile}")
     demo = sub.add_parser("demo", help="evaluate the built-in simulated example (the default)")
     demo.add_argument("--samples", type=int, default=1_000_000, help="samples (default 1,000,000)")
     demo.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     demo.add_argument("--plot", default=DEMO_PLOT, metavar="PATH",
                       help=f"write the ROC and PR curves here (default {DEMO_PLOT}; "
                            "'' for none)")
-    demo.add_argument("--format", choices=FORMATS, default="table", help="output format")
+    demo.add_argument("--format", choices=FORMATS, default="table",
+                      help=f"output format ({JSON_RULE})")
 
     ev = sub.add_parser(
         "evaluate", help="metrics of the score columns of a CSV, Parquet, .npz or .npy file",
@@ -316,7 +348,8 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--weight", metavar="COL", help="sample weights")
     ev.add_argument("--pos-label", metavar="V",
                     help="the positive label; every other value is negative")
-    ev.add_argument("--format", choices=FORMATS, default="table", help="output format")
+    ev.add_argument("--format", choices=FORMATS, default="table",
+                    help=f"output format (CSV and JSON at full precision; {JSON_RULE})")
     ev.add_argument("--metrics", nargs="+", metavar="M",
                     help=f"columns to print, from: {' '.join(SUMMARY_COLUMNS)} "
                          "(aliases: ap, auc)")
@@ -325,6 +358,19 @@ def _parser() -> argparse.ArgumentParser:
     group.add_argument("--progress", dest="progress", action="store_true", default=None,
                        help="show progress on stderr (default: for large files on a terminal)")
     group.add_argument("--no-progress", dest="progress", action="store_false")
+
+    sub.add_parser(
+        "info", help="print the CPU, SIMD, sorts, threads and kernel cache (for bug reports)",
+        description="Print fastrank.show_config(): the CPU, numpy's SIMD targets, the sort chosen "
+                    "per score width and why, the threads and Numba's threading layer, and the "
+                    "kernel cache folder with how many kernel variants it holds.",
+    )
+    sub.add_parser(
+        "compile", help="compile every kernel variant now, so no later call waits for it",
+        description="Compile every declared kernel variant into Numba's cache folder "
+                    "(NUMBA_CACHE_DIR, or next to the package), e.g. while building a container "
+                    "image; progress on stderr, then one line with the count and the seconds.",
+    )
     return parser
 
 
@@ -343,6 +389,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             except ValueError as exc:
                 parser.error(str(exc))
         return _demo(args)
+    if args.command == "info":
+        return _info()
+    if args.command == "compile":
+        return _compile()
     metrics = _metric_names(args.metrics)
     unknown = [m for m in metrics if m not in SUMMARY_COLUMNS]
     if unknown:

@@ -1,8 +1,9 @@
 """Curves of one task: ROC, precision-recall, DET and the interpolated PR curve.
 
-All of them come from the same tie-group table as the scalar metrics
-(:func:`fastrank._kernels.groups.tie_groups`): one sort, one sweep, then
-cumulative sums over the (usually much shorter) list of distinct scores.
+All of them come from the same tie-group table as the scalar metrics (the
+engine's :func:`~fastrank._core.engine.task_table`): one split and sort, one
+walk over the groups, then cumulative sums over the (usually much shorter)
+list of distinct scores.
 ``roc_curve``, ``precision_recall_curve``, ``det_curve`` and
 ``confusion_matrix_at_thresholds`` follow scikit-learn's return conventions
 (order of points, the extra first ROC point at threshold ``+inf``,
@@ -16,10 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ._kernels.keys import decode_keys
-from ._kernels.task import task_groups, work_bytes
-from ._validation import Task, prepare, scores_from_bits
-from ._workspace import scratch
+from ._core import engine, inputs
+from ._core.inputs import Task
 from .exceptions import UndefinedMetricWarning
 
 __all__ = [
@@ -33,20 +32,20 @@ __all__ = [
 FloatArray = np.ndarray
 
 
-def _groups(task: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-group positive and negative totals (float64) and threshold scores."""
-    work = scratch(work_bytes(task.bits.shape[0], task.bits.itemsize, task.weights is not None))
-    gkey, gpos, gneg = task_groups(
-        task.bits, task.kind, task.sign, task.ones, task.labels, task.weights, work
-    )
-    thresholds = scores_from_bits(decode_keys(gkey, task.kind, task.sign, task.ones), task)
-    unit = task.weight_unit  # a power of two: exact
-    return gpos.astype(np.float64) * unit, gneg.astype(np.float64) * unit, thresholds
+def tie_table(task: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-group positive and negative totals (float64, caller units) and the
+    threshold scores (in the caller's dtype), highest score first."""
+    gkey, gpos, gneg = engine.task_table(task)
+    thresholds = engine.decode(gkey, task.values.dtype, task.dtype)
+    unit = task.unit  # a power of two: exact
+    if unit != 1.0:
+        gpos, gneg = gpos * unit, gneg * unit
+    return gpos, gneg, thresholds
 
 
 def _cumulative(task: Task) -> tuple[FloatArray, FloatArray, np.ndarray]:
     """``fps``, ``tps`` (float64, at or above each threshold) and the thresholds."""
-    gpos, gneg, thresholds = _groups(task)
+    gpos, gneg, thresholds = tie_table(task)
     return np.cumsum(gneg), np.cumsum(gpos), thresholds
 
 
@@ -83,7 +82,7 @@ def confusion_matrix_at_thresholds(
     >>> tps, fps, thr
     (array([1., 1., 2., 2.]), array([0., 1., 1., 2.]), array([0.8 , 0.4 , 0.35, 0.1 ]))
     """
-    task = prepare(y_true, y_score, sample_weight, pos_label)
+    task = inputs.task(y_true, y_score, sample_weight, pos_label)
     fps, tps, thresholds = _cumulative(task)
     if fps.shape[0] == 0:  # every weight is zero: no thresholds
         return fps, fps, tps, tps, thresholds
@@ -131,7 +130,7 @@ def roc_curve(
     >>> thr
     array([ inf, 0.8 , 0.4 , 0.35, 0.1 ])
     """
-    task = prepare(y_true, y_score, sample_weight, pos_label)
+    task = inputs.task(y_true, y_score, sample_weight, pos_label)
     fps, tps, thresholds = _cumulative(task)
     thresholds = thresholds.astype(np.float64)
     if drop_intermediate and fps.shape[0] > 2:
@@ -191,7 +190,7 @@ def precision_recall_curve(
     >>> thr
     array([0.1 , 0.35, 0.4 , 0.8 ])
     """
-    task = prepare(y_true, y_score, sample_weight, pos_label)
+    task = inputs.task(y_true, y_score, sample_weight, pos_label)
     fps, tps, thresholds = _cumulative(task)
     if drop_intermediate and fps.shape[0] > 2:
         edge = np.logical_or(np.diff(tps[:-1]), np.diff(tps[1:]))
@@ -253,7 +252,7 @@ def det_curve(
     >>> fpr, fnr, thr
     (array([0.5, 0.5, 0. ]), array([0. , 0.5, 0.5]), array([0.35, 0.4 , 0.8 ]))
     """
-    task = prepare(y_true, y_score, sample_weight, pos_label)
+    task = inputs.task(y_true, y_score, sample_weight, pos_label)
     fps, tps, thresholds = _cumulative(task)
     fps = np.concatenate(([0.0], fps))
     tps = np.concatenate(([0.0], tps))
@@ -328,8 +327,8 @@ def interpolated_precision_recall_curve(
             raise ValueError(f"recall must be 1-D; got shape {grid.shape}")
         if not np.all((grid >= 0.0) & (grid <= 1.0)):
             raise ValueError("recall values must lie in [0, 1]")
-    task = prepare(y_true, y_score, sample_weight, pos_label)
-    gpos, gneg, _ = _groups(task)
+    task = inputs.task(y_true, y_score, sample_weight, pos_label)
+    gpos, gneg, _ = tie_table(task)
     tp_end = np.cumsum(gpos)
     fp_end = np.cumsum(gneg)
     pos = tp_end[-1] if tp_end.shape[0] else 0.0

@@ -1,54 +1,65 @@
-"""fastrank on Dask: the metrics of data larger than one machine, exact by default.
+"""fastrank on Dask: the metrics of data larger than one machine, exact.
 
 The functions carry the names and keywords of the top-level ones, plus
 ``compute`` (``False``: a lazy ``dask.delayed`` result), ``threads`` (the
-Numba threads each task may use inside a worker; default 1) and, for data
-frames, ``data``. Three layouts, chosen by the input:
+threads fastrank may use inside each Dask task; default 1), ``ranges`` (one
+huge task: how many score ranges) and, for data frames, ``data``. Three
+layouts, chosen by the input:
 
 * **Per task**: ``y_score`` a dask array ``(n_samples, n_tasks)`` and
   ``y_true`` one of the same shape and chunks (or a numpy array). A block
   must hold every sample of its tasks: when the samples are split into
   several chunks, the arrays are rechunked to whole columns first (all to
   all: a :class:`RechunkWarning` gives the bytes moved). Each block then goes
-  through the batched kernel once.
+  through the batched call once.
 * **Per group**: ``data`` a dask DataFrame, and ``y_true``, ``y_score``,
   ``groups`` (and ``sample_weight``) its column names. The frame is shuffled
   by group, so that every group lies in one partition, and each partition
-  goes through the grouped (segmented) kernel once.
+  goes through the grouped call once.
 * **One huge task**: ``y_score`` a 1-D dask array (or a column of ``data``
-  without ``groups``). A first pass samples each chunk's scores and chooses
-  score ranges; a second cuts every chunk by range and counts each range's
-  positives and negatives; each range then gathers its rows from every chunk
-  (a shuffle by score range: ties never span two ranges), is grouped and
-  swept on its own from the counts of the ranges above it, and the ranges'
-  sweeps add up to the sweep of the whole task.
+  without ``groups``). Each chunk is checked and its scores sampled; the
+  samples choose score ranges; every chunk is cut by range, and each range
+  gathers its rows from every chunk (a shuffle by score range: ties never
+  span two ranges), is split by class, sorted and swept on its own from the
+  class totals of the ranges above it; the ranges' sweeps are then combined.
+  The number of ranges depends on the data's size, not on the number of
+  chunks (about one per 16 million rows, at most 64; ``ranges=`` sets it), so
+  the task graph grows linearly with the chunks. A task taken as one range
+  is gathered whole into one Dask task.
 
 :func:`binned_summary` is the approximate path: a
 :class:`~fastrank.BinnedSummary` per chunk, reduced as a tree, with
 certified bounds and no shuffle.
 
-Results equal the in-process call's: bit for bit for the per-task and
-per-group layouts, and up to float64 rounding of the sums (1e-12) for one
-huge task, whose sums are added range by range.
+Results equal the in-process call's bit for bit, in every layout and with
+any chunking, number of ranges and weights: every sum fastrank's sweep keeps
+is exact, so a task cut into blocks, chunks or score ranges gives the sums
+of one sweep over it, and the weights are scaled by the unit the in-process
+call would choose for the whole data.
 
-Inside workers every kernel runs on ``threads`` Numba threads (1 unless
-given), set for the calling thread only and restored afterwards: Dask's own
-threads and processes provide the parallelism, and nothing is oversubscribed.
+Inside workers fastrank runs on at most ``threads`` of its own threads (1
+unless given), for the calling thread only: Dask's own threads and
+processes provide the parallelism, nothing is oversubscribed, and Numba's
+thread setting is never changed.
 """
 
 from __future__ import annotations
 
 import math
+import operator
+import os
+import sys
+import uuid
 import warnings
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from . import distributed as dist
+from ._core import inputs, reduce, registry
+from ._core.registry import Request
 from ._optional import require
-from .batch import check_average
-from .metrics import batch_options, batch_result, check_prbe_average
 from .summaries import BinnedSummary
 
 __all__ = [
@@ -142,18 +153,107 @@ def _weights_vector(sample_weight: Any, n: int) -> Any:
     return w
 
 
-def _finish(dask: Any, result: Any, compute: bool, finish: Callable[[Any], Any]) -> Any:
-    if compute:
-        return finish(dask.compute(result)[0])
-    return dask.delayed(finish)(result)
+# ------------------------------------------------------------------ results
+
+
+class _Call(NamedTuple):
+    """One call's metric with its options resolved."""
+
+    request: Request
+    return_threshold: bool
+
+
+def _call(name: str, weighted: bool, *, ties: str = "grouped", max_fpr: Any = None,
+          return_threshold: bool = False) -> _Call:
+    return _Call(registry.request(name, weighted=weighted, ties=ties, max_fpr=max_fpr),
+                 return_threshold)
+
+
+def _internal_dirs() -> tuple[str, ...]:
+    dirs = []
+    for name in ("fastrank", "dask", "distributed", "toolz", "tlz"):
+        module = sys.modules.get(name)
+        file = getattr(module, "__file__", None)
+        if file:
+            dirs.append(os.path.dirname(os.path.abspath(file)) + os.sep)
+    return tuple(dirs)
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside fastrank and Dask, counted from
+    the caller of this function (1), so that a warning names the user's line."""
+    dirs = _internal_dirs()
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(dirs):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level if frame is not None else 1
+
+
+def _finisher(call: _Call, average: Any) -> Callable[[reduce.Results], Any]:
+    """What the call returns, from its raw results (run on the client, or in the
+    graph for ``compute=False``); the one warning names the caller's line."""
+    def finish(res: reduce.Results) -> Any:
+        return reduce.finish(call.request, res, average,
+                             return_threshold=call.return_threshold, stacklevel=_caller_level())
+
+    return finish
+
+
+class _Graph:
+    """The tasks of one call, all in one layer of a Dask high-level graph.
+
+    Every ``dask.delayed`` call is a layer of its own, and Dask's graph
+    optimisation costs about layers x tasks: the 35,000 tasks of one huge
+    task in 500 partitions took 32 s that way, 5.5 s in one layer, where the
+    cost stays linear in the tasks. Tasks are Dask's task specs, whose
+    references to other tasks (and to persisted inputs) are explicit.
+    """
+
+    def __init__(self, label: str, inputs: Sequence[Any]) -> None:
+        self.layer = f"fastrank-{label}-{uuid.uuid4().hex}"
+        self.tasks: dict[Any, Any] = {}
+        self.inputs = [x for x in inputs if x is not None]
+
+    def add(self, func: Callable[..., Any], *args: Any, **static: Any) -> Any:
+        """A task ``func(*args, **static)`` and the reference to its value: ``args``
+        may hold references (:func:`_ref`, or from ``add``), in lists too."""
+        from dask._task_spec import Task, TaskRef, parse_input
+
+        key = (self.layer, len(self.tasks))
+        self.tasks[key] = Task(key, func, *(parse_input(a) for a in args), **static)
+        return TaskRef(key)
+
+    def item(self, ref: Any, i: int) -> Any:
+        return self.add(operator.getitem, ref, i)
+
+    def result(self, ref: Any, compute: bool, finish: Callable[[Any], Any]) -> Any:
+        """``finish`` of the value of task ``ref``: computed now, or a delayed object."""
+        dask, _ = _dask()
+        from dask.delayed import Delayed
+        from dask.highlevelgraph import HighLevelGraph
+
+        if not compute:
+            ref = self.add(finish, ref)
+        graph = HighLevelGraph.from_collections(self.layer, self.tasks,
+                                                dependencies=self.inputs)
+        out = Delayed(ref.key, graph, layer=self.layer)  # type: ignore[no-untyped-call]
+        return finish(dask.compute(out)[0]) if compute else out
+
+
+def _ref(x: Any) -> Any:
+    """A reference to a delayed object's value (None stays None)."""
+    from dask._task_spec import TaskRef
+
+    return None if x is None else TaskRef(x.key)
 
 
 # ------------------------------------------------------------------ layouts
 
 
-def _per_task(name: str, y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
-              average: Any, options: dict[str, Any], compute: bool, threads: int | None,
-              ) -> Any:
+def _per_task(call: _Call, y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
+              average: Any, compute: bool, threads: int | None) -> Any:
     dask, da = _dask()
     _known_chunks(y_score, "y_score")
     _numeric(y_score.dtype, "y_score")
@@ -175,46 +275,40 @@ def _per_task(name: str, y_true: Any, y_score: Any, sample_weight: Any, pos_labe
             f"rechunking them to whole columns moves about {moved / 2**20:,.1f} MiB between "
             "workers (all to all). Chunk only along the tasks to avoid it.",
             RechunkWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
         s = s.rechunk({0: -1, 1: "auto"})
         y = y.rechunk(s.chunks)
-    m, what = options["_m"], options["_what"]
-    sb = s.to_delayed().ravel()
-    yb = y.to_delayed().ravel()
+    sb = list(s.to_delayed().ravel())
+    yb = list(y.to_delayed().ravel())
     # one key for the weights, shared by every block (not a copy in each task)
     wd = w.to_delayed().ravel()[0] if _is_dask_array(w) else (
         None if w is None else dask.delayed(w))
+    g = _Graph("tasks", [*sb, *yb, wd])
     starts = np.concatenate([[0], np.cumsum(s.chunks[1])])
+    where = [f"tasks {starts[j]}..{starts[j + 1] - 1}" for j in range(len(sb))]
     blocks = [
-        dask.delayed(dist.block_results)(
-            f"tasks {starts[j]}..{starts[j + 1] - 1}", yb[j], sb[j], wd, pos_label=pos_label,
-            max_fpr=m, what=what, threads=threads,
-        )
+        g.add(dist.block_results, where[j], _ref(yb[j]), _ref(sb[j]), _ref(wd),
+              request=call.request, pos_label=pos_label, threads=threads)
         for j in range(len(sb))
     ]
-    joined = dask.delayed(dist.concat_results)(blocks, "tasks")
-    return _finish(dask, joined, compute,
-                   lambda res: batch_result(name, res, average, stacklevel=5, **options["_kw"]))
+    joined = g.add(dist.concat_results, blocks, "tasks", pos_label=pos_label)
+    return g.result(joined, compute, _finisher(call, average))
 
 
-def _per_group(name: str, data: Any, y_true: str, y_score: str, groups: str,
-               sample_weight: str | None, pos_label: Any, average: Any,
-               options: dict[str, Any], compute: bool, threads: int | None) -> Any:
-    dask, _ = _dask()
+def _per_group(call: _Call, data: Any, y_true: str, y_score: str, groups: str,
+               sample_weight: str | None, pos_label: Any, average: Any, compute: bool,
+               threads: int | None) -> Any:
     cols = [groups, y_true, y_score] + ([sample_weight] if sample_weight is not None else [])
-    frame = data[cols].shuffle(on=groups)
-    m, what = options["_m"], options["_what"]
-    parts = frame.to_delayed()
+    parts = list(data[cols].shuffle(on=groups).to_delayed())
+    g = _Graph("groups", parts)
     blocks = [
-        dask.delayed(_group_block)(
-            f"partition {i}", part, cols, pos_label, m, what, threads
-        )
+        g.add(_group_block, f"partition {i}", _ref(part), cols=cols, pos_label=pos_label,
+              request=call.request, threads=threads)
         for i, part in enumerate(parts)
     ]
-    joined = dask.delayed(dist.concat_results)(blocks, "groups")
-    return _finish(dask, joined, compute,
-                   lambda res: batch_result(name, res, average, stacklevel=5, **options["_kw"]))
+    joined = g.add(dist.concat_results, blocks, "groups", pos_label=pos_label)
+    return g.result(joined, compute, _finisher(call, average))
 
 
 def _check_columns(data: Any, cols: list[str], y_score: str, sample_weight: str | None) -> None:
@@ -226,21 +320,19 @@ def _check_columns(data: Any, cols: list[str], y_score: str, sample_weight: str 
         _numeric(data.dtypes[sample_weight], f"column {sample_weight!r}")
 
 
-def _group_block(where: str, part: Any, cols: list[str], pos_label: Any, m: float, what: int,
-                 threads: int | None) -> Any:
-    if len(cols) > 3:
-        # Weighted sums depend on the order of a group's rows: the shuffle moved
-        # them, and the index puts them back in the order of the input.
-        part = part.sort_index(kind="stable")
+def _group_block(where: str, part: Any, *, cols: list[str],
+                 pos_label: Any, request: Request,
+                 threads: int | None) -> dist.Block | None:
+    # The order of a group's rows after the shuffle does not matter: every sum
+    # is exact, weighted ones too.
     g, y, s = (part[c].to_numpy() for c in cols[:3])
     w = part[cols[3]].to_numpy() if len(cols) > 3 else None
-    return dist.block_results(where, y, s, w, pos_label=pos_label, groups=g, max_fpr=m,
-                              what=what, threads=threads)
+    return dist.block_results(where, y, s, w, request=request, pos_label=pos_label, groups=g,
+                              threads=threads)
 
 
-def _one_task(name: str, y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
-              options: dict[str, Any], compute: bool, threads: int | None,
-              ranges: int | None) -> Any:
+def _one_task(call: _Call, y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
+              compute: bool, threads: int | None, ranges: int | None) -> Any:
     _, da = _dask()
     _known_chunks(y_score, "y_score")
     _numeric(y_score.dtype, "y_score")
@@ -253,79 +345,102 @@ def _one_task(name: str, y_true: Any, y_score: Any, sample_weight: Any, pos_labe
     w = sample_weight
     if w is not None:
         w = _as_dask(w, y_score, "sample_weight", da)
+    slots = ranges or dist.default_ranges(n)
     sb = list(y_score.to_delayed().ravel())
     yb = list(y.to_delayed().ravel())
-    wb = list(w.to_delayed().ravel()) if w is not None else None
-    return _ranges_graph(name, yb, sb, wb, pos_label, options, compute, threads, ranges)
-
-
-def _ranges_graph(name: str, yb: list[Any], sb: list[Any], wb: list[Any] | None,
-                  pos_label: Any, options: dict[str, Any], compute: bool, threads: int | None,
-                  ranges: int | None) -> Any:
-    """The range-shuffle graph of one task given as delayed chunks (labels, scores, weights)."""
-    dask, _ = _dask()
-    m, what = options["_m"], options["_what"]
-    weighted = wb is not None
-    wb = wb if wb is not None else [None] * len(sb)
-    nr = ranges or len(sb)
-    delayed = dask.delayed
-    samples = [delayed(dist.chunk_sample)(f"chunk {i}", c) for i, c in enumerate(sb)]
-    n = delayed(_rows)(samples)
-    bounds = delayed(dist.range_bounds)(samples, nr)
-    splits = [
-        delayed(dist.split_ranges, nout=2)(f"chunk {i}", yc, sc, wc, pos_label, bounds)
+    wb = list(w.to_delayed().ravel()) if w is not None else [None] * len(sb)
+    g = _Graph("task", [*sb, *yb, *wb])
+    starts = np.concatenate([[0], np.cumsum(y_score.chunks[0])]).astype(np.int64)
+    points = dist.SAMPLE_POINTS if slots > 1 else 0
+    prepared = [
+        g.add(dist.chunk_task, f"chunk {i} (rows {starts[i]}..{starts[i + 1] - 1})", _ref(yc),
+              _ref(sc), _ref(wc), pos_label=pos_label, points=points)
         for i, (yc, sc, wc) in enumerate(zip(yb, sb, wb, strict=True))
     ]
-    counts = [c for c, _ in splits]
-    offsets = delayed(dist.range_offsets, nout=3)(counts)
-    above, pos, neg = offsets[0], offsets[1], offsets[2]
-    states = []
-    for r in range(nr - 1, -1, -1):  # ranges past the number of bounds are empty
-        pieces = [delayed(_piece)(parts, r) for _, parts in splits]
-        states.append(delayed(_sweep_at)(pieces, above, r, pos, neg, m, what,
-                                                     weighted, threads))
-    combined = delayed(dist.combine_ranges)(states, m, what, n)
-    return _finish(dask, combined, compute,
-                   lambda res: batch_result(name, res, None, stacklevel=5, **options["_kw"]))
+    return _ranges_graph(g, call, prepared, slots, ranges, w is not None, pos_label, compute,
+                         threads)
 
 
-def _rows(samples: list[tuple[np.ndarray, int]]) -> int:
-    return sum(size for _, size in samples)
+def _frame_task(call: _Call, data: Any, y_true: str, y_score: str, sample_weight: str | None,
+                pos_label: Any, compute: bool, threads: int | None, ranges: int | None) -> Any:
+    """One huge task from columns of a frame. Its size is only known once it is
+    read, so the graph has a range per partition (at most ``MAX_RANGES``) and
+    uses as many as :func:`~fastrank.distributed.default_ranges` of its rows."""
+    cols = [c for c in (y_true, y_score, sample_weight) if c is not None]
+    parts = list(data[cols].to_delayed())
+    g = _Graph("task", parts)
+    slots = ranges or min(dist.MAX_RANGES, max(1, len(parts)))
+    points = dist.SAMPLE_POINTS if slots > 1 else 0
+    prepared = [
+        g.add(_frame_chunk, f"partition {i}", _ref(part), y_true=y_true, y_score=y_score,
+              sample_weight=sample_weight, pos_label=pos_label, points=points)
+        for i, part in enumerate(parts)
+    ]
+    return _ranges_graph(g, call, prepared, slots, ranges, sample_weight is not None, pos_label,
+                         compute, threads)
 
 
-def _column(part: Any, col: str) -> np.ndarray:
-    values: np.ndarray = part[col].to_numpy()
-    return values
+def _frame_chunk(where: str, part: Any, *, y_true: str, y_score: str, sample_weight: str | None,
+                 pos_label: Any, points: int) -> tuple[dist.ChunkStats, Any]:
+    w = None if sample_weight is None else part[sample_weight].to_numpy()
+    return dist.chunk_task(where, part[y_true].to_numpy(), part[y_score].to_numpy(), w,
+                           pos_label, points)
 
 
-def _piece(parts: list[Any], r: int) -> Any:
-    if r < len(parts):
-        return parts[r]
-    return parts[0][0][:0], parts[0][1][:0], None
+def _ranges_graph(g: _Graph, call: _Call, prepared: list[Any], slots: int, ranges: int | None,
+                  weighted: bool, pos_label: Any, compute: bool, threads: int | None) -> Any:
+    """The graph of one task given as checked chunks (tasks of ``g`` giving
+    :func:`~fastrank.distributed.chunk_task` results), cut into ``slots`` score ranges.
 
-
-def _sweep_at(pieces: Any, above: np.ndarray, r: int, pos: float, neg: float, m: float,
-              what: int, weighted: bool, threads: int | None) -> Any:
-    tp0, fp0 = (above[r, 1], above[r, 0]) if r < above.shape[0] else (0.0, 0.0)
-    with dist.thread_budget(threads):
-        return dist.sweep_range(pieces, tp0, fp0, pos, neg, m, what, weighted)
+    Its size is linear in the chunks: a few tasks per chunk, a piece per chunk
+    and range (``slots`` is bounded), a few per range.
+    """
+    req = call.request
+    if slots == 1:  # one range: the chunks are joined and computed as one task
+        result = g.add(dist.gather_results, prepared, req, weighted=weighted,
+                       pos_label=pos_label, threads=threads)
+        return g.result(result, compute, _finisher(call, None))
+    stats = [g.item(p, 0) for p in prepared]
+    tasks = [g.item(p, 1) for p in prepared]
+    plan = g.add(dist.plan_ranges, stats, slots, ranges, req, weighted=weighted,
+                 pos_label=pos_label)
+    cuts = [g.add(dist.cut_chunk, task, plan, threads) for task in tasks]
+    pieces = [[g.item(cut, r) for cut in cuts] for r in range(slots)]
+    sorted_ = [g.add(dist.sort_range, pieces[r], plan, threads) for r in range(slots)]
+    totals = [g.item(rg, 1) for rg in sorted_]
+    base = g.add(dist.range_base, totals, plan)
+    states = [g.add(dist.sweep_range, g.item(rg, 0), base, r, threads)
+              for r, rg in enumerate(sorted_)]
+    result = g.add(dist.combine_ranges, states, base, plan)
+    return g.result(result, compute, _finisher(call, None))
 
 
 # ------------------------------------------------------------------ dispatch
 
 
-def _run(name: str, y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
+def _batch_average(average: Any, return_threshold: bool) -> None:
+    """The in-process call's checks of ``average`` for a batch."""
+    inputs.check_average(average)
+    if return_threshold and average not in (None, "micro"):
+        raise ValueError("return_threshold=True gives one threshold per task: use average=None "
+                         f"(or 'micro'), not average={average!r}")
+    if average == "samples":
+        raise ValueError("average='samples' ranks each sample's labels: it needs 2-D labels "
+                         "and scores, and is not available for this metric yet")
+
+
+def _run(name: str, call: _Call, y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
          average: Any, groups: Any, data: Any, compute: bool, threads: int | None,
-         ranges: int | None, options: dict[str, Any]) -> Any:
-    batched = groups is not None or getattr(y_score, "ndim", 1) == 2
-    if name == "prbe" and batched:  # one huge task ignores average, as a 1-D call does
-        check_prbe_average(average, options["_kw"].get("return_threshold", False))
+         ranges: int | None) -> Any:
     if ranges is not None and (isinstance(ranges, bool) or not isinstance(ranges, int)
                                or ranges < 1):
         raise ValueError(f"ranges must be a positive integer or None; got {ranges!r}")
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
                                 or threads < 1):
         raise ValueError(f"threads must be a positive integer or None; got {threads!r}")
+    batched = groups is not None or getattr(y_score, "ndim", 1) == 2
+    if batched:  # one task ignores average, as a 1-D in-process call does
+        _batch_average(average, call.return_threshold)
     if data is not None:
         if not _is_dask_frame(data):
             raise TypeError(f"data must be a dask DataFrame; got {type(data).__name__}")
@@ -336,15 +451,15 @@ def _run(name: str, y_true: Any, y_score: Any, sample_weight: Any, pos_label: An
         cols = [c for c in (groups, y_true, y_score, sample_weight) if c is not None]
         _check_columns(data, cols, y_score, sample_weight)
         if groups is None:
-            dask, _ = _dask()
-            parts = data[cols].to_delayed()
-            yb = [dask.delayed(_column)(p, y_true) for p in parts]
-            sb = [dask.delayed(_column)(p, y_score) for p in parts]
-            wb = (None if sample_weight is None
-                  else [dask.delayed(_column)(p, sample_weight) for p in parts])
-            return _ranges_graph(name, yb, sb, wb, pos_label, options, compute, threads, ranges)
-        return _per_group(name, data, y_true, y_score, groups, sample_weight, pos_label,
-                          average, options, compute, threads)
+            return _frame_task(call, data, y_true, y_score, sample_weight, pos_label, compute,
+                               threads, ranges)
+        if average == "micro":
+            raise ValueError(
+                "average='micro' pools every row into one task: leave out groups= to compute "
+                "it as one huge task"
+            )
+        return _per_group(call, data, y_true, y_score, groups, sample_weight, pos_label,
+                          average, compute, threads)
     if _is_dask_frame(y_score) or _is_dask_frame(y_true):
         raise TypeError(
             "pass a dask DataFrame as data= and the columns by name, e.g. "
@@ -365,21 +480,12 @@ def _run(name: str, y_true: Any, y_score: Any, sample_weight: Any, pos_label: An
                 "average='micro' pools every cell into one task: pass the flattened arrays "
                 "(y_score.ravel(), y_true.ravel()) as one huge task instead"
             )
-        return _per_task(name, y_true, y_score, sample_weight, pos_label, average, options,
-                         compute, threads)
+        return _per_task(call, y_true, y_score, sample_weight, pos_label, average, compute,
+                         threads)
     if y_score.ndim == 1:
-        return _one_task(name, y_true, y_score, sample_weight, pos_label, options, compute,
-                         threads, ranges)
+        return _one_task(call, y_true, y_score, sample_weight, pos_label, compute, threads,
+                         ranges)
     raise ValueError(f"y_score must be 1-D or 2-D; got shape {y_score.shape}")
-
-
-def _options(name: str, weighted: bool, average: Any, **kw: Any) -> dict[str, Any]:
-    check_average(average)
-    m, what = batch_options(name, weighted, max_fpr=kw.get("max_fpr"),
-                            ties=kw.get("ties", "grouped"))
-    if name == "all_metrics":
-        kw["unweighted"] = not weighted
-    return {"_m": m, "_what": what, "_kw": kw}
 
 
 def average_precision(
@@ -389,19 +495,34 @@ def average_precision(
 ) -> Any:
     """:func:`fastrank.average_precision` over dask arrays or a dask DataFrame.
 
-    Parameters as the in-process function, plus:
-
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label, ties, average, groups
+        As in :func:`fastrank.average_precision`; ``y_score`` a dask array
+        (1-D: one huge task; 2-D: one task per column), or with ``data`` the
+        names of its columns. ``average`` is ignored for one task, as in
+        process; ``"micro"`` is for one huge task only.
     data : dask DataFrame, optional
         Then ``y_true``, ``y_score``, ``groups`` and ``sample_weight`` are
-        its column names.
+        its column names (``groups``: one task per group; without it the
+        rows are one huge task).
     compute : bool, default True
         ``False`` returns a ``dask.delayed`` object; ``.compute()`` gives the
         result.
     threads : int or None, default 1
-        Numba threads each Dask task may use (``None``: Numba's setting).
+        The threads fastrank may use inside each Dask task (``None``: Numba's
+        setting, ``numba.set_num_threads``).
     ranges : int, optional
-        One huge task only: the number of score ranges (default: one per
-        chunk of ``y_score``).
+        One huge task only: the number of score ranges it is cut into. The
+        default depends on the data's size only (about one per 16 million
+        rows, at most 64: :func:`fastrank.distributed.default_ranges`); any
+        number gives the same result, bit for bit.
+
+    Returns
+    -------
+    float, ndarray, GroupResult or dask.delayed
+        What :func:`fastrank.average_precision` returns for the same data,
+        bit for bit (or a delayed object giving it).
 
     Examples
     --------
@@ -411,10 +532,15 @@ def average_precision(
     >>> ys, ss = da.from_array(y, chunks=(1000, 2)), da.from_array(s, chunks=(1000, 2))
     >>> fastrank.dask.average_precision(ys, ss) == fastrank.average_precision(y, s)
     True
+    >>> y1, s1 = y.ravel(), s.ravel()                      # one task in 6 chunks, 3 ranges
+    >>> ap = fastrank.dask.average_precision(da.from_array(y1, chunks=1000),
+    ...                                      da.from_array(s1, chunks=1000), ranges=3)
+    >>> ap == fastrank.average_precision(y1, s1)
+    True
     """
-    opts = _options("average_precision", sample_weight is not None, average, ties=ties)
-    return _run("average_precision", y_true, y_score, sample_weight, pos_label, average, groups,
-                data, compute, threads, ranges, opts)
+    call = _call("average_precision", sample_weight is not None, ties=ties)
+    return _run("average_precision", call, y_true, y_score, sample_weight, pos_label, average,
+                groups, data, compute, threads, ranges)
 
 
 def roc_auc(
@@ -429,14 +555,18 @@ def roc_auc(
     --------
     >>> import dask.array as da, numpy as np, fastrank, fastrank.dask
     >>> rng = np.random.default_rng(0)
-    >>> y, s = rng.random(10_000) < 0.3, rng.random(10_000)   # one task, 4 chunks
-    >>> auc = fastrank.dask.roc_auc(da.from_array(y, chunks=2500), da.from_array(s, chunks=2500))
-    >>> abs(auc - fastrank.roc_auc(y, s)) < 1e-12
+    >>> y, s, w = rng.random(10_000) < 0.3, rng.random(10_000), rng.random(10_000)
+    >>> dy, ds = da.from_array(y, chunks=2500), da.from_array(s, chunks=2500)  # 4 chunks
+    >>> fastrank.dask.roc_auc(dy, ds) == fastrank.roc_auc(y, s)                # bit for bit
+    True
+    >>> auc = fastrank.dask.roc_auc(dy, ds, sample_weight=da.from_array(w, chunks=2500),
+    ...                             ranges=5)
+    >>> auc == fastrank.roc_auc(y, s, sample_weight=w)
     True
     """
-    opts = _options("roc_auc", sample_weight is not None, average, max_fpr=max_fpr)
-    return _run("roc_auc", y_true, y_score, sample_weight, pos_label, average, groups, data,
-                compute, threads, ranges, opts)
+    call = _call("roc_auc", sample_weight is not None, max_fpr=max_fpr)
+    return _run("roc_auc", call, y_true, y_score, sample_weight, pos_label, average, groups,
+                data, compute, threads, ranges)
 
 
 def pr_auc(
@@ -445,10 +575,23 @@ def pr_auc(
     threads: int | None = 1, ranges: int | None = None,
 ) -> Any:
     """:func:`fastrank.pr_auc` over dask arrays or a dask DataFrame (see
-    :func:`average_precision`)."""
-    opts = _options("pr_auc", sample_weight is not None, average)
-    return _run("pr_auc", y_true, y_score, sample_weight, pos_label, average, groups, data,
-                compute, threads, ranges, opts)
+    :func:`average_precision`).
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd, numpy as np, pandas as pd, fastrank, fastrank.dask
+    >>> rng = np.random.default_rng(0)
+    >>> log = pd.DataFrame({"user": rng.integers(0, 50, 2000), "y": rng.random(2000) < 0.3,
+    ...                     "s": rng.random(2000)})
+    >>> frame = dd.from_pandas(log, npartitions=3)
+    >>> got = fastrank.dask.pr_auc("y", "s", groups="user", data=frame, average=None)
+    >>> want = fastrank.pr_auc(log.y, log.s, groups=log.user, average=None)
+    >>> bool(np.array_equal(got.values, want.values) and np.array_equal(got.groups, want.groups))
+    True
+    """
+    call = _call("pr_auc", sample_weight is not None)
+    return _run("pr_auc", call, y_true, y_score, sample_weight, pos_label, average, groups,
+                data, compute, threads, ranges)
 
 
 def d_prime(
@@ -457,10 +600,21 @@ def d_prime(
     threads: int | None = 1, ranges: int | None = None,
 ) -> Any:
     """:func:`fastrank.d_prime` over dask arrays or a dask DataFrame (see
-    :func:`average_precision`)."""
-    opts = _options("d_prime", sample_weight is not None, average)
-    return _run("d_prime", y_true, y_score, sample_weight, pos_label, average, groups, data,
-                compute, threads, ranges, opts)
+    :func:`average_precision`).
+
+    Examples
+    --------
+    >>> import dask.array as da, numpy as np, fastrank, fastrank.dask
+    >>> rng = np.random.default_rng(1)
+    >>> y, s = rng.random(3000) < 0.5, rng.standard_normal(3000)
+    >>> lazy = fastrank.dask.d_prime(da.from_array(y, chunks=1000),
+    ...                              da.from_array(s, chunks=1000), compute=False)
+    >>> lazy.compute() == fastrank.d_prime(y, s)
+    True
+    """
+    call = _call("d_prime", sample_weight is not None)
+    return _run("d_prime", call, y_true, y_score, sample_weight, pos_label, average, groups,
+                data, compute, threads, ranges)
 
 
 def prbe(
@@ -469,11 +623,21 @@ def prbe(
     data: Any = None, compute: bool = True, threads: int | None = 1, ranges: int | None = None,
 ) -> Any:
     """:func:`fastrank.prbe` over dask arrays or a dask DataFrame (see
-    :func:`average_precision`)."""
-    opts = _options("prbe", sample_weight is not None, average,
-                    return_threshold=return_threshold)
-    return _run("prbe", y_true, y_score, sample_weight, pos_label, average, groups, data,
-                compute, threads, ranges, opts)
+    :func:`average_precision`).
+
+    Examples
+    --------
+    >>> import dask.array as da, numpy as np, fastrank, fastrank.dask
+    >>> rng = np.random.default_rng(2)
+    >>> y, s = rng.random(4000) < 0.2, np.round(rng.random(4000), 2)
+    >>> got = fastrank.dask.prbe(da.from_array(y, chunks=1000), da.from_array(s, chunks=1000),
+    ...                          return_threshold=True, ranges=4)
+    >>> got == fastrank.prbe(y, s, return_threshold=True)
+    True
+    """
+    call = _call("prbe", sample_weight is not None, return_threshold=return_threshold)
+    return _run("prbe", call, y_true, y_score, sample_weight, pos_label, average, groups, data,
+                compute, threads, ranges)
 
 
 def all_metrics(
@@ -482,10 +646,21 @@ def all_metrics(
     compute: bool = True, threads: int | None = 1, ranges: int | None = None,
 ) -> Any:
     """:func:`fastrank.all_metrics` over dask arrays or a dask DataFrame (see
-    :func:`average_precision`)."""
-    opts = _options("all_metrics", sample_weight is not None, average, max_fpr=max_fpr)
-    return _run("all_metrics", y_true, y_score, sample_weight, pos_label, average, groups,
-                data, compute, threads, ranges, opts)
+    :func:`average_precision`).
+
+    Examples
+    --------
+    >>> import dask.array as da, numpy as np, fastrank, fastrank.dask
+    >>> rng = np.random.default_rng(3)
+    >>> y, s = rng.random(5000) < 0.3, rng.random(5000).astype(np.float32)
+    >>> m = fastrank.dask.all_metrics(da.from_array(y, chunks=500), da.from_array(s, chunks=500),
+    ...                               max_fpr=0.1, ranges=8)
+    >>> m == fastrank.all_metrics(y, s, max_fpr=0.1)
+    True
+    """
+    call = _call("all_metrics", sample_weight is not None, max_fpr=max_fpr)
+    return _run("all_metrics", call, y_true, y_score, sample_weight, pos_label, average, groups,
+                data, compute, threads, ranges)
 
 
 # ------------------------------------------------------------------ approximate
@@ -515,7 +690,7 @@ def binned_summary(
     >>> bool(b.low <= fastrank.roc_auc(y, s) <= b.high), merged.rows
     (True, 100000)
     """
-    dask, da = _dask()
+    _, da = _dask()
     if not _is_dask_array(y_score):
         raise TypeError(f"y_score must be a dask array; got {type(y_score).__name__}")
     if isinstance(split_every, bool) or not isinstance(split_every, int) or split_every < 2:
@@ -526,20 +701,25 @@ def binned_summary(
     s = y_score if y_score.ndim == 1 else y_score.rechunk({1: -1})
     y = _as_dask(y_true, s, "y_true", da)
     w = None if sample_weight is None else _as_dask(sample_weight, s, "sample_weight", da)
-    sb = s.to_delayed().ravel()
-    yb = y.to_delayed().ravel()
-    wb = w.to_delayed().ravel() if w is not None else [None] * len(sb)
+    sb = list(s.to_delayed().ravel())
+    yb = list(y.to_delayed().ravel())
+    wb = list(w.to_delayed().ravel()) if w is not None else [None] * len(sb)
+    g = _Graph("summary", [*sb, *yb, *wb])
     level = [
-        dask.delayed(_summarize)(f"chunk {i}", template, yc, sc, wc)
+        g.add(_summarize, f"chunk {i}", _ref(yc), _ref(sc), _ref(wc), template=template)
         for i, (yc, sc, wc) in enumerate(zip(yb, sb, wb, strict=True))
     ]
     while len(level) > 1:
-        level = [dask.delayed(_add_all)(level[i:i + split_every])
+        level = [g.add(_add_all, level[i:i + split_every])
                  for i in range(0, len(level), split_every)]
-    return dask.compute(level[0])[0] if compute else level[0]
+    return g.result(level[0], compute, _same)
 
 
-def _summarize(where: str, template: BinnedSummary, y: Any, s: Any, w: Any) -> BinnedSummary:
+def _same(x: Any) -> Any:
+    return x
+
+
+def _summarize(where: str, y: Any, s: Any, w: Any, *, template: BinnedSummary) -> BinnedSummary:
     out = template.empty_like()
     try:
         with dist.thread_budget(1):

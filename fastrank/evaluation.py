@@ -1,8 +1,9 @@
 """Many models on many datasets: one call, then tables and averaged curves.
 
-:func:`evaluate` scores every (model, dataset) pair once: one validation, one
-sort and one sweep give every metric and the tie-group table that every curve
-and cutoff statistic is read from. Its :class:`Evaluation` returns pandas
+:func:`evaluate` scores every (model, dataset) pair once: one validation and
+one sort give the tie-group table, and every metric, curve and cutoff
+statistic is read from that table (its metrics bit for bit those of
+:func:`fastrank.all_metrics` on the pair). Its :class:`Evaluation` returns pandas
 tables (pandas imported only then) or plain dicts of numpy columns, averaged
 curves with pointwise t intervals across datasets (cross-validation folds), and
 figures (:mod:`fastrank.plots`).
@@ -18,12 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._kernels.delong import DL_S01, DL_S10, DL_SIZE, group_sums
+from ._core import delong, engine, inputs, registry
+from ._core.api import threshold_of
+from ._core.inputs import Task, as_array
+from ._core.reduce import BinaryMetrics, binary_metrics
+from ._kernels.sweep import OUT_NEG, OUT_POS
 from ._optional import require
-from ._validation import Task, as_array, prepare
-from .curves import _groups, _precision_at
+from .curves import _precision_at
 from .exceptions import UndefinedMetricWarning
-from .metrics import BinaryMetrics, task_metrics
 from .stats import check_level, critical_value, mean_interval, t_quantile
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -148,20 +151,13 @@ class Entry:
         """DeLong's variance of the ROC AUC, from the tie-group table.
 
         Every sample of a tie group has the same placement, so the sums run
-        over groups: see :mod:`fastrank._kernels.delong`. NaN with fewer than two
+        over groups (:mod:`fastrank._core.delong`). NaN with fewer than two
         positives or negatives; weighted entries raise ``ValueError``.
         """
         if self.weighted:
             raise ValueError("the DeLong variance is defined for unweighted samples; "
                              "this pair was evaluated with sample weights")
-        pos, neg = self.positives, self.negatives
-        if pos < 2 or neg < 2:
-            return math.nan
-        sums = np.empty(DL_SIZE, np.float64)
-        gpos, gneg = self.group_positives, self.group_negatives
-        # The table's keys are not read: the positives stand in (any dtype would do).
-        group_sums((gpos, gpos, gneg), 0, gpos.shape[0], pos, neg, sums)
-        return float(sums[DL_S10] / (pos - 1) / pos + sums[DL_S01] / (neg - 1) / neg)
+        return delong.table_sums(self.group_positives, self.group_negatives).variance
 
     def roc_defined(self) -> bool:
         """Whether both classes are present (the ROC curve exists)."""
@@ -699,11 +695,11 @@ def score_pairs(
         if progress is not None:
             progress("computing", i / len(pairs))
         try:
-            task = prepare(y, s, w, pos_label)
+            task = inputs.task(y, s, w, pos_label)
+            entries.append(_entry(task, model, dataset))
         except (ValueError, TypeError) as exc:
             where = f"model {model!r} on dataset {dataset!r}: " if len(pairs) > 1 else ""
             raise type(exc)(f"{where}{exc}") from None
-        entries.append(_entry(task, model, dataset))
     if progress is not None:
         progress("computing", 1.0)
     _warn_undefined(entries, stacklevel)
@@ -711,11 +707,23 @@ def score_pairs(
 
 
 def _entry(task: Task, model: str, dataset: Any) -> Entry:
-    metrics = task_metrics(task)
-    gpos, gneg, thresholds = _groups(task)
-    return Entry(model=model, dataset=dataset, metrics=metrics, thresholds=thresholds,
-                 group_positives=gpos, group_negatives=gneg,
-                 tp=np.cumsum(gpos), fp=np.cumsum(gneg), weighted=task.weights is not None)
+    """One pair: its tie table (one sort), and every metric swept from that table."""
+    weighted = task.weights is not None
+    req = registry.request("all_metrics", weighted=weighted)
+    table = engine.task_table(task)
+    out, key = engine.table_metrics(table, req.max_fpr, req.what,
+                                    task.bounds if weighted else None)
+    out[OUT_POS] *= task.unit
+    out[OUT_NEG] *= task.unit
+    threshold = threshold_of(key, task.values.dtype, task.dtype) if out[OUT_POS] > 0 \
+        else math.nan
+    gkey, gpos, gneg = table
+    if task.unit != 1.0:
+        gpos, gneg = gpos * task.unit, gneg * task.unit
+    thresholds = engine.decode(gkey, task.values.dtype, task.dtype)
+    return Entry(model=model, dataset=dataset, metrics=binary_metrics(out, threshold, req),
+                 thresholds=thresholds, group_positives=gpos, group_negatives=gneg,
+                 tp=np.cumsum(gpos), fp=np.cumsum(gneg), weighted=weighted)
 
 
 def _warn_undefined(entries: list[Entry], stacklevel: int) -> None:

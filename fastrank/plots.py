@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._kernels.special import ndtri_array
+from ._core.registry import ndtri
 from ._optional import require
 from .curves import interpolated_points
 
@@ -157,7 +157,7 @@ def _deviates(p: np.ndarray) -> np.ndarray:
     """Normal deviates, with 0 and 1 (infinite deviates) dropped as NaN."""
     inside = (p > 0.0) & (p < 1.0)
     out = np.full(p.shape, np.nan)
-    out[inside] = ndtri_array(np.ascontiguousarray(p[inside], dtype=np.float64))
+    out[inside] = ndtri(np.ascontiguousarray(p[inside], dtype=np.float64))
     return out
 
 
@@ -262,7 +262,7 @@ def _decorate(ax: Axes, kind: str) -> None:
         ax.legend(loc="best", fontsize="small")
     else:
         ticks = np.array(DET_TICKS)
-        dev = ndtri_array(ticks)
+        dev = ndtri(ticks)
         span = (float(dev[0]), float(dev[-1]))
         ax.plot(span, span[::-1], color="0.6", ls=":", lw=1.0, label="random")
         ax.set_xticks(dev, [f"{100 * t:g}%" for t in ticks])

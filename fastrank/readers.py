@@ -28,7 +28,8 @@ __all__ = [
 
 SUFFIXES = (".csv", ".parquet", ".pq", ".npz", ".npy")
 Progress = Callable[[str, float], None]
-RAGGED_BLOCK = 64 * 2**20  # bytes read at a time by the ragged-row check
+RAGGED_BLOCK = 16 * 2**20  # bytes read at a time by the ragged-row check
+LONG_ROW = 64 * 2**20  # a row longer than this (an unclosed quote?) is left to the csv module
 
 
 class DataError(ValueError):
@@ -40,9 +41,10 @@ def read_columns(
 ) -> dict[str, np.ndarray]:
     """The ``wanted`` columns of a file, as 1-D arrays of equal length.
 
-    CSV cells are returned as text (object arrays of ``str``); the other
-    formats keep their column types. ``progress(stage, fraction)`` is called
-    while reading.
+    CSV columns come back as pandas' C parser types them (quoted or not), or
+    as text (object arrays of ``str``) without pandas; the typed-column
+    functions below read both the same way. The other formats keep their
+    column types. ``progress(stage, fraction)`` is called while reading.
     """
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in SUFFIXES:
@@ -100,29 +102,40 @@ def _lines(handle: IO[str], size: int, progress: Progress | None) -> Iterator[st
 def _csv_header(path: str) -> list[str]:
     """The names in the first non-blank line of a CSV file."""
     with open(path, newline="", encoding="utf-8-sig") as handle:
-        reader = csv.reader(handle)
-        header = next(reader, None)
-        while header is not None and not any(cell.strip() for cell in header):
+        reader = csv.reader(handle, skipinitialspace=True)
+        try:
             header = next(reader, None)
+            while header is not None and not any(cell.strip() for cell in header):
+                header = next(reader, None)
+        except csv.Error as exc:
+            raise DataError(f"{path}: line {reader.line_num}: {exc}") from None
     if header is None:
         raise DataError(f"{path}: the file is empty (no header row)")
     return [cell.strip() for cell in header]
 
 
 def _read_csv(path: str, wanted: Sequence[str], progress: Progress | None) -> dict[str, np.ndarray]:
-    """Read with pandas' C parser when pandas is installed (about 20x faster), else csv."""
-    _missing(path, wanted, _csv_header(path))
+    """Read with pandas' C parser when pandas is installed (about 20x faster), else csv.
+
+    Quoted CSV (quoted header, quoted cells, commas or newlines inside quotes)
+    takes the fast path like any other. Only a file that :func:`_ragged` cannot
+    vouch for (a row with the wrong number of fields, or quotes that are not
+    RFC 4180 quoting) is read by the csv module, which names the bad row.
+    """
+    header = _csv_header(path)
+    _missing(path, wanted, header)
     try:
         pd = importlib.import_module("pandas")
     except ImportError:
         return _read_csv_stdlib(path, wanted, progress)
-    if _ragged(path, len(_csv_header(path))):
+    if _ragged(path, len(header)):
         return _read_csv_stdlib(path, wanted, progress)  # it names the bad row
     size = os.path.getsize(path)
     parts = []
     with open(path, "rb") as handle:
-        reader = pd.read_csv(handle, usecols=lambda c: str(c).strip() in wanted,
-                             chunksize=1 << 18, encoding="utf-8-sig", skipinitialspace=True)
+        reader = pd.read_csv(handle, usecols=lambda c: str(c).strip() in wanted, engine="c",
+                             chunksize=1 << 18, encoding="utf-8-sig", skipinitialspace=True,
+                             on_bad_lines="error")
         try:
             for chunk in reader:
                 parts.append(chunk)
@@ -138,43 +151,97 @@ def _read_csv(path: str, wanted: Sequence[str], progress: Progress | None) -> di
 
 
 def _ragged(path: str, width: int) -> bool:
-    """Whether some non-blank line may not have ``width`` fields.
+    """Whether some non-blank row may not have ``width`` fields.
 
     pandas fills short rows with NaN instead of failing, so rows are counted
-    here first: commas per line, in 64 MiB blocks with numpy. Files with quotes
-    (where commas may sit inside fields) are reported as possibly ragged, and
-    read by the csv module, which checks every row.
+    here first, in 16 MiB blocks with numpy: the commas and line ends outside
+    quotes (those after an even number of quote characters) split the rows
+    and fields, as in RFC 4180. That count is right when every quote is CSV
+    quoting: an opening quote starts a field (after a comma, a line end or the
+    start, perhaps after spaces) and a closing quote ends it (before a comma,
+    a line end, or the second quote of a doubled ``""``). A file with any other
+    quote (``5" screen``, ``"a"b``, an unclosed quote) is reported as possibly
+    ragged, and read by the csv module, which checks every row.
     """
     carry = b""
     header_seen = False
     with open(path, "rb") as handle:
+        if handle.read(3) != b"\xef\xbb\xbf":  # a UTF-8 byte order mark is not data
+            handle.seek(0)
         while True:
             block = handle.read(RAGGED_BLOCK)
             data = carry + block
             if not block:
                 data += b"\n" if data and not data.endswith(b"\n") else b""
-            if b'"' in data:
-                return True
             arr = np.frombuffer(data, dtype=np.uint8)
-            ends = np.flatnonzero(arr == 10)
-            if ends.shape[0] == 0:
-                if not block:
-                    return False
-                carry = data
-                continue
-            starts = np.concatenate(([0], ends[:-1] + 1))
-            commas = np.flatnonzero(arr == 44)
-            fields = np.searchsorted(commas, ends) - np.searchsorted(commas, starts) + 1
-            length = ends - starts - (arr[np.maximum(ends - 1, 0)] == 13)
-            fields = fields[length > 0]
+            counted = _fields(arr, final=not block)
+            if counted is None:
+                return True
+            fields, rest = counted
             if not header_seen and fields.shape[0]:
                 fields = fields[1:]  # the header line
                 header_seen = True
             if np.any(fields != width):
                 return True
-            carry = data[ends[-1] + 1:]
             if not block:
                 return False
+            carry = data[rest:]
+            if len(carry) > LONG_ROW:
+                return True
+
+
+QUOTE, COMMA, LF, CR, SPACE = 34, 44, 10, 13, 32
+
+
+def _fields(arr: np.ndarray, final: bool) -> tuple[np.ndarray, int] | None:
+    """The number of fields of each non-blank row that ends in ``arr`` (which
+    starts at a row's start), and where the unfinished rest begins; None when
+    the quotes in those rows are not CSV quoting (or, at the end of the file,
+    a quote is left open)."""
+    special = np.flatnonzero((arr == COMMA) | (arr == LF) | (arr == QUOTE))
+    kinds = arr[special]
+    quoted = kinds == QUOTE
+    quotes = special[quoted]
+    if quotes.shape[0]:
+        if final and quotes.shape[0] % 2:
+            return None  # a quoted field never closed
+        inside = np.logical_xor.accumulate(quoted)  # after an odd number of quotes
+        separators = ~quoted & ~inside
+        special, kinds = special[separators], kinds[separators]
+    at = np.flatnonzero(kinds == LF)  # row ends among the commas and row ends
+    if at.shape[0] == 0:
+        return np.zeros(0, dtype=np.intp), 0  # no row ends here yet: all of it is carried
+    ends = special[at]
+    if quotes.shape[0] and not _csv_quoting(arr, quotes[:np.searchsorted(quotes, ends[-1])]):
+        return None
+    fields = np.diff(at, prepend=-1)  # the commas since the previous row end, plus one
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    length = ends - starts - (arr[np.maximum(ends - 1, 0)] == CR)
+    return fields[length > 0], int(ends[-1]) + 1
+
+
+def _csv_quoting(arr: np.ndarray, quotes: np.ndarray) -> bool:
+    """Whether ``quotes`` (the positions of an even number of quote characters,
+    from a row's start) are all CSV quoting: quote 0, 2, 4, ... opens a field,
+    1, 3, 5, ... closes it."""
+    opening, closing = quotes[0::2], quotes[1::2]
+    after = arr[closing + 1]  # a closing quote is never the last byte: a line end follows
+    if not np.all((after == COMMA) | (after == LF) | (after == CR) | (after == QUOTE)):
+        return False
+    before = opening - 1
+    spaces = np.zeros(before.shape[0], dtype=bool)
+    for _ in range(256):  # skip the spaces skipinitialspace skips (rarely more than one)
+        blank = (before >= 0) & (arr[np.maximum(before, 0)] == SPACE)
+        if not blank.any():
+            break
+        before[blank] -= 1
+        spaces |= blank
+    else:
+        return False
+    prev = arr[np.maximum(before, 0)]
+    field_start = (before < 0) | (prev == COMMA) | (prev == LF) | (prev == CR)
+    doubled = (prev == QUOTE) & ~spaces & (before >= 0)  # "" inside a quoted field
+    return bool(np.all(field_start | doubled))
 
 
 def _read_csv_stdlib(
@@ -182,31 +249,41 @@ def _read_csv_stdlib(
 ) -> dict[str, np.ndarray]:
     size = os.path.getsize(path)
     with open(path, newline="", encoding="utf-8-sig") as handle:
-        reader = csv.reader(_lines(handle, size, progress))
-        header = next(reader, None)
-        while header is not None and not any(cell.strip() for cell in header):
-            header = next(reader, None)
-        assert header is not None  # checked by _csv_header
-        header = [cell.strip() for cell in header]
-        index = [header.index(name) for name in wanted]
-        cells: list[list[str]] = [[] for _ in wanted]
-        width = len(header)
-        row_number = 0
-        for row in reader:
-            if not row or (len(row) == 1 and not row[0].strip() and width > 1):
-                continue  # a blank line
-            row_number += 1
-            if len(row) != width:
-                raise DataError(f"{path}: row {row_number} (line {reader.line_num}) has "
-                                f"{len(row)} fields but the header has {width}")
-            for column, i in zip(cells, index, strict=True):
-                column.append(row[i])
+        # skipinitialspace: spaces after a comma are skipped, as pandas does.
+        reader = csv.reader(_lines(handle, size, progress), skipinitialspace=True)
+        try:
+            cells = _csv_rows(path, reader, wanted)
+        except csv.Error as exc:
+            raise DataError(f"{path}: line {reader.line_num}: {exc}") from None
     out = {}
     for name, column in zip(wanted, cells, strict=True):
         arr = np.empty(len(column), dtype=object)
         arr[:] = column
         out[name] = arr
     return out
+
+
+def _csv_rows(path: str, reader: Any, wanted: Sequence[str]) -> list[list[str]]:
+    """The cells of the ``wanted`` columns, checking that every row has the header's width."""
+    header = next(reader, None)
+    while header is not None and not any(cell.strip() for cell in header):
+        header = next(reader, None)
+    assert header is not None  # checked by _csv_header
+    header = [cell.strip() for cell in header]
+    index = [header.index(name) for name in wanted]
+    cells: list[list[str]] = [[] for _ in wanted]
+    width = len(header)
+    row_number = 0
+    for row in reader:
+        if not row or (len(row) == 1 and not row[0].strip() and width > 1):
+            continue  # a blank line
+        row_number += 1
+        if len(row) != width:
+            raise DataError(f"{path}: row {row_number} (line {reader.line_num}) has "
+                            f"{len(row)} fields but the header has {width}")
+        for column, i in zip(cells, index, strict=True):
+            column.append(row[i])
+    return cells
 
 
 def _read_parquet(path: str, wanted: Sequence[str]) -> dict[str, np.ndarray]:
@@ -356,18 +433,45 @@ def _two_classes_needed(path: str, name: str, classes: list[str]) -> np.ndarray:
 
 
 def id_column(values: np.ndarray) -> np.ndarray:
-    """A dataset or group id column: integers when every cell is one, else text."""
+    """A dataset or group id column: integers when every cell is one, else as it is.
+
+    Integers are int64 where every one fits, else exact Python ints (an object
+    array), so that ids at or beyond 2**63 stay distinct. A float column whose
+    every value is an integer becomes integers the same way (``1.0`` is id
+    ``1``); any other float column is kept as floats. Text is parsed like
+    pandas' C parser would type it (integers, then floats), else kept as text.
+    """
     if values.dtype.kind in "biu":
         return values
     if values.dtype.kind == "f":
-        if np.all(np.isfinite(values)) and np.all(values == np.round(values)):
-            return values.astype(np.int64)
-        return values
+        return _float_ids(values)
     text = [("" if v is None else str(v)).strip() for v in values]
     try:
-        return np.array([int(t) for t in text], dtype=np.int64)
+        return _int_ids([int(t) for t in text])
+    except (ValueError, OverflowError):
+        pass
+    try:
+        return _float_ids(np.array([float(t) for t in text], dtype=np.float64))
     except (ValueError, OverflowError):
         return np.array(text, dtype=str)
+
+
+def _int_ids(ints: list[int]) -> np.ndarray:
+    """Python ints as int64 when all fit, else as an object array of the exact ints."""
+    if all(-2**63 <= v < 2**63 for v in ints):
+        return np.array(ints, dtype=np.int64)
+    out = np.empty(len(ints), dtype=object)
+    out[:] = ints
+    return out
+
+
+def _float_ids(values: np.ndarray) -> np.ndarray:
+    """Floats as integers when every value is one (int64 where all fit), else unchanged."""
+    if not np.all(np.isfinite(values)) or not np.all(values == np.trunc(values)):
+        return values
+    if np.all((values >= -2.0**63) & (values < 2.0**63)):
+        return values.astype(np.int64)  # every value fits: no cast overflows
+    return _int_ids([int(v) for v in values.tolist()])
 
 
 def rows_of(ids: np.ndarray) -> list[tuple[Any, np.ndarray]]:
@@ -376,4 +480,9 @@ def rows_of(ids: np.ndarray) -> list[tuple[Any, np.ndarray]]:
     order = np.argsort(first, kind="stable")
     rows = np.argsort(inverse, kind="stable")
     bounds = np.concatenate(([0], np.cumsum(np.bincount(inverse, minlength=uniq.shape[0]))))
-    return [(uniq[k].item(), rows[bounds[k]:bounds[k + 1]]) for k in order]
+    return [(plain(uniq[k]), rows[bounds[k]:bounds[k + 1]]) for k in order]
+
+
+def plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds (other values as they are)."""
+    return value.item() if isinstance(value, np.generic) else value

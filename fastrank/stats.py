@@ -180,7 +180,7 @@ def two_sided_p(statistic: float, df: float = math.inf) -> float:
 
 def normal_quantile(p: float) -> float:
     """The ``p`` quantile of the standard normal distribution."""
-    from ._kernels.special import ndtri
+    from ._core.registry import ndtri
 
     return float(ndtri(p))
 

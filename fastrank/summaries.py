@@ -22,10 +22,23 @@ exact value of the rows that went in always lies between them.
 * d': the AUC bounds mapped through ``sqrt(2) * Phi^-1``.
 
 The bounds are widened by :data:`SLACK` (1e-12) to cover float64 rounding.
+They do not depend on the weights' scale: each task's totals are divided by
+an exact power of two before the bounds are formed, so weights scaled by a
+power of two give bit for bit the same estimate and bounds, and weights of
+``1e-300`` or ``1e300`` what weights near 1 give (up to rounding). Classes
+whose weights lie more than about ``2**1800`` apart are refused, as the
+one-shot functions refuse them.
+
 When every bin holds a single score value the estimate *is* exact: quantized
 scores (``quantized="uint8"``, ``"float16"``, ``"bfloat16"``, ...) and
 declared ``values`` get one bin per value, and their results say
-``exact=True`` with ``low == estimate == high``.
+``exact=True`` with ``low == estimate == high``. Without weights the value
+is computed by the one-shot functions' own sweep over the bins (each bin one
+tie group, exact integer counts): it is the one-shot value
+(:func:`fastrank.roc_auc`, ...) bit for bit. With weights, each bin's total
+is a float64 sum formed in the order the rows arrived (and were merged), and
+the metric of those totals is formed in float64, so the value may differ from
+the one-shot function's in the last bits (about 1e-16).
 
 Choosing bins (the trade-off):
 
@@ -43,44 +56,37 @@ Choosing bins (the trade-off):
   empty summary: :meth:`BinnedSummary.empty_like`).
 * **quantized** / **values**: exact, one bin per distinct value; 256 bins for
   8-bit scores, 65,536 for 16-bit ones (1 MiB per task).
+
+A summary may be updated and merged from several threads at once: each
+update or merge is applied whole, one at a time.
 """
 
 from __future__ import annotations
 
 import builtins
+import itertools
 import math
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import numba
 import numpy as np
 
-from ._incoming import (
-    batch_labels,
-    canonical_scores,
-    check_finite,
-    first_nonfinite_score,
-    where,
-)
+from ._core import engine, inputs, reduce, registry
+from ._core.inputs import as_array, plain, readonly
 from ._kernels.histogram import (
-    B_AP,
-    B_AUC,
     B_NEG,
     B_POS,
-    B_PR_AUC,
-    B_PRBE,
     B_SIZE,
     MODE_EDGES,
     MODE_INDEX,
     MODE_UNIFORM,
+    TASK_BLOCK,
     bounds,
-    histogram_parallel,
-    histogram_serial,
-    range_scan,
+    histogram_block,
 )
-from ._validation import as_array, check_weights, native
-from .batch import average_values, d_prime_of, pool_slot
-from .exceptions import warn_undefined, warn_undefined_tasks
+from ._kernels.sweep import OUT_NEG, OUT_POS, OUT_SIZE
 
 __all__ = ["SLACK", "BinnedSummary", "Bounds"]
 
@@ -96,8 +102,17 @@ _INTEGER_KINDS: dict[str, tuple[int, int]] = {
 }
 QUANTIZED = (*_INTEGER_KINDS, "float16", "bfloat16")
 METRICS = ("roc_auc", "average_precision", "pr_auc", "prbe", "d_prime")
-_COLUMN = {"roc_auc": B_AUC, "average_precision": B_AP, "pr_auc": B_PR_AUC, "prbe": B_PRBE}
-_NO_WEIGHTS = np.empty(0, np.float64)
+_AVERAGES = ("macro", "weighted", "size", "pairs")
+_NO_WEIGHTS = readonly(np.empty(0, np.float64))
+_NO_RANGE = readonly(np.zeros(1, np.float64))  # lo/width where the kernel reads none
+_NO_EDGES = readonly(np.zeros((1, 2), np.float64))
+_TWO63 = 2.0**63
+# after its unit, a task's largest bins lie in [2**-_BOTTOM, 2**_TOP] (see _task_units)
+_TOP = 960
+_BOTTOM = 850
+_OVERFLOW = ("the sample weights' totals exceed float64's range (the bins keep them in the "
+             "weights' own units); rescale the weights")
+_TWO64 = 2.0**64
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -115,15 +130,29 @@ class Bounds:
         The metric with each bin taken as one tie group.
     low, high : float or ndarray
         Certified bounds: the exact metric of all rows summarised lies in
-        ``[low, high]``. Equal to ``estimate`` when ``exact``.
+        ``[low, high]``. Equal to ``estimate`` when ``exact`` (with sample
+        weights the bins' totals are rounded sums, so the exact value may then
+        differ from it in the last bits).
     exact : bool
         True when each bin holds one score value (quantized or declared
-        values), so that the estimate is the exact metric.
+        values), so that the estimate is the exact metric (bit for bit the
+        one-shot function's without weights; see :mod:`fastrank.summaries`
+        for weights).
     positives, negatives : float or ndarray
         Positive and negative totals (exact, whatever the bins).
     clipped : int or ndarray
         Rows whose score lay outside the bins' range and were counted in an
         end bin (``clip=True``); the bounds account for them.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> s = fastrank.BinnedSummary(bins=2)
+    >>> s.update([1, 0, 1, 0], [0.9, 0.2, 0.6, 0.7])
+    >>> b = s.compute("roc_auc")  # two pairs certain, two inside the upper bin
+    >>> b.estimate, round(b.low, 9), b.high, b.exact
+    (0.75, 0.5, 1.0, False)
+    >>> estimate, low, high = b
     """
 
     metric: str
@@ -179,7 +208,28 @@ def _check_edges(edges: Any) -> np.ndarray:
         with np.errstate(invalid="ignore"):
             if not (np.diff(real) > 0).all():
                 raise ValueError("edges must be strictly increasing")
-    return e
+    return readonly(np.ascontiguousarray(e))
+
+
+def _check_values(values: Any) -> np.ndarray:
+    """Declared values: sorted, distinct, finite, in a canonical dtype (float64 for
+    floats and bools, int64 or uint64 for integers, kept exactly)."""
+    v = as_array(values, "values")
+    if _is_bfloat16(v):
+        v = _bfloat16_as_float32(v)
+    if v.ndim != 1 or v.shape[0] == 0:
+        raise ValueError(f"values must be a non-empty 1-D list; got shape {v.shape}")
+    if v.dtype.kind not in "biuf":
+        raise TypeError(f"values must be real numbers; got dtype {v.dtype}")
+    v = inputs.canonical_scores(v, "values")
+    if v.dtype.kind == "f":
+        v = v.astype(np.float64)
+        if not np.isfinite(v).all():
+            raise ValueError("values must be finite")
+    u = np.unique(v)  # sorted; -0.0 and 0.0 are one value
+    if u.shape[0] != v.shape[0]:
+        raise ValueError("values must be distinct")
+    return readonly(np.ascontiguousarray(u))
 
 
 class BinnedSummary:
@@ -201,13 +251,21 @@ class BinnedSummary:
         dtype whose values it holds exactly): one bin per value, exact results.
     values : array-like, optional
         The distinct values scores may take (e.g. a model's rounded outputs):
-        one bin per value, exact results. Any other score is an error.
+        one bin per value, exact results. Scores are compared with them
+        exactly (integers as integers, also beyond ``2**53``); any other
+        score is an error.
     clip : bool, default False
         Count scores outside ``range``/``edges`` in the end bins instead of
         raising. The bounds stay certified; results report how many rows were
         clipped.
     pos_label : scalar, optional
         The positive label, as in :func:`fastrank.roc_auc`.
+
+    Notes
+    -----
+    Updates and merges may come from several threads: each is applied whole,
+    one at a time (a lock is held while a batch is counted). A pickled or
+    copied summary gets a lock of its own.
 
     Examples
     --------
@@ -229,6 +287,18 @@ class BinnedSummary:
     >>> r = s.compute("roc_auc")
     >>> r.estimate, r.low, r.high, r.exact
     (0.875, 0.875, 0.875, True)
+
+    Declared integer values are compared exactly, also beyond ``2**53``:
+
+    >>> big = 2**53
+    >>> v = fastrank.BinnedSummary(values=np.array([big, big + 1, big + 2]))
+    >>> v.update([1, 0, 1], np.array([big + 2, big + 1, big]))
+    >>> v.compute("roc_auc").estimate
+    0.5
+    >>> v.update([1], np.array([big + 3]))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: y_score holds 9007199254740995 at index 0, which is not one of the 3 ...
     """
 
     def __init__(
@@ -246,13 +316,14 @@ class BinnedSummary:
                                        ("values", values)) if v is not None]
         if len(chosen) > 1:
             raise ValueError(f"give at most one of edges, quantized and values; got {chosen}")
+        self._lock = threading.RLock()
         self._clip = bool(clip)
         self._pos_label = pos_label
         self._quantized: str | None = None
         self._values: np.ndarray | None = None
-        self._lo = np.zeros(1)
-        self._width = np.zeros(1)
-        self._edges = np.zeros((1, 2))
+        self._lo = _NO_RANGE
+        self._width = _NO_RANGE
+        self._edges = _NO_EDGES
         if quantized is not None:
             if quantized not in QUANTIZED:
                 raise ValueError(f"quantized must be one of {QUANTIZED}; got {quantized!r}")
@@ -260,20 +331,9 @@ class BinnedSummary:
             self._quantized = quantized
             self._nb = _INTEGER_KINDS[quantized][0] if quantized in _INTEGER_KINDS else 65536
         elif values is not None:
-            v = as_array(values, "values")
-            if v.ndim != 1 or v.shape[0] == 0:
-                raise ValueError(f"values must be a non-empty 1-D list; got shape {v.shape}")
-            if v.dtype.kind not in "biuf":
-                raise TypeError(f"values must be real numbers; got dtype {v.dtype}")
-            v64 = v.astype(np.float64)
-            if not np.isfinite(v64).all():
-                raise ValueError("values must be finite")
-            v64 = np.unique(v64)  # sorted; -0.0 and 0.0 are one value
-            if v64.shape[0] != v.shape[0]:
-                raise ValueError("values must be distinct")
             self._mode = MODE_INDEX
-            self._values = v64
-            self._nb = int(v64.shape[0])
+            self._values = _check_values(values)
+            self._nb = int(self._values.shape[0])
         elif edges is not None:
             self._mode = MODE_EDGES
             self._edges = _check_edges(edges)
@@ -283,10 +343,11 @@ class BinnedSummary:
             lo, hi = _check_range(range)
             self._mode = MODE_UNIFORM
             self._nb = nb
-            self._lo = np.array([lo])
-            self._width = np.array([hi - lo])
-            self._edges = np.linspace(lo, hi, nb + 1)[None, :]
-            self._edges[0, -1] = hi
+            self._lo = readonly(np.array([lo]))
+            self._width = readonly(np.array([hi - lo]))
+            e = np.linspace(lo, hi, nb + 1)[None, :]
+            e[0, -1] = hi
+            self._edges = readonly(e)
         self._ntasks: int | None = None  # fixed by the first update (or the edges)
         self._one_d = True
         if self._edges.shape[0] > 1:
@@ -296,6 +357,23 @@ class BinnedSummary:
         self._clipped: np.ndarray | None = None
         self._rows = 0
         self._weighted = False
+
+    def __getstate__(self) -> dict[str, Any]:
+        with self._lock:  # a consistent snapshot while other threads update
+            state = self.__dict__.copy()
+            for name in ("_counts", "_clipped"):
+                if state[name] is not None:
+                    state[name] = state[name].copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        for name in ("_lo", "_width", "_edges", "_values"):  # kernels read them read-only
+            value = self.__dict__.get(name)
+            if value is not None:
+                self.__dict__[name] = readonly(value)
+        self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ construction
 
@@ -313,11 +391,17 @@ class BinnedSummary:
 
         Each task gets its own edges: the negatives' weighted quantiles at
         ``1/bins, 2/bins, ...`` (repeated values merged, so a task may get
-        fewer bins), with open end bins. Nothing is counted yet: update the
-        summary with the sample too if it belongs to the stream.
+        fewer bins), with open end bins. A task gets at most as many bins as
+        its negatives have distinct scores, and memory follows the sample,
+        not ``bins``. Nothing is counted yet: update the summary with the
+        sample too if it belongs to the stream.
 
         If the stream looks like the sample, each bin holds about ``1/bins``
         of the negatives and the ROC AUC bound is at most about ``1/(2 bins)``.
+
+        A task without negatives (or whose negatives weigh nothing) is binned
+        by all its samples; one whose samples all weigh nothing, by their
+        count.
 
         Examples
         --------
@@ -329,41 +413,30 @@ class BinnedSummary:
         >>> s.update(y, logits)
         >>> float(s.compute("roc_auc").width) < 1 / 200
         True
+
+        Asking for more bins than the sample can fill gives what it can fill:
+
+        >>> fastrank.BinnedSummary.fit([0, 0, 1, 0], [0.1, 0.5, 0.7, 0.9], bins=10**9).bins
+        3
         """
         nb = _check_bins(bins)
         s = as_array(y_score, "y_score")
-        if s.ndim not in (1, 2):
-            raise ValueError(f"y_score must be 1-D or 2-D; got shape {s.shape}")
-        values = canonical_scores(s, "y_score")
-        n = s.shape[0]
-        t = 1 if s.ndim == 1 else s.shape[1]
+        if _is_bfloat16(s):
+            s = _bfloat16_as_float32(s)
+        b = inputs.stream_batch(y_true, s, sample_weight, pos_label=pos_label)
+        n = b.scores.shape[0]
+        t = 1 if b.scores.ndim == 1 else b.scores.shape[1]
         if n == 0:
             raise ValueError("fit needs at least one sample to place the bins")
-        bad = first_nonfinite_score(values)
-        if bad >= 0:
-            raise ValueError(
-                f"y_score contains a non-finite value ({values[bad]!r} at "
-                f"{where(bad, s.ndim, t)}); scores must be finite"
-            )
-        labels = batch_labels(y_true, s.ndim, n, t, pos_label).reshape(n, t)
-        w, _ = check_weights(sample_weight, n)  # a power-of-two unit moves no quantile
-        weights = np.ones(n) if w is None else w
-        scores = values.reshape(n, t).astype(np.float64)
-        rows = []
-        for j in builtins.range(t):
-            neg = labels[:, j] == 0
-            pick = neg if neg.any() and weights[neg].sum() > 0 else weights >= 0
-            col, wcol = scores[pick, j], weights[pick]
-            order = np.argsort(col, kind="stable")
-            col, cum = col[order], np.cumsum(wcol[order])
-            total = cum[-1]
-            if total > 0:  # the first score above each share k/bins of the weight
-                at = np.searchsorted(cum, total * np.arange(1, nb) / nb, side="right")
-                inner = np.unique(col[np.minimum(at, col.shape[0] - 1)])
-            else:
-                inner = np.unique(col)
-            inner = inner[inner > col[0]]
-            rows.append(inner)
+        labels = b.labels.reshape(n, t)
+        if b.weights is None:
+            weights = np.ones(n)
+        else:  # a power of two moves no quantile; it keeps the cumulative sums finite
+            top = float(b.weights.max())
+            weights = b.weights / math.ldexp(1.0, math.frexp(top)[1]) if top > 0 else b.weights
+        scores = b.scores.reshape(n, t).astype(np.float64)
+        rows = [_fitted_edges(scores[:, j], labels[:, j], weights, nb)
+                for j in builtins.range(t)]
         width = max(r.shape[0] for r in rows) + 2
         edges = np.full((t, width), np.inf)
         edges[:, 0] = -np.inf
@@ -371,10 +444,11 @@ class BinnedSummary:
             edges[j, 1:1 + inner.shape[0]] = inner
         out = cls(pos_label=pos_label)
         out._mode = MODE_EDGES
-        out._edges = edges
+        out._lo = out._width = _NO_RANGE
+        out._edges = readonly(edges)
         out._nb = width - 1
         out._ntasks = t
-        out._one_d = s.ndim == 1
+        out._one_d = b.scores.ndim == 1
         return out
 
     def empty_like(self) -> BinnedSummary:
@@ -386,10 +460,12 @@ class BinnedSummary:
     def copy(self) -> BinnedSummary:
         """An independent copy."""
         out = object.__new__(BinnedSummary)
-        out.__dict__.update(self.__dict__)
-        for name in ("_lo", "_width", "_edges", "_values", "_counts", "_clipped"):
-            value = getattr(self, name)
-            setattr(out, name, None if value is None else value.copy())
+        with self._lock:
+            out.__dict__.update(self.__dict__)
+            for name in ("_counts", "_clipped"):
+                value = getattr(self, name)
+                setattr(out, name, None if value is None else value.copy())
+        out._lock = threading.RLock()  # the bins (read-only arrays) are shared
         return out
 
     # ------------------------------------------------------------------ properties
@@ -427,8 +503,14 @@ class BinnedSummary:
 
     @property
     def values(self) -> np.ndarray | None:
-        """The score of each bin when exact (NaN for bit patterns that are not finite
-        scores), else ``None``."""
+        """The score of each bin when exact, else ``None``.
+
+        Declared values come back sorted, as float64 or, when they were
+        integers, as int64 (uint64 beyond ``2**63 - 1``), exactly. For
+        quantized float types the bins are all 65,536 bit patterns: NaN for
+        those that are not finite scores (and for ``-0.0``, which shares the
+        bin of ``+0.0``).
+        """
         if self._values is not None:
             return self._values.copy()
         if self._quantized is None:
@@ -464,10 +546,14 @@ class BinnedSummary:
         return sum(a.nbytes for a in held if a is not None)
 
     def _table(self, k: int) -> np.ndarray:
-        t = self._ntasks or 1
-        counts = self._counts if self._counts is not None else np.zeros((t, 2, self._nb))
-        out = counts[:, k, :].copy()
-        return out[0] if self._one_d else out
+        with self._lock:
+            t = self._ntasks or 1
+            if self._counts is None:
+                out = np.zeros((t, self._nb))
+            else:
+                out = self._counts[:, k, :].copy()
+            one_d = self._one_d
+        return out[0] if one_d else out
 
     # ------------------------------------------------------------------ updating
 
@@ -476,7 +562,8 @@ class BinnedSummary:
 
         Everything is checked before anything is counted: a rejected batch
         leaves the summary as it was. Labels may be dense, ``scipy.sparse``
-        (2-D) or anything array-like (CPU torch tensors included).
+        (2-D) or anything array-like (CPU torch tensors included). Safe to
+        call from several threads: each batch is counted whole, one at a time.
 
         Raises
         ------
@@ -484,59 +571,47 @@ class BinnedSummary:
             A batch whose number of tasks differs from earlier ones, non-finite
             scores, scores outside the bins (without ``clip=True``), scores that
             are not of the declared quantized type or values, bad labels or
-            weights.
+            weights (also weights whose total exceeds float64's range: the
+            bins keep totals in the weights' own units).
         """
         s = as_array(y_score, "y_score")
-        if s.ndim not in (1, 2):
-            raise ValueError(
-                f"y_score must be 1-D (one task) or 2-D (n_samples, n_tasks); got shape {s.shape}"
-            )
-        n = s.shape[0]
-        t = 1 if s.ndim == 1 else s.shape[1]
-        self._check_tasks(s.ndim == 1, t, "update with")
-        if s.dtype.kind not in "biuf" and not _is_bfloat16(s):
-            raise TypeError(
-                f"y_score must hold real numbers (float, int or bool); got dtype {s.dtype}"
-            )
-        labels = batch_labels(y_true, s.ndim, n, t, self._pos_label)
-        w, unit = check_weights(sample_weight, n)
-        weights = _NO_WEIGHTS if w is None else w * unit
+        if _is_bfloat16(s):
+            s = _bfloat16_as_float32(s)
+        b = inputs.stream_batch(y_true, s, sample_weight, pos_label=self._pos_label)
+        scores = b.scores
+        n = scores.shape[0]
+        one_d = scores.ndim == 1
+        t = 1 if one_d else scores.shape[1]
+        self._check_tasks(one_d, t, "update with")  # again below, under the lock
+        labels = readonly(np.ascontiguousarray(b.labels, dtype=np.uint8).reshape(-1))
+        weights = _NO_WEIGHTS if b.weights is None else readonly(b.weights)
+        if b.weights is not None and n:
+            with np.errstate(over="ignore"):
+                mass = float(np.sum(b.weights))
+            if not math.isfinite(mass):
+                raise ValueError(_OVERFLOW)
         outside = np.zeros(t, np.int64)
         if self._mode == MODE_INDEX:
-            values = self._indices(s, t)
+            values = self._indices(scores)
         else:
-            values = canonical_scores(s, "y_score")
-            lo = np.ascontiguousarray(np.broadcast_to(self._edges[:, 0], (t,)))
-            hi = np.ascontiguousarray(np.broadcast_to(self._edges[:, -1], (t,)))
-            bad, out = range_scan(values, t, lo, hi, outside)
-            if bad >= 0:
-                row, task = divmod(bad, t)
-                raise ValueError(
-                    f"y_score contains a non-finite value ({values[bad]!r} at "
-                    + (f"index {row}" if s.ndim == 1 else f"row {row}, task {task}")
-                    + "); scores must be finite"
-                )
-            if out >= 0 and not self._clip:
-                row, task = divmod(out, t)
-                raise ValueError(
-                    f"y_score holds {values[out]!r} at "
-                    + (f"index {row}" if s.ndim == 1 else f"row {row}, task {task}")
-                    + f", outside the bins' range [{lo[task]!r}, {hi[task]!r}]; widen the "
-                    "range, fit the bins (BinnedSummary.fit), or pass clip=True to count "
-                    "such scores in the end bins"
-                )
-        # -- nothing below can fail: the batch is counted whole
-        if self._counts is None:
-            self._counts = np.zeros((t, 2, self._nb), np.float64)
-            self._clipped = np.zeros(t, np.int64)
-            self._ntasks = t
-            self._one_d = s.ndim == 1
-        assert self._clipped is not None
-        if n:
-            self._histogram(values, labels, weights, n, t)
-        self._clipped += outside
-        self._rows += n
-        self._weighted = self._weighted or w is not None
+            v64 = np.ascontiguousarray(scores, dtype=np.float64)
+            outside = self._outside(v64, scores, t)
+            values = v64.reshape(-1)
+        values = readonly(values)
+        # -- past the task check nothing can fail: the batch is counted whole
+        with self._lock:
+            self._check_tasks(one_d, t, "update with")
+            if self._counts is None:
+                self._counts = np.zeros((t, 2, self._nb), np.float64)
+                self._clipped = np.zeros(t, np.int64)
+                self._ntasks = t
+                self._one_d = one_d
+            assert self._clipped is not None
+            if n:
+                self._histogram(values, labels, weights, n, t)
+            self._clipped += outside
+            self._rows += n
+            self._weighted = self._weighted or b.weights is not None
 
     def _check_tasks(self, one_d: bool, t: int, what: str) -> None:
         if self._ntasks is None:
@@ -546,57 +621,102 @@ class BinnedSummary:
             got = "1-D scores (one task)" if one_d else f"{t} tasks"
             raise ValueError(f"this summary holds {have}; cannot {what} {got}")
 
+    def _outside(self, v64: np.ndarray, scores: np.ndarray, t: int) -> np.ndarray:
+        """Rows per task outside the bins' span; raises for the first one unless clipping."""
+        n = v64.shape[0]
+        outside = np.zeros(t, np.int64)
+        if n == 0:
+            return outside
+        lo, hi = self._edges[:, 0], self._edges[:, -1]  # (1,) or (t,)
+        v2 = v64.reshape(n, t)
+        if bool((v2.min(axis=0) >= lo).all() and (v2.max(axis=0) <= hi).all()):
+            return outside
+        mask = (v2 < lo) | (v2 > hi)
+        if not self._clip:
+            i = int(np.flatnonzero(mask.reshape(-1))[0])
+            task = i % t
+            row = 0 if lo.shape[0] == 1 else task
+            raise ValueError(
+                f"y_score holds {plain(scores.reshape(-1)[i])!r} at {_where(i, scores.shape)}"
+                f", outside the bins' range [{plain(lo[row])!r}, {plain(hi[row])!r}]; widen "
+                "the range, fit the bins (BinnedSummary.fit), or pass clip=True to count "
+                "such scores in the end bins"
+            )
+        outside += mask.sum(axis=0)
+        return outside
+
     def _histogram(self, values: np.ndarray, labels: np.ndarray, weights: np.ndarray,
                    n: int, t: int) -> None:
-        assert self._counts is not None
-        lo = np.ascontiguousarray(np.broadcast_to(self._lo, (t,)), dtype=np.float64)
-        width = np.ascontiguousarray(np.broadcast_to(self._width, (t,)), dtype=np.float64)
-        edges = self._edges
-        if edges.shape[0] != t:
-            edges = np.ascontiguousarray(np.broadcast_to(edges, (t, edges.shape[1])))
-        nchunks = numba.get_num_threads()
-        args = (values, labels, weights, n, t, self._mode, lo, width, self._nb, edges,
-                self._counts)
-        with pool_slot(nchunks, n * t) as parallel:
-            if parallel:
-                histogram_parallel(*args, nchunks)
-            else:
-                histogram_serial(*args, 1)
+        """Add a checked batch to the counts (the caller holds the lock).
 
-    def _indices(self, s: np.ndarray, t: int) -> np.ndarray:
-        """Bin index of every score (flat, row-major) for the exact modes."""
+        Large batches go to the engine's threads: disjoint task ranges when
+        there are at least as many tasks as threads, otherwise row ranges
+        into separate tables added in a fixed order (counts, exact integers,
+        do not depend on the number of threads).
+        """
+        counts = self._counts
+        assert counts is not None
+        mode, nb = self._mode, self._nb
+        lo, width, edges = self._lo, self._width, self._edges
+
+        def block(item: tuple[int, int, int, int, np.ndarray]) -> None:
+            r0, r1, t0, t1, table = item
+            histogram_block(values, labels, weights, t, r0, r1, t0, t1, mode, lo, width, nb,
+                            edges, table)
+
+        nthreads = engine.threads() if n * t >= engine.PARALLEL_MIN else 1
+        if nthreads > 1 and t >= nthreads:
+            # whole blocks of tasks where there are enough (a block shares each row pass)
+            ranges = max(min(2 * nthreads, -(-t // TASK_BLOCK)), nthreads)
+            cuts = np.unique(np.linspace(0, t, ranges + 1).astype(np.int64))
+            items = [(0, n, int(a), int(z), counts) for a, z in itertools.pairwise(cuts)]
+            engine.parallel_map(block, items, nthreads)
+            return
+        # row ranges: each extra table costs no more than its rows' scores
+        k = min(nthreads, n // (2 * nb)) if nthreads > 1 else 1
+        if k <= 1:
+            block((0, n, 0, t, counts))
+            return
+        cuts = np.linspace(0, n, k + 1).astype(np.int64)
+        tables = [counts] + [np.zeros_like(counts) for _ in builtins.range(k - 1)]
+        items = [(int(cuts[i]), int(cuts[i + 1]), 0, t, tables[i]) for i in builtins.range(k)]
+        engine.parallel_map(block, items, nthreads)
+        for extra in tables[1:]:
+            counts += extra
+
+    def _indices(self, scores: np.ndarray) -> np.ndarray:
+        """Bin index of every score (flat, row-major, int64) for the exact modes."""
+        flat = scores.reshape(-1)
+        shape = scores.shape
         if self._values is not None:
-            v = canonical_scores(s, "y_score").astype(np.float64)
-            check_finite(v, s.ndim, t)
-            at = np.searchsorted(self._values, v)
-            found = at < self._values.shape[0]
-            found[found] = self._values[at[found]] == v[found]
+            at, found = _lookup(self._values, flat)
             if not found.all():
                 i = int(np.flatnonzero(~found)[0])
                 raise ValueError(
-                    f"y_score holds {v[i]!r} at {where(i, s.ndim, t)}, which is not one of "
-                    f"the {self._values.shape[0]} declared values"
+                    f"y_score holds {plain(flat[i])!r} at {_where(i, shape)}, which is not one "
+                    f"of the {self._values.shape[0]} declared values"
                 )
-            return at.astype(np.int64)
+            return at
         q = self._quantized
         assert q is not None
         if q in _INTEGER_KINDS:
             nb, low = _INTEGER_KINDS[q]
-            flat = native(np.ascontiguousarray(s)).reshape(-1)
+            high = low + nb - 1
             if flat.dtype.kind == "f":
-                check_finite(flat, s.ndim, t)
-            x = flat.astype(np.float64) if flat.dtype.kind == "f" else flat
-            ok = (x >= low) & (x <= low + nb - 1)
-            if x.dtype.kind == "f":
-                ok &= x == np.floor(x)
+                ok = (flat >= low) & (flat <= high) & (flat == np.floor(flat))
+            elif flat.dtype == np.uint64:
+                ok = flat <= np.uint64(high)
+            else:
+                ok = (flat >= low) & (flat <= high)
             if not ok.all():
                 i = int(np.flatnonzero(~ok)[0])
                 raise ValueError(
-                    f"y_score holds {flat[i]!r} at {where(i, s.ndim, t)}, which is not a "
+                    f"y_score holds {plain(flat[i])!r} at {_where(i, shape)}, which is not a "
                     f"{q} value (quantized={q!r})"
                 )
-            return (x.astype(np.int64) - low) if low else x.astype(np.int64)
-        return _float_keys(s, q, t)
+            index = flat.astype(np.int64)
+            return index - low if low else index
+        return _float_keys(flat, q, shape)
 
     # ------------------------------------------------------------------ merging
 
@@ -604,26 +724,29 @@ class BinnedSummary:
         """Add another summary's counts to this one (in place); returns ``self``.
 
         Both must have the same bins (mode, edges, values or quantized type)
-        and, once updated, the same tasks.
+        and, once updated, the same tasks. Safe while other threads update
+        either summary.
         """
         if not isinstance(other, BinnedSummary):
             raise TypeError(f"can only merge a BinnedSummary; got {type(other).__name__}")
         self._check_same_bins(other)
-        if other._counts is None:
-            return self
-        assert other._clipped is not None
-        self._check_tasks(other._one_d, other._ntasks or 1, "merge a summary of")
-        if self._counts is None:
-            self._counts = other._counts.copy()
-            self._clipped = other._clipped.copy()
-            self._ntasks = other._ntasks
-            self._one_d = other._one_d
-        else:
-            assert self._clipped is not None
-            self._counts += other._counts
-            self._clipped += other._clipped
-        self._rows += other._rows
-        self._weighted = self._weighted or other._weighted
+        first, second = sorted((self, other), key=id)  # one lock order: no deadlock
+        with first._lock, second._lock:
+            if other._counts is None:
+                return self
+            assert other._clipped is not None
+            self._check_tasks(other._one_d, other._ntasks or 1, "merge a summary of")
+            if self._counts is None:
+                self._counts = other._counts.copy()
+                self._clipped = other._clipped.copy()
+                self._ntasks = other._ntasks
+                self._one_d = other._one_d
+            else:
+                assert self._clipped is not None
+                self._counts += other._counts
+                self._clipped += other._clipped
+            self._rows += other._rows
+            self._weighted = self._weighted or other._weighted
         return self
 
     def _check_same_bins(self, other: BinnedSummary) -> None:
@@ -652,7 +775,7 @@ class BinnedSummary:
             return f"{self._nb} declared values"
         if self._mode == MODE_UNIFORM:
             lo, hi = self._edges[0, 0], self._edges[0, -1]
-            return f"{self._nb} uniform bins over [{lo!r}, {hi!r}]"
+            return f"{self._nb} uniform bins over [{plain(lo)!r}, {plain(hi)!r}]"
         return f"{self._nb} bins with edges of shape {self._edges.shape}"
 
     def __add__(self, other: BinnedSummary) -> BinnedSummary:
@@ -667,12 +790,13 @@ class BinnedSummary:
 
     def reset(self) -> None:
         """Forget every row; keep the bins (and the number of tasks)."""
-        if self._counts is not None:
-            self._counts[...] = 0.0
-        if self._clipped is not None:
-            self._clipped[...] = 0
-        self._rows = 0
-        self._weighted = False
+        with self._lock:
+            if self._counts is not None:
+                self._counts[...] = 0.0
+            if self._clipped is not None:
+                self._clipped[...] = 0
+            self._rows = 0
+            self._weighted = False
 
     def __repr__(self) -> str:
         tasks = "no rows yet" if self._ntasks is None else (
@@ -702,64 +826,185 @@ class BinnedSummary:
         -------
         Bounds
             NaN (with one :class:`~fastrank.UndefinedMetricWarning`) for tasks
-            that lack a class the metric needs.
+            that lack a class the metric needs. In the exact modes
+            ``low == estimate == high``: without weights, bit for bit the
+            one-shot function's value; with weights, that of the bins'
+            (rounded) totals.
+
+        Examples
+        --------
+        >>> import numpy as np, fastrank
+        >>> s = fastrank.BinnedSummary(quantized="int8")
+        >>> y, p = [1, 0, 1, 1, 0], np.array([3, -2, 3, 0, 1], np.int8)
+        >>> s.update(y, p)
+        >>> s.compute("average_precision").estimate == fastrank.average_precision(y, p)
+        True
         """
         if metric not in METRICS:
             raise ValueError(f"metric must be one of {METRICS}; got {metric!r}")
-        if average is not None and average not in ("macro", "weighted", "size", "pairs"):
+        if average is not None and average not in _AVERAGES:
             raise ValueError(
                 "average must be None, 'macro', 'weighted', 'size' or 'pairs'; "
                 f"got {average!r}"
             )
-        if self._counts is None or self._rows == 0:
-            raise ValueError("the summary is empty: update it with at least one row first")
-        assert self._clipped is not None
-        table = np.empty((self._counts.shape[0], B_SIZE), np.float64)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            bounds(self._counts, self._weighted, table)
-        pos, neg = table[:, B_POS], table[:, B_NEG]
-        col = _COLUMN["roc_auc" if metric == "d_prime" else metric]
-        est, low, high = (table[:, col + k].copy() for k in builtins.range(3))
-        if metric in ("roc_auc", "d_prime"):
-            undefined = (pos == 0) | (neg == 0)
+        with self._lock:
+            if self._counts is None or self._rows == 0:
+                raise ValueError("the summary is empty: update it with at least one row first")
+            assert self._clipped is not None
+            if self._weighted and not np.isfinite(self._counts).all():
+                raise ValueError(_OVERFLOW)
+            units = _task_units(self._counts)
+            scaled = self._counts / units[:, None, None]  # exact: powers of two
+            clipped = self._clipped.copy()
+            weighted = self._weighted
+            one_d = self._one_d
+        m = registry.METRICS[metric]
+        if self.exact and not weighted:  # counts: the one-shot sweep, bit for bit
+            out = _exact_rows(scaled, m.wants)
+            pos, neg = out[:, OUT_POS], out[:, OUT_NEG]
+            est = m.values(out)
+            low, high = est.copy(), est.copy()
         else:
-            undefined = pos == 0
-        est = np.clip(est, 0.0, 1.0)  # a rounding error must not leave [0, 1]
-        if self.exact:
-            low[...] = est
-            high[...] = est
-        else:
-            low = np.clip(low - SLACK, 0.0, 1.0)
-            high = np.clip(high + SLACK, 0.0, 1.0)
-            est = np.clip(est, low, high)
-        if metric == "d_prime":
-            est, low, high = d_prime_of(est), d_prime_of(low), d_prime_of(high)
+            table = _bounds_table(scaled, weighted)
+            with np.errstate(over="ignore"):  # totals in the caller's units may be inf
+                pos, neg = table[:, B_POS] * units, table[:, B_NEG] * units
+            assert m.bound is not None
+            est, low, high = (table[:, m.bound + k].copy() for k in builtins.range(3))
+            est = np.clip(est, 0.0, 1.0)  # a rounding error must not leave [0, 1]
+            if self.exact:  # weighted: each bin is one tie group, so the estimate is it
+                low, high = est.copy(), est.copy()
+            else:
+                low = np.clip(low - SLACK, 0.0, 1.0)
+                high = np.clip(high + SLACK, 0.0, 1.0)
+                est = np.clip(est, low, high)
+            if m.d_prime:
+                est, low, high = (registry.d_prime_of(a) for a in (est, low, high))
+        undefined = m.undefined(pos, neg)
         for a in (est, low, high):
             a[undefined] = math.nan
-        if self._one_d:
-            if undefined[0]:
-                warn_undefined(f"{metric} is", pos[0], neg[0])
+        reduce.warn_undefined(f"{metric} is", "one" if one_d else "tasks", pos, neg, undefined,
+                              None if one_d else average, stacklevel=2)
+        if one_d:
             return Bounds(metric, float(est[0]), float(low[0]), float(high[0]), self.exact,
-                          float(pos[0]), float(neg[0]), int(self._clipped[0]))
-        warn_undefined_tasks(f"{metric} is", "tasks", pos, neg, undefined, average)
+                          float(pos[0]), float(neg[0]), int(clipped[0]))
         if average is None:
-            return Bounds(metric, est, low, high, self.exact, pos, neg, self._clipped.copy())
+            return Bounds(metric, est, low, high, self.exact, pos, neg, clipped)
+        # the averages' weights are relative: one power of two keeps pos * neg finite
+        top = float(max(pos.max(), neg.max()))
+        scale = math.ldexp(1.0, math.frexp(top)[1]) if top > 0 else 1.0
+        wp, wn = pos / scale, neg / scale
         return Bounds(
             metric,
-            average_values(est, pos, neg, average),
-            average_values(low, pos, neg, average),
-            average_values(high, pos, neg, average),
-            self.exact, float(pos.sum()), float(neg.sum()), int(self._clipped.sum()),
+            reduce.average(est, wp, wn, average),
+            reduce.average(low, wp, wn, average),
+            reduce.average(high, wp, wn, average),
+            self.exact, float(pos.sum()), float(neg.sum()), int(clipped.sum()),
         )
 
 
 # ---------------------------------------------------------------------------- helpers
 
 
+def _task_units(counts: np.ndarray) -> np.ndarray:
+    """The power of two each task's counts are divided by before its metrics are formed,
+    so that no sum, product or fixed-point unit of the sweep over- or underflows
+    whatever the weights' scale.
+
+    As :func:`fastrank._core.inputs.weight_unit` chooses a task's unit from its
+    largest weights, from the task's largest bins: the geometric mean of the two
+    classes' scales, 1 within ``2**+-64`` of 1; moved, where needed, so that the
+    heavier class's largest bin stays at most ``2**_TOP`` (its sums and their
+    products stay finite) and the lighter one's at least ``2**-_BOTTOM`` (its
+    fixed-point unit, about ``2**-124`` of its total, stays a float). Classes
+    farther apart than both allow are refused, as the one-shot functions
+    refuse such weights.
+    """
+    t = counts.shape[0]
+    units = np.ones(t)
+    if counts.shape[2] == 0:
+        return units
+    pmax = counts[:, 1, :].max(axis=1)
+    nmax = counts[:, 0, :].max(axis=1)
+    for j in builtins.range(t):
+        exps = [math.frexp(float(v))[1] for v in (pmax[j], nmax[j]) if v > 0.0]
+        if not exps:
+            continue
+        top, bottom = max(exps), min(exps)
+        if top - bottom > _TOP + _BOTTOM:
+            raise ValueError(
+                "the positive and negative sample weights differ by a factor beyond "
+                f"float64's range (about 2**{top - bottom}"
+                + ("" if t == 1 else f", task {j}") + "); rescale one class's weights"
+            )
+        least, most = top - _TOP, bottom + _BOTTOM  # the units' exponents that fit
+        center = min(max(sum(exps) // len(exps), least), most)
+        if least <= 0 <= most and abs(center) <= inputs.UNIT_FREE:
+            continue
+        units[j] = math.ldexp(1.0, min(max(center, -1022), 1023))
+    return units
+
+
+def _tasks_in_parallel(fn: Callable[[tuple[int, int]], None], t: int, cells: int) -> None:
+    """``fn((t0, t1))`` over task ranges covering ``0 .. t``, on the engine's threads
+    when there is enough work."""
+    nthreads = engine.threads() if cells >= engine.PARALLEL_MIN and t > 1 else 1
+    if nthreads <= 1:
+        fn((0, t))
+        return
+    cuts = np.unique(np.linspace(0, t, min(t, 4 * nthreads) + 1).astype(np.int64))
+    engine.parallel_map(fn, [(int(a), int(z)) for a, z in itertools.pairwise(cuts)], nthreads)
+
+
+def _bounds_table(scaled: np.ndarray, weighted: bool) -> np.ndarray:
+    """The bounds kernel's table (``B_*`` columns) of every task."""
+    t = scaled.shape[0]
+    table = np.empty((t, B_SIZE), np.float64)
+
+    def run(span: tuple[int, int]) -> None:
+        a, z = span
+        with np.errstate(divide="ignore", invalid="ignore"):
+            bounds(scaled[a:z], weighted, table[a:z])
+
+    _tasks_in_parallel(run, t, scaled.size)
+    return table
+
+
+def _exact_rows(counts: np.ndarray, what: int) -> np.ndarray:
+    """Every task's ``OUT_*`` row from the engine's sweep over its bins (unweighted
+    counts), each bin one tie group, highest first, empty bins left out: the
+    one-shot result bit for bit, since the sweep's sums are exact."""
+    t, _, nb = counts.shape
+    out = np.empty((t, OUT_SIZE), np.float64)
+
+    def run(span: tuple[int, int]) -> None:
+        for j in builtins.range(*span):
+            p = counts[j, 1, ::-1]
+            q = counts[j, 0, ::-1]
+            at = np.flatnonzero((p != 0.0) | (q != 0.0))
+            gkey = (nb - 1 - at).astype(np.uint64)  # the bin (scores ascend with it)
+            table = (gkey, np.ascontiguousarray(p[at]), np.ascontiguousarray(q[at]))
+            out[j], _ = engine.table_metrics(table, 1.0, what)
+
+    _tasks_in_parallel(run, t, counts.size)
+    return out
+
+
 def _same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
     if a is None or b is None:
         return a is b
-    return bool(np.array_equal(a, b))
+    if a.shape != b.shape:
+        return False
+    if a.dtype == b.dtype:
+        return bool(np.array_equal(a, b))
+    return bool(_lookup(a, b)[1].all())  # the same values in other dtypes
+
+
+def _where(i: int, shape: tuple[int, ...]) -> str:
+    """Where flat (row-major) index ``i`` of scores of ``shape`` is, for messages."""
+    if len(shape) == 1:
+        return f"index {i}"
+    row, task = divmod(i, shape[1])
+    return f"row {row}, task {task}"
 
 
 def _check_range(r: Any) -> tuple[float, float]:
@@ -774,8 +1019,113 @@ def _check_range(r: Any) -> tuple[float, float]:
     return lo, hi
 
 
+def _fitted_edges(col: np.ndarray, labels: np.ndarray, weights: np.ndarray,
+                  nb: int) -> np.ndarray:
+    """One task's inner edges: the first score above each share ``k / nb`` of the
+    negatives' weight (``k = 1 .. nb - 1``), distinct, above the lowest score."""
+    neg = labels == 0
+    pick = neg if neg.any() and weights[neg].sum() > 0 else np.ones(col.shape[0], bool)
+    c, w = col[pick], weights[pick]
+    if not w.sum() > 0:  # every weight is zero: equal counts
+        w = np.ones(c.shape[0])
+    order = np.argsort(c, kind="stable")
+    c, cum = c[order], np.cumsum(w[order])
+    inner = np.unique(c[_share_points(cum, nb)])
+    above: np.ndarray = inner[inner > c[0]]
+    return above
+
+
+def _share_points(cum: np.ndarray, nb: int) -> np.ndarray:
+    """``min(searchsorted(cum, total * k / nb, "right"), m - 1)`` for ``k = 1 .. nb - 1``
+    (``m`` the length of ``cum``, ``total`` its last entry) as a set of indices, in
+    memory that follows ``m`` however large ``nb`` is.
+
+    Index ``i`` is hit when some share ``s(k) = total * k / nb`` (rounded as
+    written; non-decreasing in ``k``) lies in ``[cum[i - 1], cum[i])``; with
+    ``K(c)`` the least ``k`` whose share reaches ``c`` that is when
+    ``K(cum[i - 1]) < K(cum[i])``. Shares at or past ``cum[-1]`` hit ``m - 1``.
+    """
+    m = cum.shape[0]
+    total = float(cum[-1])
+    if nb - 1 <= 2 * m + 64:  # as written: memory O(nb) = O(m)
+        at = np.searchsorted(cum, total * np.arange(1, nb) / nb, side="right")
+        return np.unique(np.minimum(at, m - 1))
+    top = float(nb)
+
+    def share(k: np.ndarray) -> np.ndarray:
+        out: np.ndarray = total * k / nb
+        return out
+
+    # K(c) for every c in cum: the least k in [1, nb] with share(k) >= c (share(nb) = inf)
+    with np.errstate(over="ignore", invalid="ignore"):
+        k = np.clip(np.ceil(cum * (nb / total)), 1.0, top)
+    k[~np.isfinite(k)] = top
+    while True:  # the estimate is off by a rounding or two; step it to the exact K
+        down = (k > 1.0) & (share(k - 1.0) >= cum)
+        if not down.any():
+            break
+        k[down] -= 1.0
+    while True:
+        up = (k < top) & (share(k) < cum)
+        if not up.any():
+            break
+        k[up] += 1.0
+    before = np.concatenate(([1.0], k[:-1]))
+    hit = (before < k) & (before <= top - 1.0)
+    if k[-1] <= top - 1.0:  # shares at or past the total: clipped to the last index
+        hit[-1] = True
+    return np.flatnonzero(hit)
+
+
 def _is_bfloat16(s: np.ndarray) -> bool:
     return s.dtype.name == "bfloat16" and s.dtype.itemsize == 2
+
+
+def _bfloat16_as_float32(s: np.ndarray) -> np.ndarray:
+    """bfloat16 values (ml_dtypes) as float32, exactly (their bits are float32's top half)."""
+    bits = np.ascontiguousarray(s).view(np.uint16).astype(np.uint32) << np.uint32(16)
+    return bits.view(np.float32)
+
+
+def _int_as_float64(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """int64/uint64 values as float64, and which of them float64 holds exactly."""
+    f = flat.astype(np.float64)
+    inside = f < (_TWO63 if flat.dtype == np.int64 else _TWO64)
+    back = np.where(inside, f, 0.0).astype(flat.dtype)
+    return f, inside & (back == flat)
+
+
+def _lookup(declared: np.ndarray, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Index of each score among the sorted ``declared`` values, and whether it is one.
+
+    Compared exactly: integers with integers in their own dtype, floats with
+    floats in float64, and across kinds only where one side holds the other's
+    value exactly (never by rounding an integer beyond ``2**53``).
+    """
+    ok: np.ndarray | None = None
+    if declared.dtype.kind == "f":
+        if flat.dtype.kind == "f":
+            a = flat.astype(np.float64, copy=False)
+        else:
+            a, ok = _int_as_float64(flat)
+    elif flat.dtype.kind == "f":
+        x = flat.astype(np.float64, copy=False)
+        lo, hi = (-_TWO63, _TWO63) if declared.dtype == np.int64 else (0.0, _TWO64)
+        ok = (x >= lo) & (x < hi) & (x == np.floor(x))
+        a = np.where(ok, x, 0.0).astype(declared.dtype)
+    elif flat.dtype == declared.dtype:
+        a = flat
+    elif declared.dtype == np.int64:  # uint64 scores
+        ok = flat <= np.uint64(2**63 - 1)
+        a = np.where(ok, flat, 0).astype(np.int64)
+    else:  # int64 scores, uint64 values
+        ok = flat >= 0
+        a = np.where(ok, flat, 0).astype(np.uint64)
+    at = np.minimum(np.searchsorted(declared, a), declared.shape[0] - 1)
+    found = declared[at] == a
+    if ok is not None:
+        found &= ok
+    return at.astype(np.int64), found
 
 
 def _key_bits(key: np.ndarray) -> np.ndarray:
@@ -784,56 +1134,55 @@ def _key_bits(key: np.ndarray) -> np.ndarray:
     return np.where(k & 0x8000, k ^ 0x8000, k ^ 0xFFFF).astype(np.uint32)
 
 
-def _float_keys(s: np.ndarray, q: str, t: int) -> np.ndarray:
-    """Order keys (bin indices) of float16 or bfloat16 scores, flat row-major."""
-    if _is_bfloat16(s):
-        if q != "bfloat16":
-            raise ValueError(f"y_score is bfloat16 but the summary is quantized={q!r}")
-        bits = np.ascontiguousarray(s).reshape(-1).view(np.uint16).astype(np.uint32)
-        exp = 0x7F80
-    elif q == "float16":
-        flat = native(np.ascontiguousarray(s)).reshape(-1)
-        if flat.dtype != np.float16:
-            if flat.dtype.kind == "f":
-                check_finite(flat, s.ndim, t)
+def _float_keys(flat: np.ndarray, q: str, shape: tuple[int, ...]) -> np.ndarray:
+    """Order keys (bin indices) of float16 or bfloat16 values, from canonical (finite)
+    scores, flat row-major."""
+    if flat.dtype.kind != "f":
+        flat, exact = _int_as_float64(flat)
+        if not exact.all():
+            i = int(np.flatnonzero(~exact)[0])
+            raise ValueError(f"y_score holds an integer at {_where(i, shape)} that is not a "
+                             f"{q} value (quantized={q!r})")
+    if q == "float16":
+        with np.errstate(over="ignore", invalid="ignore"):  # too large: inf, caught below
+            h = flat.astype(np.float16)
+        bad = h.astype(flat.dtype) != flat
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"y_score holds {plain(flat[i])!r} at {_where(i, shape)}, which float16 "
+                "does not hold exactly (quantized='float16')"
+            )
+        bits = h.view(np.uint16).astype(np.uint32)
+        exp = 0x7C00
+    else:  # bfloat16 values given as float32 (or anything float32 holds exactly)
+        if flat.dtype == np.float32:
+            f32 = flat
+        else:
             with np.errstate(over="ignore", invalid="ignore"):  # too large: inf, caught below
-                h = flat.astype(np.float16)
-            back = h.astype(flat.dtype)
-            bad = back != flat
+                f32 = flat.astype(np.float32)
+            bad = f32.astype(flat.dtype) != flat
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
                 raise ValueError(
-                    f"y_score holds {flat[i]!r} at {where(i, s.ndim, t)}, which float16 "
-                    "does not hold exactly (quantized='float16')"
+                    f"y_score holds {plain(flat[i])!r} at {_where(i, shape)}, which float32, "
+                    "let alone bfloat16, does not hold exactly (quantized='bfloat16')"
                 )
-            flat = h
-        bits = flat.view(np.uint16).astype(np.uint32)
-        exp = 0x7C00
-    else:  # bfloat16 values given as float32 (or anything float32 holds exactly)
-        flat = native(np.ascontiguousarray(s)).reshape(-1)
-        if flat.dtype.kind == "f":
-            check_finite(flat, s.ndim, t)
-        with np.errstate(over="ignore", invalid="ignore"):  # too large: inf, caught below
-            f32 = flat.astype(np.float32)
-        if flat.dtype != np.float32 and not np.array_equal(f32.astype(flat.dtype), flat):
-            raise ValueError("y_score holds values that float32, let alone bfloat16, "
-                             "does not hold exactly (quantized='bfloat16')")
-        b32 = f32.view(np.uint32)
+        b32 = np.ascontiguousarray(f32).view(np.uint32)
         low = (b32 & 0xFFFF) != 0
         if low.any():
             i = int(np.flatnonzero(low)[0])
             raise ValueError(
-                f"y_score holds {flat[i]!r} at {where(i, s.ndim, t)}, which is not a "
+                f"y_score holds {plain(flat[i])!r} at {_where(i, shape)}, which is not a "
                 "bfloat16 value (quantized='bfloat16'); round the scores to bfloat16 first"
             )
         bits = (b32 >> 16).astype(np.uint32)
         exp = 0x7F80
     nonfinite = (bits & exp) == exp
-    if nonfinite.any():
+    if nonfinite.any():  # scores were checked finite: only an overflow could get here
         i = int(np.flatnonzero(nonfinite)[0])
-        raise ValueError(
-            f"y_score contains a non-finite value at {where(i, s.ndim, t)}; scores must be finite"
-        )
+        raise ValueError(f"y_score holds {plain(flat[i])!r} at {_where(i, shape)}, which is "
+                         f"not a finite {q} value (quantized={q!r})")
     bits[bits == 0x8000] = 0  # -0.0 shares the bin of +0.0
     key = np.where(bits & 0x8000, bits ^ 0xFFFF, bits ^ 0x8000)
     return key.astype(np.int64)

@@ -5,6 +5,9 @@ a ``dict`` of equally long columns (numpy arrays or lists), as the table
 methods of :class:`~fastrank.Evaluation` return with ``as_frame=False``.
 CSV and JSON keep every float at full precision (``repr``), so they parse
 back to the exact numbers; the aligned and Markdown tables round to 4 decimals.
+JSON is strict (RFC 8259, no ``NaN`` or ``Infinity`` tokens): NaN is written as
+``null`` and +/-infinity (the d' of a model that separates the classes
+perfectly) as the strings ``"inf"`` and ``"-inf"``.
 """
 
 from __future__ import annotations
@@ -18,9 +21,11 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FORMATS", "format_table"]
+__all__ = ["FORMATS", "JSON_RULE", "format_table"]
 
 FORMATS = ("table", "csv", "json", "markdown")
+# The rule for values JSON has no number for, as the command line's help states it.
+JSON_RULE = 'JSON writes NaN as null and +/-infinity as "inf" / "-inf"'
 # Short headers of the aligned text table (the other formats keep the column names).
 HEADERS = {
     "average_precision": "AP",
@@ -45,6 +50,15 @@ def _integral(values: Sequence[Any]) -> bool:
                and math.isfinite(v) and float(v).is_integer() for v in values)
 
 
+def _json_value(value: Any) -> Any:
+    """A cell as strict JSON can hold it: NaN as None, infinities as "inf" / "-inf"."""
+    if isinstance(value, float) and not math.isfinite(value):
+        if math.isnan(value):
+            return None
+        return "inf" if value > 0 else "-inf"
+    return value
+
+
 def _text_cells(values: Sequence[Any], thousands: bool) -> list[str]:
     """Cells of one column for the human-readable formats."""
     if values and all(isinstance(v, float) for v in values):
@@ -57,6 +71,13 @@ def _text_cells(values: Sequence[Any], thousands: bool) -> list[str]:
 def format_table(columns: Mapping[str, Any], fmt: str = "table") -> str:
     """Render a table of columns as text in one of :data:`FORMATS`.
 
+    ``"csv"`` and ``"json"`` keep floats at full precision. ``"json"`` is a list
+    of one object per row and is strict JSON: NaN (an undefined metric) is
+    written as ``null``, and +inf / -inf (d' of a perfectly separating or
+    perfectly reversed model) as the strings ``"inf"`` / ``"-inf"``, since JSON
+    has no number for them. ``"csv"`` writes ``nan``, ``inf`` and ``-inf``,
+    which ``float()`` and pandas read back.
+
     Examples
     --------
     >>> from fastrank.tables import format_table
@@ -67,6 +88,8 @@ def format_table(columns: Mapping[str, Any], fmt: str = "table") -> str:
     | b | 0.5000 |
     >>> format_table({"model": ["a"], "roc_auc": [float("nan")]}, "json")
     '[{"model": "a", "roc_auc": null}]'
+    >>> format_table({"model": ["a", "b"], "d_prime": [float("inf"), float("-inf")]}, "json")
+    '[{"model": "a", "d_prime": "inf"}, {"model": "b", "d_prime": "-inf"}]'
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose from {list(FORMATS)}")
@@ -74,8 +97,8 @@ def format_table(columns: Mapping[str, Any], fmt: str = "table") -> str:
     data = [[_plain(v) for v in columns[name]] for name in names]
     rows = list(zip(*data, strict=True)) if data else []
     if fmt == "json":
-        records = [{k: (None if isinstance(v, float) and math.isnan(v) else v)
-                    for k, v in zip(names, row, strict=True)} for row in rows]
+        records = [{k: _json_value(v) for k, v in zip(names, row, strict=True)}
+                   for row in rows]
         return json.dumps(records, allow_nan=False)
     if fmt == "csv":
         buffer = io.StringIO()

@@ -3,10 +3,10 @@
 DeLong's method (as pROC implements it) estimates the variance of an AUC from
 the placements of each sample: the share of the other class it outranks, ties
 counting half. For one task every sample of a tie group has the same
-placement, so the variance comes from the same sort as the AUC
-(:func:`fastrank._kernels.delong.delong_task`). Comparing models on the same
-samples needs the placements sample by sample, computed for every column of a
-batch in parallel (:func:`fastrank._kernels.delong.delong_pairs`).
+placement, so the variance comes from the same sort as the AUC (its tie
+table). Comparing models on the same samples needs the placements sample by
+sample; columns of a batch run in parallel. The formulas live in
+:mod:`fastrank._core.delong`.
 
 The bootstrap resamples the samples (by default within each class), sorting
 only once: a resample changes how often each sample counts, not the order of
@@ -23,46 +23,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import numba
 import numpy as np
 
-from ._kernels.batch import LAB_SAME, SAMPLE_MAJOR
-from ._kernels.bootstrap import group_ids, resample_sweeps, resample_sweeps_serial
-from ._kernels.delong import (
-    BLOCK,
-    DL_S01,
-    DL_S10,
-    DL_SIZE,
-    DP_NEG,
-    DP_POS,
-    DP_S01_AA,
-    DP_S01_AB,
-    DP_S01_BB,
-    DP_S10_AA,
-    DP_S10_AB,
-    DP_S10_BB,
-    DP_SIZE,
-    DP_THETA_A,
-    DP_THETA_B,
-    delong_pairs,
-    delong_pairs_serial,
-    delong_task,
-    placement_scratch,
-    placements,
-)
-from ._kernels.sort import HIST_SHAPE
-from ._kernels.sweep import (
-    OUT_AP,
-    OUT_AUC,
-    OUT_PR_AUC,
-    OUT_PRBE,
-    OUT_SIZE,
-    WANT_PR_AUC,
-)
-from ._kernels.task import work_bytes
-from ._validation import Task, as_array, prepare
-from ._workspace import scratch
-from .batch import Batch, d_prime_of, dense_labels, pool_slot, prepare_batch
+from ._core import delong, engine, inputs, registry
+from ._core.inputs import Task, as_array
+from ._kernels.bootstrap import resample_sweeps
+from ._kernels.sweep import OUT_NEG, OUT_POS, OUT_SIZE
 from .exceptions import UndefinedMetricWarning
 from .metrics import average_precision, d_prime, pr_auc, prbe, roc_auc
 from .stats import check_level, critical_value, two_sided_p
@@ -174,77 +140,39 @@ def _warn_few(few: np.ndarray | bool, total: int, what: str) -> None:
 # -- DeLong -------------------------------------------------------------------------------
 
 
-def _delong_one(task: Task) -> tuple[float, float, float, float]:
-    """(AUC, DeLong variance, positives, negatives) of one validated task."""
-    n = task.bits.shape[0]
-    out = np.full(DL_SIZE, np.nan)
-    mout = np.full(OUT_SIZE, np.nan)
-    if 0 < task.npos < n:
-        work = scratch(work_bytes(n, task.bits.itemsize, False))
-        delong_task(task.bits, task.kind, task.sign, task.ones, task.labels, task.npos, work,
-                    out, mout)
-    m, k = float(task.npos), float(n - task.npos)
-    variance = math.nan
-    if m >= 2 and k >= 2:
-        variance = out[DL_S10] / (m - 1) / m + out[DL_S01] / (k - 1) / k
-    return float(mout[OUT_AUC]), variance, m, k
+def _columns(y_true: Any, s: np.ndarray, pos_label: Any, name: str = "y_score") -> list[Task]:
+    """One task per column of 2-D scores (2-D labels of the same shape), or one task."""
+    if s.ndim == 1:
+        return [inputs.task(y_true, s, None, pos_label, check=True)]
+    b = inputs.batch(y_true, s, None, pos_label, None, None)
+    values = b.values.reshape(b.n, b.t) if b.layout == inputs.SAMPLE_MAJOR else \
+        b.values.reshape(b.t, b.n).T
+    inputs.check_finite(values)
+    tasks = []
+    for j in range(b.t):
+        if b.lab_mode == inputs.LAB_SAME:
+            lab = b.labels.reshape(b.n, b.t)[:, j] if b.layout == inputs.SAMPLE_MAJOR else \
+                b.labels.reshape(b.t, b.n)[j]
+        elif b.lab_mode == inputs.LAB_CSC:
+            lab = np.zeros(b.n, np.uint8)
+            lab[b.lab_idx[b.lab_ptr[j]:b.lab_ptr[j + 1]]] = 1
+        else:
+            lab = (b.lab_idx == j).view(np.uint8)
+        tasks.append(inputs.task_of(np.ascontiguousarray(values[:, j]), b.dtype,
+                                    np.ascontiguousarray(lab), None))
+    return tasks
 
 
-def _columns(b: Batch) -> tuple[np.ndarray, np.ndarray]:
-    """(n, t) views of a batch's score bits and of its 0/1 labels."""
-    if b.layout == SAMPLE_MAJOR:
-        bits = b.bits.reshape(b.n, b.t)
-    else:
-        bits = b.bits.reshape(b.t, b.n).T
-    if b.lab_mode != LAB_SAME:
-        return bits, dense_labels(b).T
-    if b.layout == SAMPLE_MAJOR:
-        return bits, b.labels.reshape(b.n, b.t)
-    return bits, b.labels.reshape(b.t, b.n).T
-
-
-def _pairs(y_true: Any, a: np.ndarray, b: np.ndarray | None, pos_label: Any) -> np.ndarray:
-    """DeLong sums (``DP_*`` rows) of every column of one or two score matrices.
-
-    1-D scores are one column, validated as the single-task functions do.
-    """
-    if a.ndim == 1:
-        ta = prepare(y_true, a, None, pos_label)
-        tb = ta if b is None else prepare(y_true, b, None, pos_label)
-        n = ta.bits.shape[0]
-        return _run_pairs(ta.bits.reshape(n, 1), ta, tb.bits.reshape(n, 1), tb,
-                          b is not None, ta.labels.reshape(n, 1), n, 1)
-    ba = prepare_batch(y_true, a, None, pos_label, None, None)
-    bits_a, labels = _columns(ba)
-    bits_b, kb = bits_a, ba
-    if b is not None:
-        kb = prepare_batch(y_true, b, None, pos_label, None, None)
-        bits_b, _ = _columns(kb)
-    return _run_pairs(bits_a, ba, bits_b, kb, b is not None, labels, ba.n, ba.t)
-
-
-def _run_pairs(bits_a: np.ndarray, ka: Any, bits_b: np.ndarray, kb: Any, two: bool,
-               labels: np.ndarray, n: int, t: int) -> np.ndarray:
-    out = np.empty((t, DP_SIZE), np.float64)
-    if t:
-        nworkers = min(numba.get_num_threads(), -(-t // BLOCK))
-        with pool_slot(nworkers, n * t) as parallel:
-            if parallel:
-                delong_pairs(bits_a, ka.kind, ka.sign, ka.ones, bits_b, kb.kind, kb.sign,
-                             kb.ones, two, labels, nworkers, out)
-            else:
-                delong_pairs_serial(bits_a, ka.kind, ka.sign, ka.ones, bits_b, kb.kind,
-                                    kb.sign, kb.ones, two, labels, 1, out)
-    return out
-
-
-def _variance(sums: np.ndarray, s10: int, s01: int) -> np.ndarray:
-    m, k = sums[:, DP_POS], sums[:, DP_NEG]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        v = sums[:, s10] / (m - 1) / m + sums[:, s01] / (k - 1) / k
-    v[(m < 2) | (k < 2)] = np.nan
-    result: np.ndarray = v
-    return result
+def _pairs(y_true: Any, a: np.ndarray, b: np.ndarray | None, pos_label: Any
+           ) -> list[delong.PairSums]:
+    """DeLong sums of every column of one or two score matrices (columns in parallel)."""
+    ta = _columns(y_true, a, pos_label)
+    tb = None if b is None else _columns(y_true, b, pos_label)
+    n = ta[0].values.shape[0] * len(ta)
+    nthreads = engine.threads() if n >= engine.PARALLEL_MIN else 1
+    return engine.parallel_map(
+        lambda j: delong.pair_sums(ta[j], None if tb is None else tb[j]),
+        list(range(len(ta))), nthreads)
 
 
 def _interval(estimate: Any, variance: Any, level: float) -> Interval:
@@ -307,25 +235,29 @@ def roc_auc_ci(
     if sample_weight is not None:
         # Bad input first gets the message every function gives it.
         if s.ndim == 2:
-            prepare_batch(y_true, s, sample_weight, pos_label, None, None)
+            inputs.batch(y_true, s, sample_weight, pos_label, None, None)
         else:
-            prepare(y_true, s, sample_weight, pos_label)
+            inputs.task(y_true, s, sample_weight, pos_label)
         raise ValueError("sample_weight is not supported by the DeLong method, which is "
                          "defined for unweighted samples; use method='bootstrap'")
     if s.ndim == 2:
         sums = _pairs(y_true, s, None, pos_label)
-        variance = _variance(sums, DP_S10_AA, DP_S01_AA)
-        few = (sums[:, DP_POS] < 2) | (sums[:, DP_NEG] < 2)
+        variance = np.array([p.variances()[0] for p in sums])
+        few = np.array([p.m < 2 or p.k < 2 for p in sums])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
             estimate = np.asarray(roc_auc(y_true, s, average=None, pos_label=pos_label),
                                   dtype=np.float64)
         _warn_few(few, len(few), "the DeLong variance is")
         return _interval(estimate, variance, level)
-    task = prepare(y_true, s, None, pos_label)
-    auc, var, m, k = _delong_one(task)
-    _warn_few(m < 2 or k < 2, 1, "the DeLong variance is")
-    return _interval(auc, var, level)
+    task = inputs.task(y_true, s, None, pos_label)
+    table = engine.task_table(task)
+    sums = delong.table_sums(table[1], table[2])
+    req = registry.request("roc_auc", weighted=False)
+    out, _ = engine.table_metrics(table, req.max_fpr, req.what)
+    auc = float(out[req.metric.column]) if out[OUT_POS] > 0 and out[OUT_NEG] > 0 else math.nan
+    _warn_few(sums.m < 2 or sums.k < 2, 1, "the DeLong variance is")
+    return _interval(auc, sums.variance, level)
 
 
 def delong_covariance(y_true: Any, y_scores: Any, *, pos_label: Any = None
@@ -365,24 +297,22 @@ def delong_covariance(y_true: Any, y_scores: Any, *, pos_label: Any = None
         columns = [matrix[:, j] for j in range(matrix.shape[1])]
     if not columns:
         raise ValueError("y_scores holds no models")
-    tasks = [prepare(y_true, s, None, pos_label) for s in columns]
-    n = tasks[0].bits.shape[0]
-    v = np.empty((len(tasks), n), np.float64)
-    aucs = np.empty(len(tasks), np.float64)
+    tasks = [inputs.task(y_true, s, None, pos_label, check=True) for s in columns]
+    n = tasks[0].values.shape[0]
+    if any(t.values.shape[0] != n for t in tasks):
+        raise ValueError("every model in y_scores must score the same samples")
     labels = tasks[0].labels
-    npos = tasks[0].npos
-    m = float(npos)
-    k = float(n - npos)
-    work = placement_scratch(n)
+    m = float(tasks[0].npos)
+    k = float(n - m)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        for j, task in enumerate(tasks):
-            aucs[j] = float(roc_auc(y_true, columns[j], pos_label=pos_label))  # type: ignore[arg-type]
-            if m > 0 and k > 0:
-                placements(task.bits, task.kind, task.sign, task.ones, labels, v[j], *work)
+        aucs = np.array([float(roc_auc(y_true, c, pos_label=pos_label)) for c in columns])  # type: ignore[arg-type]
     if m < 2 or k < 2:
         _warn_few(True, 1, "the DeLong covariance is")
         return aucs, np.full((len(tasks), len(tasks)), np.nan)
+    v = np.array(engine.parallel_map(delong.placements, tasks,
+                                     engine.threads() if n * len(tasks) >= engine.PARALLEL_MIN
+                                     else 1))
     is_pos = labels.astype(bool)
     x = v[:, is_pos]
     y = v[:, ~is_pos]
@@ -443,15 +373,13 @@ def delong_test(
     sums = _pairs(y_true, a, b, pos_label)
     # The AUCs as the mean placements (pROC's theta): roc_auc up to rounding
     # (about 1e-16), and the same number for identical predictors.
-    auc_a = sums[:, DP_THETA_A]
-    auc_b = sums[:, DP_THETA_B]
-    var_a = _variance(sums, DP_S10_AA, DP_S01_AA)
-    var_b = _variance(sums, DP_S10_BB, DP_S01_BB)
-    cov_ab = _variance(sums, DP_S10_AB, DP_S01_AB)
-    few = (sums[:, DP_POS] < 2) | (sums[:, DP_NEG] < 2)
+    auc_a = np.array([p.theta_a for p in sums])
+    auc_b = np.array([p.theta_b for p in sums])
+    var = np.array([p.variances() for p in sums])
+    few = np.array([p.m < 2 or p.k < 2 for p in sums])
     _warn_few(few, len(few), "the DeLong test is")
     d = auc_a - auc_b
-    result = _compare(d, var_a + var_b - 2.0 * cov_ab, level, auc_a, auc_b,
+    result = _compare(d, var[:, 0] + var[:, 1] - 2.0 * var[:, 2], level, auc_a, auc_b,
                       np.full(d.shape, math.inf), "delong paired")
     if a.ndim == 1:
         first = {f: (float(v[0]) if isinstance(v, np.ndarray) else v)
@@ -480,10 +408,16 @@ def delong_test_unpaired(
     (0.0, 1.0)
     """
     level = check_level(level)
-    ta = prepare(y_true_a, score_a, None, pos_label)
-    tb = prepare(y_true_b, score_b, None, pos_label)
-    auc_a, var_a, ma, ka = _delong_one(ta)
-    auc_b, var_b, mb, kb = _delong_one(tb)
+    results = []
+    for y, sc in ((y_true_a, score_a), (y_true_b, score_b)):
+        t = inputs.task(y, sc, None, pos_label)
+        table = engine.task_table(t)
+        sums = delong.table_sums(table[1], table[2])
+        req = registry.request("roc_auc", weighted=False)
+        out, _ = engine.table_metrics(table, req.max_fpr, req.what)
+        auc = float(out[req.metric.column]) if sums.m > 0 and sums.k > 0 else math.nan
+        results.append((auc, sums.variance, sums.m, sums.k))
+    (auc_a, var_a, ma, ka), (auc_b, var_b, mb, kb) = results
     _warn_few(np.array([min(ma, ka) < 2 or min(mb, kb) < 2]), 1, "the unpaired DeLong test is")
     total = var_a + var_b
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -495,12 +429,16 @@ def delong_test_unpaired(
 
 # -- bootstrap --------------------------------------------------------------------------------
 
+_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "average_precision": average_precision,
+    "roc_auc": roc_auc,
+    "pr_auc": pr_auc,
+    "prbe": prbe,
+    "d_prime": d_prime,
+}
+# name -> (function, OUT_* column), as the registry describes each metric
 _METRICS: dict[str, tuple[Callable[..., Any], int]] = {
-    "average_precision": (average_precision, OUT_AP),
-    "roc_auc": (roc_auc, OUT_AUC),
-    "pr_auc": (pr_auc, OUT_PR_AUC),
-    "prbe": (prbe, OUT_PRBE),
-    "d_prime": (d_prime, OUT_AUC),
+    name: (func, registry.METRICS[name].column) for name, func in _FUNCTIONS.items()
 }
 
 
@@ -523,53 +461,45 @@ def _check_resamples(n_resamples: Any) -> int:
 def _resample_values(task: Task, column: int, name: str, n_resamples: int, stratified: bool,
                      seed: int, progress: bool) -> np.ndarray:
     """The metric of every resample of one task (NaN where undefined)."""
-    n = task.bits.shape[0]
-    wide = task.bits.itemsize == 8
-    keys = np.empty(n, np.uint64 if wide else np.uint32)
-    kbuf = np.empty_like(keys)
-    rows = np.empty(n, np.int32)
-    rbuf = np.empty(n, np.int32)
-    hist = np.empty(HIST_SHAPE, np.int64)
-    gid = np.empty(n, np.int32)
-    gkey = np.empty(n, keys.dtype)
-    ngroups = group_ids(task.bits, task.kind, task.sign, task.ones, keys, kbuf, rows, rbuf,
-                        hist, gid, gkey)
+    metric = registry.METRICS[name]
+    n = task.values.shape[0]
+    gid, gkey, _, _ = engine.group_index(task)
     is_pos = task.labels.astype(bool)
-    pos_gid = gid[is_pos]
-    neg_gid = gid[~is_pos]
-    weights = task.weights  # in the engine's exact units, as every weighted metric
-    pos_w = neg_w = None
-    if weights is not None:
-        pos_w, neg_w = weights[is_pos], weights[~is_pos]
-    codes = (gid.astype(np.int64) << 1) | task.labels
-    proto = np.empty(0, np.int32 if weights is None else np.float64)
-    what = WANT_PR_AUC if column == OUT_PR_AUC else 0
+    pos_gid = np.ascontiguousarray(gid[is_pos])
+    neg_gid = np.ascontiguousarray(gid[~is_pos])
+    weighted = task.weights is not None
+    weights = task.weights if weighted else np.empty(0)  # the engine's exact units
+    pos_w = weights[is_pos] if weighted else weights
+    neg_w = weights[~is_pos] if weighted else weights
+    pos_bound = neg_bound = 0.0
+    if weighted:  # a resample draws each class at most this many times
+        pos_draws, neg_draws = (pos_w.shape[0], neg_w.shape[0]) if stratified else (n, n)
+        pos_bound = float(pos_w.max()) * pos_draws if pos_w.shape[0] else 0.0
+        neg_bound = float(neg_w.max()) * neg_draws if neg_w.shape[0] else 0.0
+    codes = (gid << 1) | task.labels
     out = np.empty((n_resamples, OUT_SIZE), np.float64)
-    chunks = 20 if progress and n_resamples >= 20 else 1
-    bounds = np.linspace(0, n_resamples, chunks + 1).astype(np.int64)
-    for c in range(chunks):
+    nthreads = engine.threads() if n_resamples * n >= engine.PARALLEL_MIN else 1
+    nchunks = max(20 if progress and n_resamples >= 20 else 1, min(n_resamples, 4 * nthreads))
+    bounds = np.linspace(0, n_resamples, nchunks + 1).astype(np.int64)
+    ro = inputs.readonly
+    args = (ro(gkey.astype(np.uint64)), int(gkey.shape[0]), ro(pos_gid), ro(neg_gid), ro(pos_w),
+            ro(neg_w), ro(codes.astype(np.int64)), ro(weights), weighted, stratified,
+            np.uint64(seed))
+    done = [0]
+
+    def chunk(c: int) -> None:
         lo, hi = int(bounds[c]), int(bounds[c + 1])
-        nworkers = min(numba.get_num_threads(), hi - lo)
-        with pool_slot(nworkers, (hi - lo) * n) as parallel:
-            args = (gkey, ngroups, pos_gid, neg_gid, pos_w, neg_w, codes, weights, stratified,
-                    np.uint64(seed), lo, what)
-            if parallel:
-                resample_sweeps(*args, nworkers, out[lo:hi], proto)
-            else:
-                resample_sweeps_serial(*args, 1, out[lo:hi], proto)
+        resample_sweeps(*args, lo, metric.wants, hi - lo, pos_bound, neg_bound, out[lo:hi])
         if progress:
-            print(f"\rfastrank: bootstrap {hi:,}/{n_resamples:,} resamples", end="",
+            done[0] += hi - lo
+            print(f"\rfastrank: bootstrap {done[0]:,}/{n_resamples:,} resamples", end="",
                   file=sys.stderr, flush=True)
+
+    engine.parallel_map(chunk, list(range(nchunks)), nthreads)
     if progress:
         print(file=sys.stderr, flush=True)
-    values = out[:, column].copy()
-    if name != "prbe" and name != "average_precision" and name != "pr_auc":
-        undefined = (out[:, 0] == 0) | (out[:, 1] == 0)  # a class missing
-    else:
-        undefined = out[:, 0] == 0
-    values[undefined] = np.nan
-    if name == "d_prime":
-        values = d_prime_of(values)
+    values = metric.values(out)
+    values[metric.undefined(out[:, OUT_POS], out[:, OUT_NEG])] = np.nan
     return values
 
 
@@ -655,7 +585,7 @@ def bootstrap_ci(
 
         return Interval(stack("estimate"), stack("low"), stack("high"), level, "bootstrap",
                         stack("se"), stack("variance"), n_resamples)
-    task = prepare(y_true, s, sample_weight, pos_label)
+    task = inputs.task(y_true, s, sample_weight, pos_label, check=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         estimate = float(func(y_true, s, sample_weight=sample_weight, pos_label=pos_label))

@@ -476,7 +476,7 @@ def streams_2d(
     return Stream(batches, acc_kwargs, {}, weighted, "2d")
 
 
-CLASS_SETS = ([0, 1, 2], ["a", "b", "c", "d"], [-1, 7], [2.5, 1.5, 0.5])
+CLASS_SETS = ([0, 1, 2], ["a", "b", "c", "d"], [-1, 7], [0.5, 1.5, 2.5])  # labels= sorted
 
 
 @st.composite

@@ -243,7 +243,12 @@ def test_label_encodings(encoding):
     elif encoding == "str_pos_label":
         y, pos_label = np.where(y01 == 1, "yes", "no"), "yes"
     elif encoding == "pos_label_0":
-        y, pos_label = 1 - y01, 0
+        # a 0/1 label matrix is multilabel indicators: its positive class is 1 (as in
+        # scikit-learn); pos_label=0 is refused rather than flipping every column
+        for name in SCALAR:
+            with pytest.raises(ValueError, match="pos_label=0"):
+                getattr(fastrank, name)(1 - y01, s, average=None, pos_label=0)
+        return
     else:
         y = y01.astype(np.int8)
     check_every_function(y, s, pos_label=pos_label)

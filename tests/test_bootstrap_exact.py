@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastrank
-from fastrank._validation import prepare
+from fastrank._core.inputs import task as prepare
 from fastrank.uncertainty import _METRICS, _resample_values
 
 MASK = (1 << 64) - 1
@@ -93,6 +93,22 @@ def test_weighted_resamples_multiply_the_weights(name):
         rows = _rows(99, b, y, True)
         expected = func(y[rows], s[rows], sample_weight=w[rows])
         assert values[b] == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("stratified", [True, False])
+def test_weighted_resamples_exact_when_one_heavy_sample_is_drawn_often(stratified):
+    """A resample may draw the heaviest sample many times, its class total far
+    above the data's: the totals' units cover that, so every resample is exact."""
+    y = np.array([1, 0, 0, 1, 0, 1])
+    s = np.array([0.9, 0.8, 0.1, 0.3, 0.5, 0.3])
+    w = np.array([2.0**60, 1.0, 1.0, 2.0**-40, 3.0, 1.0])
+    values = _values("roc_auc", y.astype(bool), s, w, 300, stratified, 7)
+    for b in range(300):
+        rows = _rows(7, b, y.astype(bool), stratified)
+        yb = y[rows]
+        if yb.all() or not yb.any():
+            continue
+        assert values[b] == fastrank.roc_auc(yb, s[rows], sample_weight=w[rows]), b
 
 
 @settings(max_examples=40, deadline=None)

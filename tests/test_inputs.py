@@ -634,7 +634,6 @@ def test_label_forms_all_one_value():
         (np.where(Y == 1, 1.0, 0.0), 1),
         (~Y.astype(bool), False),
         (Y.astype(bool), True),
-        (np.where(Y == 1, b"y", b"n"), b"y"),
     ],
     ids=[
         "str",
@@ -650,11 +649,19 @@ def test_label_forms_all_one_value():
         "float-int-pos",
         "bool-False",
         "bool-True",
-        "bytes",
     ],
 )
 def test_pos_label(labels, pos_label):
     check_all(labels, S_FRAC, s_ref=S_FRAC, calls=_with_pos_label(pos_label))
+
+
+@pytest.mark.parametrize("pos_label", [None, b"y", "y"])
+def test_bytes_labels_raise_type_error(pos_label):
+    """Bytes labels are refused with a TypeError (as in scikit-learn), pos_label or not."""
+    labels = np.where(Y == 1, b"y", b"n")
+    for name in ("average_precision", "roc_auc", "all_metrics", "roc_curve"):
+        with pytest.raises(TypeError, match="bytes"):
+            getattr(fastrank, name)(labels, S_FRAC, pos_label=pos_label)
 
 
 def test_pos_label_false_means_false_entries_are_positive():

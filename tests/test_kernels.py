@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 import scipy.special
 
+from fastrank._core.registry import ndtri
 from fastrank._kernels.sort import HIST_SHAPE, sort_keys
-from fastrank._kernels.special import ndtri
 from fastrank._kernels.sweep import harmonic_diff
 
 # ------------------------------------------------------------------------ sort

@@ -96,25 +96,30 @@ def test_ovr_per_class_equals_single_task(kind, weighted):
     classes = CLASS_SETS[kind]
     y, s = multiclass_inputs(1, classes)
     w = weights_for(1, len(y)) if weighted else None
+    # two classes with two score columns: labels= says the call is multiclass (as in
+    # scikit-learn, 1-D binary labels with a 2-column score matrix are refused)
+    kw = {"labels": classes} if kind == "two" else {}
     for name in SCALAR:
         func = getattr(fastrank, name)
-        got, rec = call(func, y, s, sample_weight=w, average=None)
+        got, rec = call(func, y, s, sample_weight=w, average=None, **kw)
         assert_task_values(got, per_class(func, y, s, classes, sample_weight=w))
         assert rec == []
-    got = fastrank.roc_auc(y, s, sample_weight=w, average=None, max_fpr=0.2)
+    got = fastrank.roc_auc(y, s, sample_weight=w, average=None, max_fpr=0.2, **kw)
     assert_task_values(
         got, per_class(fastrank.roc_auc, y, s, classes, sample_weight=w, max_fpr=0.2)
     )
     if not weighted:
-        got = fastrank.average_precision(y, s, average=None, ties="expected")
+        got = fastrank.average_precision(y, s, average=None, ties="expected", **kw)
         want = per_class(fastrank.average_precision, y, s, classes, ties="expected")
         assert_task_values(got, want)
-    values, thresholds = fastrank.prbe(y, s, sample_weight=w, average=None, return_threshold=True)
+    values, thresholds = fastrank.prbe(y, s, sample_weight=w, average=None, return_threshold=True,
+                                 **kw)
     want = per_class(fastrank.prbe, y, s, classes, sample_weight=w, return_threshold=True)
     assert_task_values(values, [v for v, _ in want])
     assert_task_values(thresholds, [t for _, t in want])
     for max_fpr in (None, 0.3):
-        batch = fastrank.all_metrics(y, s, sample_weight=w, average=None, max_fpr=max_fpr)
+        batch = fastrank.all_metrics(y, s, sample_weight=w, average=None, max_fpr=max_fpr,
+                                     **kw)
         assert isinstance(batch, fastrank.BatchMetrics)
         np.testing.assert_array_equal(batch.groups, classes)  # the class of each task
         singles = per_class(fastrank.all_metrics, y, s, classes, sample_weight=w, max_fpr=max_fpr)
@@ -161,7 +166,9 @@ def test_classes_are_sorted_unique_values():
 
 
 @pytest.mark.parametrize("kind", ["int", "str", "int_sparse"])
-def test_labels_reorders_the_columns(kind):
+def test_labels_out_of_order_refused_by_every_function(kind):
+    """labels= names the classes of the columns in sorted order (scikit-learn's rule);
+    a permuted list would relabel the columns silently, so it is refused."""
     classes = CLASS_SETS[kind]
     y, s = multiclass_inputs(5, classes)
     w = weights_for(5, len(y))
@@ -169,12 +176,13 @@ def test_labels_reorders_the_columns(kind):
     labels = classes[perm]
     for name in SCALAR:
         func = getattr(fastrank, name)
-        got = func(y, s[:, perm], sample_weight=w, labels=labels, average=None)
-        want = func(y, s, sample_weight=w, average=None)[perm]
-        np.testing.assert_array_equal(got, want)
-        assert_task_values(got, per_class(func, y, s[:, perm], labels, sample_weight=w))
-        got = func(y, s[:, perm], sample_weight=w, labels=labels.tolist(), average="weighted")
-        assert close(got, func(y, s, sample_weight=w, average="weighted"))
+        for given in (labels, labels.tolist()):
+            with pytest.raises(ValueError, match="labels must be sorted"):
+                func(y, s[:, perm], sample_weight=w, labels=given, average=None)
+        # sorted labels= (all classes) is the call without labels=, bit for bit
+        np.testing.assert_array_equal(
+            func(y, s, sample_weight=w, labels=classes, average=None),
+            func(y, s, sample_weight=w, average=None))
 
 
 def test_labels_with_a_class_absent_from_y_true():
@@ -192,8 +200,25 @@ def test_labels_with_a_class_absent_from_y_true():
 
 def test_labels_on_two_classes():
     y, s = multiclass_inputs(7, CLASS_SETS["two"])
-    got = fastrank.roc_auc(y, s[:, ::-1], labels=[9, 4], average=None)
-    assert_task_values(got, per_class(fastrank.roc_auc, y, s[:, ::-1], [9, 4]))
+    got = fastrank.roc_auc(y, s, labels=[4, 9], average=None)
+    assert_task_values(got, per_class(fastrank.roc_auc, y, s, [4, 9]))
+
+
+@pytest.mark.parametrize("multi_class", ["ovr", "ovo"])
+def test_unsorted_labels_refused(multi_class):
+    """Column k is the k-th smallest class (scikit-learn's rule): unsorted labels are
+    refused, and the reordering the message gives is the same call."""
+    classes = CLASS_SETS["int_sparse"]
+    y, s = multiclass_inputs(8, classes)
+    perm = np.array([2, 0, 3, 1])
+    with pytest.raises(ValueError, match="labels must be sorted") as info:
+        fastrank.roc_auc(y, s[:, perm], labels=classes[perm], multi_class=multi_class)
+    assert "argsort" in str(info.value)
+    labels, scores = classes[perm], s[:, perm]
+    i = np.argsort(labels)
+    assert fastrank.roc_auc(y, scores[:, i], labels=labels[i], multi_class=multi_class) == (
+        fastrank.roc_auc(y, s, multi_class=multi_class)
+    )
 
 
 # --------------------------------------------------------------- vs scikit-learn
@@ -263,14 +288,16 @@ def test_ovo_by_hand_on_raw_scores(kind, average):
     y, _ = multiclass_inputs(11, classes, n=70)
     rng = np.random.default_rng(11)
     s = rng.integers(0, 5, (len(y), len(classes)))
-    got = fastrank.roc_auc(y, s, multi_class="ovo", average=average)
+    kw = {"labels": classes} if kind == "two" else {}  # two columns: say it is multiclass
+    got = fastrank.roc_auc(y, s, multi_class="ovo", average=average, **kw)
     assert close(got, ovo_by_hand(y, s, classes, average)), got
-    # relabelling the columns consistently cannot change the one-vs-one mean
-    perm = np.roll(np.arange(len(classes)), 1)
-    got_perm = fastrank.roc_auc(
-        y, s[:, perm], labels=classes[perm], multi_class="ovo", average=average
+    # relabelling the classes (an order-preserving map) cannot change the one-vs-one mean
+    relabelled = np.char.add("x", classes) if kind == "str" else classes * 3 + 1
+    got_relabel = fastrank.roc_auc(
+        relabelled[np.searchsorted(classes, y)], s,
+        **({"labels": relabelled} if kind == "two" else {}), multi_class="ovo", average=average
     )
-    assert close(got_perm, got), (got_perm, got)
+    assert close(got_relabel, got), (got_relabel, got)
 
 
 @pytest.mark.parametrize("average", AVERAGES)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import io
 import json
 import math
 import subprocess
@@ -142,8 +143,11 @@ _ARGS = {
     "delong_test": (_Y, _S, _S),
     "delong_test_unpaired": (_Y, _S, _Y, _S),
     "delong_covariance": (_Y, [_S, _S]),
+    "show_config": (),
+    "compile_kernels": (),
 }
-_KWARGS = {"bootstrap_ci": {"n_resamples": 5, "seed": 0}}
+_KWARGS = {"bootstrap_ci": {"n_resamples": 5, "seed": 0}, "show_config": {"file": io.StringIO()},
+           "compile_kernels": {"progress": None}}
 
 
 def test_calls_leave_numba_threading_settings_unchanged():

@@ -1,35 +1,36 @@
-"""The per-thread scratch buffer: reused within a thread, never shared, bounded."""
+"""The per-thread scratch buffers: reused within a thread, never shared, bounded."""
 
 import threading
 
 import numpy as np
 
 import fastrank
-from fastrank import _workspace
+from fastrank._core import engine
 
 
 def test_scratch_is_reused_and_grows() -> None:
-    _workspace.release()
-    a = _workspace.scratch(1000)
+    engine.release_scratch()
+    a = engine.scratch("test", 1000)
     assert a.shape[0] >= 1000
-    assert _workspace.scratch(500) is a  # large enough: reused
-    b = _workspace.scratch(a.shape[0] + 1)
-    assert b.shape[0] > a.shape[0] and _workspace.scratch(10) is b
+    assert engine.scratch("test", 500) is a  # large enough: reused
+    b = engine.scratch("test", a.shape[0] + 1)
+    assert b.shape[0] > a.shape[0] and engine.scratch("test", 10) is b
+    assert engine.scratch("other", 10) is not b  # slots are separate
 
 
 def test_scratch_beyond_the_cap_is_not_kept() -> None:
-    _workspace.release()
-    small = _workspace.scratch(100)
-    big = _workspace.scratch(_workspace.RETAIN_BYTES + 1)
-    assert big.shape[0] > _workspace.RETAIN_BYTES
-    assert _workspace.scratch(100) is small  # the big one was not retained
-    _workspace.release()
+    engine.release_scratch()
+    small = engine.scratch("test", 100)
+    big = engine.scratch("test", engine.RETAIN_BYTES + 1)
+    assert big.shape[0] > engine.RETAIN_BYTES
+    assert engine.scratch("test", 100) is small  # the big one was not retained
+    engine.release_scratch()
 
 
 def test_threads_get_their_own_buffer() -> None:
-    mine = _workspace.scratch(100)
+    mine = engine.scratch("test", 100)
     theirs: list[np.ndarray] = []
-    t = threading.Thread(target=lambda: theirs.append(_workspace.scratch(100)))
+    t = threading.Thread(target=lambda: theirs.append(engine.scratch("test", 100)))
     t.start()
     t.join()
     assert theirs[0] is not mine
@@ -40,5 +41,9 @@ def test_results_do_not_depend_on_leftover_scratch() -> None:
     y = rng.random(5000) < 0.3
     s = rng.random(5000)
     first = fastrank.all_metrics(y, s)
-    fastrank.all_metrics(rng.random(20000) < 0.5, rng.normal(size=20000))  # dirties the buffer
+    fastrank.all_metrics(rng.random(20000) < 0.5, rng.normal(size=20000))  # dirties the buffers
     assert fastrank.all_metrics(y, s) == first
+    w = rng.random(5000)
+    weighted = fastrank.all_metrics(y, s, sample_weight=w)
+    fastrank.roc_auc(np.c_[y, ~y], np.c_[s, s], sample_weight=w, average=None)
+    assert fastrank.all_metrics(y, s, sample_weight=w) == weighted

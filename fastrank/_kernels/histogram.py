@@ -15,11 +15,25 @@ with the same per-bin counts can have (the certified bounds). METRICS.md and
 
 from __future__ import annotations
 
-import numpy as np
-from numba import prange
+import math
 
-from .jit import inline_kernel, kernel, parallel_kernel
-from .sweep import _add, harmonic_diff, pr_run_area, pr_segment_area
+import numpy as np
+
+from .jit import b1, f64, helper, i64, kernel, ro, rw, u8
+from .sweep import harmonic_diff
+
+_harmonic = helper(harmonic_diff)
+
+
+@helper
+def _add(s, c, x):  # type: ignore[no-untyped-def]
+    """Neumaier step: add ``x`` to the sum ``s`` with running compensation ``c``."""
+    t = s + x
+    if abs(s) >= abs(x):
+        c += (s - t) + x
+    else:
+        c += (x - t) + s
+    return t, c
 
 MODE_UNIFORM = 0  # bin = floor((score - lo) * nb / width), clamped to [0, nb - 1]
 MODE_EDGES = 1  # bin = the last b with edges[t, b] <= score, clamped to [0, nb - 1]
@@ -37,7 +51,7 @@ B_PRBE = 11
 B_SIZE = 14
 
 
-@inline_kernel
+@helper
 def bin_of(v: float, lo: float, width: float, nb: int, edges: np.ndarray, t: int,
            mode: int) -> int:
     """The bin of score ``v`` of task ``t``; out-of-range scores go to the end bins.
@@ -64,43 +78,25 @@ def bin_of(v: float, lo: float, width: float, nb: int, edges: np.ndarray, t: int
     return lo_i
 
 
-@kernel
-def range_scan(values: np.ndarray, ntasks: int, lo: np.ndarray, hi: np.ndarray,
-               outside: np.ndarray) -> tuple[int, int]:
-    """Check a flat, row-major batch of scores against each task's range.
-
-    Returns the flat index of the first non-finite score and of the first
-    score outside ``[lo[t], hi[t]]`` (-1 when none) and adds the number of
-    scores outside to ``outside[t]``.
-    """
-    first_bad = -1
-    first_out = -1
-    n = values.shape[0] // ntasks
-    for i in range(n):
-        base = i * ntasks
-        for t in range(ntasks):
-            v = np.float64(values[base + t])
-            if v - v != 0.0:  # NaN or infinite
-                return base + t, first_out
-            if v < lo[t] or v > hi[t]:
-                outside[t] += 1
-                if first_out < 0:
-                    first_out = base + t
-    return first_bad, first_out
+_HIST = [(ro(v), ro(u8), ro(f64), i64, i64, i64, i64, i64, i64, ro(f64), ro(f64), i64,
+          ro(f64, 2), rw(f64, 3)) for v in (f64, i64)]
 
 
-@kernel
-def histogram_block(values: np.ndarray, labels: np.ndarray, weights: np.ndarray,
-                    ntasks: int, row0: int, row1: int, t0: int, t1: int, mode: int,
-                    lo: np.ndarray, width: np.ndarray, nb: int, edges: np.ndarray,
-                    counts: np.ndarray) -> None:
+@kernel(_HIST)
+def histogram_block(values, labels, weights, ntasks, row0, row1, t0, t1, mode, lo, width, nb,
+                    edges, counts):  # type: ignore[no-untyped-def]
     """Add rows ``row0..row1`` of tasks ``t0..t1`` of a row-major batch to ``counts``.
 
-    ``values`` holds scores (or bin indices with :data:`MODE_INDEX`) and
-    ``labels`` the 0/1 labels, both flat in row-major order; ``weights`` one
-    weight per row, or nothing.
+    ``values`` holds scores (float64) or, with :data:`MODE_INDEX`, bin indices
+    (int64), and ``labels`` the 0/1 labels, both flat in row-major order;
+    ``weights`` one weight per row, or nothing. ``lo``/``width`` (uniform
+    bins) and ``edges`` (explicit edges) hold one row per task, or a single
+    row that every task shares. The caller runs it on disjoint task ranges,
+    or on row ranges into separate tables, in parallel.
     """
     weighted = weights.shape[0] > 0
+    shared_range = lo.shape[0] == 1
+    shared_edges = edges.shape[0] == 1
     for tb in range(t0, t1, TASK_BLOCK):  # a block's tables stay in cache over all rows
         te = min(tb + TASK_BLOCK, t1)
         for i in range(row0, row1):
@@ -110,49 +106,69 @@ def histogram_block(values: np.ndarray, labels: np.ndarray, weights: np.ndarray,
                 if mode == MODE_INDEX:
                     b = int(values[base + t])
                 else:
-                    b = bin_of(np.float64(values[base + t]), lo[t], width[t], nb, edges, t,
-                               mode)
+                    r = 0 if shared_range else t
+                    b = bin_of(np.float64(values[base + t]), lo[r], width[r], nb, edges,
+                               0 if shared_edges else t, mode)
                 counts[t, labels[base + t], b] += w
 
 
-@kernel
-def histogram_serial(values: np.ndarray, labels: np.ndarray, weights: np.ndarray, n: int,
-                     ntasks: int, mode: int, lo: np.ndarray, width: np.ndarray, nb: int,
-                     edges: np.ndarray, counts: np.ndarray, nchunks: int) -> None:
-    """:func:`histogram_parallel` on the calling thread (same counts when unweighted)."""
-    histogram_block(values, labels, weights, ntasks, 0, n, 0, ntasks, mode, lo, width, nb,
-                    edges, counts)
+@helper
+def _log1p_ratio(num: float, den: float) -> float:
+    """``log1p(num / den)`` for ``num, den > 0``, also where the ratio overflows."""
+    x = num / den
+    if x < np.inf:
+        return math.log1p(x)
+    return math.log(num) - math.log(den)
 
 
-@parallel_kernel
-def histogram_parallel(values: np.ndarray, labels: np.ndarray, weights: np.ndarray, n: int,
-                       ntasks: int, mode: int, lo: np.ndarray, width: np.ndarray, nb: int,
-                       edges: np.ndarray, counts: np.ndarray, nchunks: int) -> None:
-    """Add a batch to ``counts`` on ``nchunks`` threads.
+@helper
+def _run_area(t0: float, t1: float, f: float) -> float:
+    """``t1 - t0 - f * log1p((t1 - t0) / (t0 + f))``, the integral of ``t / (t + f)``
+    over ``[t0, t1]`` (:func:`~fastrank._kernels.sweep.pr_run_area`), without its
+    cancellation when ``f`` dwarfs the run.
 
-    With at least as many tasks as chunks, each chunk owns a range of tasks
-    and adds to ``counts`` directly. With fewer (one task, say), each chunk
-    counts a range of rows into its own table, and the tables are summed in
-    chunk order.
+    With ``c = t0 + f`` and ``x = (t1 - t0) / c`` small it is
+    ``(t1 - t0) t0 / c + (t1 - t0) (f / c) (x - log1p(x)) / x``, a sum of two
+    non-negative terms (the series of ``x - log1p(x)`` through ``x**7``): so a
+    positive mass far below the negatives' (classes of very different weight
+    scales) gives a tiny area, never its own mass.
     """
-    if ntasks >= nchunks:
-        for c in prange(nchunks):
-            histogram_block(values, labels, weights, ntasks, 0, n, c * ntasks // nchunks,
-                            (c + 1) * ntasks // nchunks, mode, lo, width, nb, edges, counts)
-        return
-    private = np.zeros((nchunks, ntasks, 2, nb), np.float64)
-    for c in prange(nchunks):
-        histogram_block(values, labels, weights, ntasks, c * n // nchunks,
-                        (c + 1) * n // nchunks, 0, ntasks, mode, lo, width, nb, edges,
-                        private[c])
-    for c in range(nchunks):
-        for t in range(ntasks):
-            for k in range(2):
-                for b in range(nb):
-                    counts[t, k, b] += private[c, t, k, b]
+    dt = t1 - t0
+    if f == 0.0:
+        return dt
+    c = t0 + f
+    x = dt / c
+    if x < 1e-3:
+        tail = x * (0.5 - x * (1.0 / 3.0 - x * (0.25 - x * (0.2 - x * (1.0 / 6.0 - x / 7.0)))))
+        return dt * (t0 / c) + (dt * (f / c)) * tail
+    return dt - f * _log1p_ratio(dt, c)
 
 
-@kernel
+@helper
+def _segment_area(t0: float, f0: float, dp: float, dn: float) -> float:
+    """:func:`~fastrank._kernels.sweep.pr_segment_area` (``dp > 0``, ``dn > 0``)
+    without its cancellation when the segment is short beside what lies above it,
+    and without squares of masses (which overflow where the classes' weights are
+    far apart).
+
+    With ``m0 = t0 + f0``, ``s = dp + dn`` and ``x = s / m0`` small, the area is
+    ``dp t0 / m0 + dp (f0 dp - dn t0) / (s m0) * (x - log1p(x)) / x``: its two
+    terms never cancel, so a positive mass far below the negatives' above it
+    gives its true, tiny area.
+    """
+    s = dp + dn
+    m0 = t0 + f0
+    if m0 == 0.0:  # from the origin the precision is constant
+        return dp * (dp / s)
+    x = s / m0
+    if x < 1e-3:
+        h = x * (0.5 - x * (1.0 / 3.0 - x * (0.25 - x * (0.2 - x * (1.0 / 6.0 - x / 7.0)))))
+        return dp * (t0 / m0) + dp * ((f0 / m0) * (dp / s) - (t0 / m0) * (dn / s)) * h
+    # the closed form, with no product of two masses (they may be far from 1)
+    return dp * (dp / s) - (f0 * (dp / s) - t0 * (dn / s)) * (dp / s) * _log1p_ratio(s, m0)
+
+
+@helper
 def _ap_low(a: float, f: float, p: float, n: float, integral: bool) -> float:
     """The least sum of precisions of ``p`` positives in a bin with ``n`` negatives.
 
@@ -166,11 +182,11 @@ def _ap_low(a: float, f: float, p: float, n: float, integral: bool) -> float:
     if f + n == 0.0:
         return p
     if integral:
-        return pr_run_area(a, a + p, f + n)
-    return p - (f + n) * harmonic_diff(int(c), int(c + p))
+        return _run_area(a, a + p, f + n)
+    return p - (f + n) * _harmonic(int(c), int(c + p))
 
 
-@kernel
+@kernel([(rw(f64, 3), b1, rw(f64, 2))])
 def bounds(counts: np.ndarray, integral: bool, out: np.ndarray) -> None:
     """Estimate and certified bounds of every metric of every task (one row per task).
 
@@ -212,17 +228,18 @@ def bounds(counts: np.ndarray, integral: bool, out: np.ndarray) -> None:
             below, below_c = _add(below, below_c, n * a)
             tied, tied_c = _add(tied, tied_c, n * p)
             if p > 0.0:
-                ap[0], ap[1] = _add(ap[0], ap[1], p * (a + p) / (a + f + p + n))
+                # precision first, then the mass: no product of two masses to underflow
+                ap[0], ap[1] = _add(ap[0], ap[1], p * ((a + p) / (a + f + p + n)))
                 ap[2], ap[3] = _add(ap[2], ap[3], _ap_low(a, f, p, n, integral))
-                ap[4], ap[5] = _add(ap[4], ap[5], p * (a + p) / (a + f + p))
-                est = pr_segment_area(a, f, p, n) if n > 0.0 else pr_run_area(a, a + p, f)
+                ap[4], ap[5] = _add(ap[4], ap[5], p * ((a + p) / (a + f + p)))
+                est = _segment_area(a, f, p, n) if n > 0.0 else _run_area(a, a + p, f)
                 pr[0], pr[1] = _add(pr[0], pr[1], est)
-                pr[2], pr[3] = _add(pr[2], pr[3], pr_run_area(a, a + p, f + n))
-                pr[4], pr[5] = _add(pr[4], pr[5], pr_run_area(a, a + p, f))
+                pr[2], pr[3] = _add(pr[2], pr[3], _run_area(a, a + p, f + n))
+                pr[4], pr[5] = _add(pr[4], pr[5], _run_area(a, a + p, f))
             m0 = a + f
             if np.isnan(be[0]) and pos > 0.0 and m0 + p + n >= pos:
                 d = pos - m0
-                be[0] = a + p * d / (p + n)
+                be[0] = a + d * (p / (p + n))
                 be[1] = a + max(0.0, d - n)
                 be[2] = a + min(p, d)
             a += p
@@ -256,7 +273,5 @@ __all__ = [
     "MODE_INDEX",
     "MODE_UNIFORM",
     "bounds",
-    "histogram_parallel",
-    "histogram_serial",
-    "range_scan",
+    "histogram_block",
 ]

@@ -1,48 +1,112 @@
-"""The one place that fixes the options every compiled kernel shares."""
+"""The one place that fixes the options every compiled kernel shares.
+
+Two decorators:
+
+* :func:`kernel`: a compiled entry point (a Numba dispatcher), cached on disk.
+  The engine (:mod:`fastrank._core.engine`) canonicalises every argument
+  before a call, so each kernel sees one fixed set of argument types per
+  score width; those are its declared signatures (:data:`SIGNATURES`), the
+  variants ``fastrank compile`` builds ahead of time. Input arrays are always
+  passed read-only and outputs writable, so no signature is doubled by
+  mutability.
+* :func:`helper`: a function compiled into the kernels that call it (LLVM
+  inlines it there); it has no cache entry of its own. Numba's IR-level
+  inlining is avoided on purpose: it roughly doubles compile times, and
+  compile time is what a new user waits for.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import numba
+from numba import types
+from numba.core import caching
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# cache:        compiled machine code is written next to the sources and reused
-#               by later processes, so only the first call on a machine compiles.
-# nogil:        callers may run kernels from several Python threads at once.
+# cache:        (set per kernel below) compiled machine code is written next to
+#               the sources and reused by later processes, so only the first call
+#               on a machine compiles; the cache is keyed on every kernel file.
+# nogil:        kernels run without the GIL, so the engine's worker threads (and
+#               the caller's own threads) run them side by side.
 # error_model:  numpy semantics for float division (inf/nan, no ZeroDivisionError).
 # boundscheck:  off; every kernel receives validated, correctly sized arrays.
 # fastmath is deliberately absent: it reorders sums and breaks tie grouping.
+# parallel is absent too: parallelism comes from the engine's threads, never
+# from Numba's threading layer, which fastrank neither starts nor configures.
 _OPTIONS: dict[str, Any] = {
-    "cache": True,
     "nogil": True,
     "error_model": "numpy",
     "boundscheck": False,
 }
 
 
-def kernel(fn: F) -> F:
-    """Compile ``fn`` with the options shared by all fastrank kernels."""
-    return numba.njit(**_OPTIONS)(fn)
+def _kernels_stamp() -> str:
+    """A hash of every kernel source file. Numba keys a cached kernel on its own
+    file only, so a change to a helper in another file (an upgrade that edits
+    the sweep, say) would otherwise reuse machine code built from the old one."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
-def parallel_kernel(fn: F) -> F:
-    """Compile ``fn`` like :func:`kernel`, with ``prange`` loops run on Numba's threads.
-
-    Never compile one Python function both ways (``kernel(f)`` and
-    ``parallel_kernel(f)``): the on-disk cache is keyed by the function, so one
-    of the two would load the other's machine code. A serial twin is a
-    separate function calling the same worker kernel.
-
-    The number of threads is whatever the caller's ``numba.get_num_threads()``
-    says when the kernel is launched; fastrank never changes it.
-    """
-    return numba.njit(parallel=True, **_OPTIONS)(fn)
+_STAMP = _kernels_stamp()
 
 
-def inline_kernel(fn: F) -> F:
-    """Like :func:`kernel`, but inlined into each caller by Numba, so that
-    constant arguments at a call site fold into the compiled loop."""
-    return numba.njit(inline="always", **_OPTIONS)(fn)
+class _Impl(caching.CompileResultCacheImpl):  # type: ignore[misc]
+    """Numba's cache, with a source stamp that covers every kernel file."""
+
+    def __init__(self, py_func: Any) -> None:
+        super().__init__(py_func)
+        own = self._locator.get_source_stamp
+        self._locator.get_source_stamp = lambda: (own(), _STAMP)
+
+
+class _Cache(caching.FunctionCache):  # type: ignore[misc]
+    _impl_class = _Impl
+
+# kernel -> the argument types it is compiled for (declared by each kernel)
+SIGNATURES: dict[Any, list[tuple[Any, ...]]] = {}
+
+# Argument types used in the declarations.
+u8, i64, u32, u64, f64 = types.uint8, types.int64, types.uint32, types.uint64, types.float64
+b1 = types.boolean
+KEYS = (u32, u64)  # the two key widths every score dtype maps to
+# Canonical score dtypes and the unsigned type of their bits.
+VALUES = ((types.float32, u32), (types.float64, u64), (types.int64, u64), (u64, u64))
+
+
+def ro(dtype: Any, ndim: int = 1) -> Any:
+    """A read-only C-contiguous array type."""
+    return types.Array(dtype, ndim, "C", readonly=True)
+
+
+def rw(dtype: Any, ndim: int = 1) -> Any:
+    """A writable C-contiguous array type."""
+    return types.Array(dtype, ndim, "C")
+
+
+def kernel(signatures: Sequence[tuple[Any, ...]]) -> Callable[[F], F]:
+    """Compile ``fn`` lazily with the shared options; ``signatures`` are the
+    argument types the engine calls it with."""
+
+    def wrap(fn: F) -> F:
+        dispatcher = numba.njit(**_OPTIONS)(fn)
+        dispatcher._cache = _Cache(dispatcher.py_func)  # cache=True, with the stamp above
+        SIGNATURES[dispatcher] = list(signatures)
+        return dispatcher  # type: ignore[no-any-return]
+
+    return wrap
+
+
+def helper(fn: F) -> F:
+    """A function for kernels to call; compiled once per process with its
+    callers' options, and cached only as part of them."""
+    compiled = numba.njit(error_model="numpy", boundscheck=False, nogil=True)(fn)
+    return compiled  # type: ignore[no-any-return]

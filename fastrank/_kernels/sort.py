@@ -1,37 +1,40 @@
-"""Radix sorting of unsigned keys, optionally carrying a payload array.
+"""fastrank's own sort: a radix sort of unsigned keys, optionally carrying a payload.
 
-numpy's sorts cannot be called from compiled code and Numba's own sort is a
-scalar quicksort, so fastrank sorts its integer keys itself:
+The engine sorts with numpy's sort where that is fastest (large arrays on
+CPUs with a fast SIMD sort) and with this one where numpy's is slow or where
+a call from Python would cost more than the sort (small tasks, tasks inside a
+batch kernel, keys with a payload). See :mod:`fastrank._core.engine`.
 
-* :func:`sort_keys` runs a least-significant-digit radix sort (8-bit digits)
-  over the most significant *varying* bits of the keys only (16 to 32 of
-  them as the input grows), then finishes each run of keys that share those
-  bits (few and short for real scores) with an insertion sort when short or a
-  radix sort over the remaining low bits. Digits on which all keys agree are
-  skipped, so 32-bit keys take at most four passes and 64-bit keys of
-  continuous scores usually four as well.
-* The payload (sample weights) moves with its key; pass ``None`` to sort keys
-  alone. Numba prunes the payload code when it is ``None``.
+:func:`sort_keys` runs a least-significant-digit radix sort (8-bit digits, or
+11-bit ones while the counters and output streams stay in cache) over the
+most significant *varying* bits of the keys only (16 to 32 of them as the
+input grows), then finishes each run of keys that share those bits (few and
+short for real scores) with an insertion sort when short or a radix sort over
+the remaining low bits. Digits on which all keys agree are skipped, so 32-bit
+keys take at most four passes and 64-bit keys of continuous scores usually
+four as well. :func:`sort_pairs` does the same moving a float64 payload (the
+signed sample weights) with each key.
 
-Every function works in place on ``keys[lo:hi]`` and uses ``buf`` (same shape
-as ``keys``) and ``hist`` (``int64[8, 256]``, or ``HIST_SHAPE`` to allow
-11-bit digits) as scratch.
+``varying`` is any superset of the bits in which the keys differ
+(``OR(keys) ^ AND(keys)`` of these keys or of a larger set holding them);
+``hist`` is an ``int64[8, 2048]`` scratch table.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .jit import inline_kernel, kernel
+from .jit import KEYS, f64, helper, i64, kernel, rw, u64
+from .keys import from_key, to_key
 
 SMALL = 48  # runs up to this length are finished by insertion sort
 WIDE_DIGIT_BITS = 11  # digit width of the 32-bit window on mid-sized inputs
 WIDE_DIGITS_MAX_N = 1 << 18
-HIST_SHAPE = (8, 1 << WIDE_DIGIT_BITS)  # the histogram the engine passes: any pass, any width
+HIST_SHAPE = (8, 1 << WIDE_DIGIT_BITS)
 
 
-@kernel
-def highest_bit(x: np.uint64) -> int:
+@helper
+def highest_bit(x):  # type: ignore[no-untyped-def]
     """Index of the highest set bit of ``x`` (``x > 0``)."""
     h = 0
     while x > np.uint64(1):
@@ -40,40 +43,26 @@ def highest_bit(x: np.uint64) -> int:
     return h
 
 
-@kernel
-def insertion_sort(keys, pay, lo, hi):
+@helper
+def _insertion(keys, pay, lo, hi, has_pay):  # type: ignore[no-untyped-def]
     for i in range(lo + 1, hi):
         k = keys[i]
-        if pay is not None:
-            p = pay[i]
+        p = pay[i] if has_pay else 0.0
         j = i - 1
         while j >= lo and keys[j] > k:
             keys[j + 1] = keys[j]
-            if pay is not None:
+            if has_pay:
                 pay[j + 1] = pay[j]
             j -= 1
         keys[j + 1] = k
-        if pay is not None:
+        if has_pay:
             pay[j + 1] = p
 
 
-@kernel
-def lsd_sort(keys, buf, pay, pbuf, lo, hi, shift, nbits, hist, dbits):
+@helper
+def _lsd(keys, buf, pay, pbuf, lo, hi, shift, nbits, hist, dbits, has_pay):  # type: ignore[no-untyped-def]
     """Stable LSD radix sort of ``keys[lo:hi]`` on bits ``[shift, shift + nbits)``,
-    ``dbits`` (8 or ``WIDE_DIGIT_BITS``) bits per pass (``hist`` holds
-    ``2**dbits`` counters per pass).
-
-    Each width gets its own copy of the loops with the width a constant: a
-    run-time width costs 10% of a 1,000-key sort.
-    """
-    if dbits == 8:
-        _lsd_sort(keys, buf, pay, pbuf, lo, hi, shift, nbits, hist, 8)
-    else:
-        _lsd_sort(keys, buf, pay, pbuf, lo, hi, shift, nbits, hist, WIDE_DIGIT_BITS)
-
-
-@inline_kernel
-def _lsd_sort(keys, buf, pay, pbuf, lo, hi, shift, nbits, hist, dbits):
+    ``dbits`` bits per pass (a constant at every call site)."""
     n = hi - lo
     nb = 1 << dbits
     mask = np.uint64(nb - 1)
@@ -103,34 +92,29 @@ def _lsd_sort(keys, buf, pay, pbuf, lo, hi, shift, nbits, hist, dbits):
         for i in range(lo, hi):
             k = src[i]
             d = (np.uint64(k) >> sh) & mask
-            pos = hist[p, d]
-            dst[pos] = k
-            if pay is not None:
-                pdst[pos] = psrc[i]
-            hist[p, d] = pos + 1
+            at = hist[p, d]
+            dst[at] = k
+            if has_pay:
+                pdst[at] = psrc[i]
+            hist[p, d] = at + 1
         src, dst = dst, src
-        if pay is not None:
+        if has_pay:
             psrc, pdst = pdst, psrc
         in_buf = not in_buf
     if in_buf:
         for i in range(lo, hi):
             keys[i] = buf[i]
-            if pay is not None:
+            if has_pay:
                 pay[i] = pbuf[i]
 
 
-@kernel
-def sort_keys(keys, buf, pay, pbuf, varying, hist):
-    """Sort ``keys`` ascending in place.
-
-    ``varying`` is ``OR(keys) ^ AND(keys)``: the bits that are not the same in
-    every key. Only those bits need sorting.
-    """
+@helper
+def _radix(keys, buf, pay, pbuf, varying, hist, has_pay):  # type: ignore[no-untyped-def]
     n = keys.shape[0]
     if n < 2 or varying == np.uint64(0):
         return
     if n <= SMALL:
-        insertion_sort(keys, pay, 0, n)
+        _insertion(keys, pay, 0, n, has_pay)
         return
     # Sort on as many top varying bits as make shared prefixes rare: more
     # passes cost more than they save on small inputs. When the top bit of
@@ -148,9 +132,10 @@ def sort_keys(keys, buf, pay, pbuf, varying, hist):
     # Three 11-bit passes beat four 8-bit ones on 32 bits while the counters
     # and the 2048 output streams stay in cache (measured: 10-15% faster up
     # to about 2**18 keys, slower beyond).
-    wide = window == 32 and n <= WIDE_DIGITS_MAX_N and hist.shape[1] >= 1 << WIDE_DIGIT_BITS
-    lsd_sort(keys, buf, pay, pbuf, 0, n, low, top - low + 1, hist,
-             WIDE_DIGIT_BITS if wide else 8)
+    if window == 32 and n <= WIDE_DIGITS_MAX_N:
+        _lsd(keys, buf, pay, pbuf, 0, n, low, top - low + 1, hist, WIDE_DIGIT_BITS, has_pay)
+    else:
+        _lsd(keys, buf, pay, pbuf, 0, n, low, top - low + 1, hist, 8, has_pay)
     if low == 0:
         return
     # Keys now ordered by bits [low, top]; finish the runs that share them.
@@ -168,9 +153,86 @@ def sort_keys(keys, buf, pay, pbuf, varying, hist):
         while j < n and (np.uint64(keys[j]) >> sh) == prev:
             j += 1
         if j - start <= SMALL:
-            insertion_sort(keys, pay, start, j)
+            _insertion(keys, pay, start, j, has_pay)
         else:
-            lsd_sort(keys, buf, pay, pbuf, start, j, 0, low, hist, 8)
+            _lsd(keys, buf, pay, pbuf, start, j, 0, low, hist, 8, has_pay)
         if j < n:
             prev = np.uint64(keys[j]) >> sh
             j += 1
+
+
+@helper
+def _keys_in_place(bits, kind, sign, ones):  # type: ignore[no-untyped-def]
+    """Turn score bits into order keys in place; return the bits in which they vary."""
+    any_bits = np.uint64(0)
+    all_bits = ~np.uint64(0)
+    for i in range(bits.shape[0]):
+        k = to_key(np.uint64(bits[i]), kind, sign, ones)
+        bits[i] = k
+        any_bits |= k
+        all_bits &= k
+    return any_bits ^ all_bits
+
+
+@helper
+def _bits_in_place(keys, kind, sign, ones):  # type: ignore[no-untyped-def]
+    """The inverse of :func:`_keys_in_place` (a zero of either sign becomes +0.0)."""
+    for i in range(keys.shape[0]):
+        keys[i] = from_key(np.uint64(keys[i]), kind, sign, ones)
+
+
+_SORT = [(rw(k), rw(k), i64, u64, u64, rw(i64, 2)) for k in KEYS]
+
+
+@kernel(_SORT)
+def sort_values(bits, buf, kind, sign, ones, hist):  # type: ignore[no-untyped-def]
+    """:func:`sort_bits` as called from Python."""
+    sort_bits(bits, buf, kind, sign, ones, hist)
+
+
+@helper
+def sort_bits(bits, buf, kind, sign, ones, hist):  # type: ignore[no-untyped-def]
+    """Sort scores, given as their bits, ascending in place (``buf``: scratch)."""
+    varying = _keys_in_place(bits, kind, sign, ones)
+    none = np.empty(0, np.float64)
+    _radix(bits, buf, none, none, varying, hist, False)
+    _bits_in_place(bits, kind, sign, ones)
+
+
+_PAIRS = [(rw(k), rw(k), rw(f64), rw(f64), i64, u64, u64, rw(i64, 2)) for k in KEYS]
+
+
+@kernel(_PAIRS)
+def sort_pairs(bits, buf, w, wbuf, kind, sign, ones, hist):  # type: ignore[no-untyped-def]
+    """:func:`sort_bits_weighted` as called from Python."""
+    sort_bits_weighted(bits, buf, w, wbuf, kind, sign, ones, hist)
+
+
+@helper
+def sort_bits_weighted(bits, buf, w, wbuf, kind, sign, ones, hist):  # type: ignore[no-untyped-def]
+    """Sort scores (as bits) ascending in place, moving their weights ``w`` with them."""
+    varying = _keys_in_place(bits, kind, sign, ones)
+    _radix(bits, buf, w, wbuf, varying, hist, True)
+    _bits_in_place(bits, kind, sign, ones)
+
+
+def sort_keys(keys: np.ndarray, buf: np.ndarray, pay: np.ndarray | None = None,
+              pbuf: np.ndarray | None = None, varying: object = None,
+              hist: np.ndarray | None = None) -> None:
+    """Sort unsigned keys (uint32 or uint64) ascending in place with the radix sort,
+    moving ``pay`` (any numbers a float64 holds exactly) with them, stably.
+
+    Unsigned keys are their own order keys; ``varying`` and ``pbuf`` are
+    recomputed and allocated by the kernels, and accepted for symmetry with
+    the sort's internals.
+    """
+    kind = 2  # keys.KIND_UNSIGNED: the identity map
+    ones = np.uint64((1 << (8 * keys.itemsize)) - 1)
+    sign = np.uint64(1 << (8 * keys.itemsize - 1))
+    h = np.empty(HIST_SHAPE, np.int64) if hist is None or hist.shape != HIST_SHAPE else hist
+    if pay is None:
+        sort_values(keys, buf, kind, sign, ones, h)
+        return
+    w = pay.astype(np.float64)
+    sort_pairs(keys, buf, w, np.empty_like(w), kind, sign, ones, h)
+    pay[:] = w.astype(pay.dtype)

@@ -1,35 +1,96 @@
-"""One pass over the tie-group table computes every scalar metric.
+"""The one sweep: every scalar metric from the tie groups, highest score first.
 
-Groups arrive in descending score order with their positive count ``dp`` and
-negative count ``dn`` (int64) or weights (float64), read from a group source
-(:func:`.groups.next_group`: a stored table or the sorted keys themselves).
-:func:`sweep_groups` keeps its running state in a small array, so a sweep can
-also be fed in parts, and :func:`sweep_finish` turns the state into results. Running totals
-``TP``/``FP`` are plain running sums, like scikit-learn's cumulative sums
-(exact integers when unweighted); every area is accumulated with Neumaier's
-compensated summation in float64. The formulas are those of METRICS.md:
+A task's tie groups (METRICS.md: a group is one distinct score with the
+positives ``dp`` and negatives ``dn`` that hold it) come from a *builder*,
+:func:`sweep_split` (the task's two classes, each sorted), or from a stored
+table (counted ties, resamples, summaries, evaluation tables); both feed
+:func:`sweep_table`, the only code that does metric arithmetic.
 
-* AP     = sum_k dTP_k * TP_k / (TP_k + FP_k) / P
-* AUC    = sum_k dFP_k * (TP_{k-1} + TP_k) / (2 P N)   (trapezoid = Mann-Whitney)
-* pAUC   = the same area for FPR <= max_fpr, cut by linear interpolation,
-  then McClish-standardised
-* PR AUC = exact area under the Davis-Goadrich interpolated PR curve, in closed
-  form per segment (one ``log1p`` per segment; consecutive groups without
-  negatives are one segment, because interpolation at constant FP does not
-  depend on the points in between)
-* PRBE   = interpolated TP where TP + FP reaches P, over P
-* tie-expected AP: each group's expected contribution over random orders
-  inside the group, with harmonic sums in closed form (O(1) per group).
+Exact sums, any order
+---------------------
+Every sum the sweep keeps is exact, so its value depends only on the groups,
+never on how they were cut into calls, score ranges or threads:
+
+* unweighted running totals ``TP``/``FP`` are integers; so are the ROC AUC's
+  terms ``dFP * (TP_{k-1} + TP_k)``, summed in float64 while their total stays
+  below 2**53, in fixed point beyond;
+* every other term (the AP's ``dTP * TP / (TP + FP)``, the PR segments' closed
+  forms, the tie-expected AP's group expectations, weighted AUC terms) is
+  rounded to float64 once, from exact inputs, and added to a 128-bit
+  fixed-point accumulator whose unit is 2**-124 of the largest value the sum
+  can reach (:func:`fx_add`): integer additions, exact and associative;
+* weighted, each group's weight is summed by the builder (in the order the
+  sort left it) and the running totals ``TP``/``FP`` are fixed-point sums of
+  the groups' weights, so they too depend on the groups only.
+
+So a task may be swept in score ranges, each on its own thread, and the
+ranges' states added (:func:`combine`): the result is bit for bit that of
+one sweep over the whole task. The only quantity that crosses a range
+boundary, the PR area of a run of negative-free groups, is handed to the
+combine step (the *lead* and *run* fields of the state).
+
+Arithmetic (the formulas of METRICS.md): AP = sum_k dTP_k TP_k / (TP_k + FP_k)
+/ P; AUC = sum_k dFP_k (TP_{k-1} + TP_k) / (2 P N); pAUC the same area for
+FPR <= max_fpr, cut by linear interpolation and McClish-standardised; PR AUC
+the exact area under the Davis-Goadrich interpolated curve, in closed form per
+segment (a run of negative-free groups is one segment); PRBE the interpolated
+TP where TP + FP reaches P, over P; the tie-expected AP each group's expected
+contribution over the orders inside it, harmonic sums in closed form.
 """
 
 from __future__ import annotations
 
 import math
 
-from .groups import next_group
-from .jit import kernel
+import numpy as np
 
-# Layout of the result vector written by :func:`sweep_metrics`.
+from .jit import VALUES, b1, f64, helper, i64, kernel, rw, u64
+
+# ---------------------------------------------------------------- state layout
+# st (float64)
+S_TP = 0  # running totals (weighted: the rounded fixed-point totals)
+S_FP = 1
+S_AUC = 2  # unweighted AUC and partial-AUC sums of exact integers
+S_PA = 3
+S_POS = 4  # the task's totals, known before the sweep
+S_NEG = 5
+S_MAX_FPR = 6
+S_WHAT = 7  # WANT_* flags
+S_WEIGHTED = 8
+S_E_AREA = 9  # exponent of the unit of the AP, tie-expected AP and PR accumulators
+S_E_AUC = 10  # ... of the fixed-point AUC and partial-AUC accumulators
+S_E_TP = 11  # ... of the weighted running totals
+S_E_FP = 12
+S_FX_AUC = 13  # 1: the AUC sums go to the fixed-point accumulators
+S_PA_OPEN = 14  # the partial AUC's FP budget is not used up
+S_RUN = 15  # TP where the current run of negative-free groups began
+S_LEAD_OPEN = 16  # no group with negatives yet in this range
+S_LEAD_TP = 17  # TP where this range's first run ended (a group with negatives came)
+S_LEAD_FP = 18  # FP along that run
+S_PRBE_FOUND = 19
+S_PRBE_TP = 20
+S_TP_FIRST_NEG = 21  # TP above the first group holding a negative (-1: none yet)
+S_DP_FIRST_NEG = 22  # positives in that group
+S_FP_FIRST_POS = 23  # FP above the first group holding a positive (-1: none yet)
+S_DN_FIRST_POS = 24  # negatives in that group
+S_GROUPS = 25  # groups seen
+S_PA_CUT = 26  # the partial AUC's term of the group where its budget runs out
+S_TP_REM = 27  # weighted: what the fixed-point running totals truncated (caller units),
+S_FP_REM = 28  # nonzero only for weights far below their class's largest (fx_add_rem)
+S_SIZE = 29
+# sk (uint64): break-even key, last key, then fixed-point accumulators (hi, lo)
+K_PRBE = 0
+K_LAST = 1
+K_AP = 2
+K_EX = 4
+K_PR = 6
+K_AUC = 8
+K_PA = 10
+K_TP = 12
+K_FP = 14
+K_SIZE = 16
+
+# Layout of the result vector written by :func:`finish`.
 OUT_POS = 0
 OUT_NEG = 1
 OUT_AP = 2
@@ -40,56 +101,235 @@ OUT_PR_AUC = 6
 OUT_PRBE = 7
 OUT_SIZE = 8
 
-# Optional parts of the sweep (bit flags of its ``what`` argument).
+# Optional parts of the sweep (bit flags).
 WANT_PR_AUC = 1
 WANT_EXPECTED_AP = 2
 
-# Layout of the sweep state carried between chunks.
-ST_TP = 0
-ST_FP = 1
-ST_AP = 2  # sum, compensation
-ST_EXPECTED = 4
-ST_AUC = 6
-ST_PARTIAL = 8
-ST_PARTIAL_OPEN = 10
-ST_PR = 11
-ST_RUN_TP0 = 13
-ST_PRBE_FOUND = 14
-ST_PRBE_TP = 15
-ST_TP_FIRST_NEG = 16  # TP above the first group holding a negative (-1: none yet)
-ST_DP_FIRST_NEG = 17  # positives in that group
-ST_FP_FIRST_POS = 18  # FP above the first group holding a positive (-1: none yet)
-ST_DN_FIRST_POS = 19  # negatives in that group
-ST_SIZE = 20
-# Keys carried in the uint64 state: the PRBE group and the last group seen.
-SK_PRBE = 0
-SK_LAST = 1
-SK_SIZE = 2
-
+CHUNK = 1024  # groups a builder hands to the sweep at a time
+FX_BITS = 124  # the largest value a fixed-point sum can reach is below 2**FX_BITS units
+_EXACT_FLOAT = 2.0**53
+_TWO64 = 2.0**64
+_INV64 = 2.0**-64
 _DIRECT_HARMONIC = 64
-BLOCK = 64  # groups summed plainly before a compensated addition
-DENSE_POSITIVES = 0.25  # from this share of positives on, no branch around the AP term
 
 
-@kernel
-def _add(s: float, c: float, x: float) -> tuple[float, float]:
-    """Neumaier step: add ``x`` to the sum ``s`` with running compensation ``c``."""
-    t = s + x
-    if abs(s) >= abs(x):
-        c += (s - t) + x
+UNIT_FREE = 64  # weights whose scale is within 2**+-64 of 1 are used as they are
+SCALE_TOP = 1016  # after its unit a class's bound (largest weight x count) stays below 2**this
+SCALE_BOTTOM = -890  # ... and its largest weight at or above 2**(this - 1)
+BEYOND_RANGE = 1 << 20  # :func:`weight_shift`'s answer when the classes are too far apart
+
+
+def weight_shift(pos_max: float, neg_max: float, n: int) -> int:
+    """The exponent ``e`` of the power of two a task's weights are divided by
+    before any sum (exact), from its largest positive and negative weight and
+    its size; ``BEYOND_RANGE`` when the classes' scales are too far apart.
+
+    The unit sits between the two classes' scales (their geometric mean), so
+    the products the metrics form (TP x FP, one class's weight times the
+    other's) stay within float64, moved where needed so that the heavier
+    class's totals stay finite and the lighter class's fixed-point unit
+    (2**-124 of its bound) stays a normal float. Weights within 2**+-64 of 1
+    are not scaled. Runs as Python and, as :func:`weight_shift_k`, in kernels.
+    """
+    nbits = math.frexp(float(n))[1] if n > 0 else 0  # n's bit length
+    if pos_max > 0.0 and neg_max > 0.0:
+        ep = math.frexp(pos_max)[1]
+        en = math.frexp(neg_max)[1]
+    elif pos_max > 0.0:
+        ep = en = math.frexp(pos_max)[1]
+    elif neg_max > 0.0:
+        ep = en = math.frexp(neg_max)[1]
     else:
-        c += (x - t) + s
-    return t, c
+        return 0
+    top = max(ep, en)
+    bottom = min(ep, en)
+    least = top + nbits - SCALE_TOP  # the shifts that keep both classes in range
+    most = bottom - SCALE_BOTTOM
+    if least > most:
+        return BEYOND_RANGE
+    center = min(max((ep + en) // 2, least), most)
+    if least <= 0 <= most and abs(center) <= UNIT_FREE:
+        return 0
+    return min(max(center, -1021), 1023)  # 2**center itself a normal float
 
 
-@kernel
-def _unit(x: float) -> float:
-    """Clamp to [0, 1]."""
-    return min(max(x, 0.0), 1.0)
+weight_shift_k = helper(weight_shift)
 
 
-@kernel
-def log1p(x: float) -> float:
+def unit_exponent(bound: float) -> int:
+    """Exponent ``e`` of the fixed-point unit ``2**e`` for sums up to ``bound``."""
+    return math.frexp(bound)[1] - FX_BITS if bound > 0.0 else 0
+
+
+def new_state(pos: float, neg: float, max_fpr: float, what: int, *, weighted: bool = False,
+              pos_bound: float = 0.0, neg_bound: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """A fresh sweep state.
+
+    Unweighted, ``pos``/``neg`` are the task's class counts. Weighted, they are
+    its class totals once known (0 for a first pass that computes them), and
+    ``pos_bound``/``neg_bound`` bound them from above (the largest weight times
+    the count), which fixes the units of the running totals.
+    """
+    st = np.zeros(S_SIZE, np.float64)
+    st[S_POS] = pos
+    st[S_NEG] = neg
+    st[S_MAX_FPR] = max_fpr
+    st[S_WHAT] = what
+    st[S_WEIGHTED] = 1.0 if weighted else 0.0
+    st[S_PA_OPEN] = 1.0 if max_fpr < 1.0 else 0.0
+    st[S_LEAD_OPEN] = 1.0
+    st[S_TP_FIRST_NEG] = -1.0
+    st[S_FP_FIRST_POS] = -1.0
+    set_totals(st, pos, neg)
+    if weighted:
+        st[S_E_TP] = unit_exponent(pos_bound)
+        st[S_E_FP] = unit_exponent(neg_bound)
+    return st, np.zeros(K_SIZE, np.uint64)
+
+
+def set_totals(st: np.ndarray, pos: float, neg: float) -> None:
+    """Record the task's class totals and the units they imply."""
+    st[S_POS] = pos
+    st[S_NEG] = neg
+    st[S_E_AREA] = unit_exponent(pos)
+    st[S_E_AUC] = unit_exponent(2.0 * pos * neg)
+    st[S_FX_AUC] = 1.0 if st[S_WEIGHTED] != 0.0 or 2.0 * pos * neg >= _EXACT_FLOAT else 0.0
+
+
+@helper
+def init_state(st, sk, pos, neg, max_fpr, what, weighted, pos_bound, neg_bound):  # type: ignore[no-untyped-def]
+    """:func:`new_state` inside a kernel, on existing arrays."""
+    st[:] = 0.0
+    sk[:] = 0
+    st[S_MAX_FPR] = max_fpr
+    st[S_WHAT] = what
+    st[S_WEIGHTED] = 1.0 if weighted else 0.0
+    st[S_PA_OPEN] = 1.0 if max_fpr < 1.0 else 0.0
+    st[S_LEAD_OPEN] = 1.0
+    st[S_TP_FIRST_NEG] = -1.0
+    st[S_FP_FIRST_POS] = -1.0
+    if weighted:
+        st[S_E_TP] = math.frexp(pos_bound)[1] - FX_BITS if pos_bound > 0.0 else 0
+        st[S_E_FP] = math.frexp(neg_bound)[1] - FX_BITS if neg_bound > 0.0 else 0
+    set_totals_k(st, pos, neg)
+
+
+@helper
+def set_totals_k(st, pos, neg):  # type: ignore[no-untyped-def]
+    """:func:`set_totals` inside a kernel."""
+    st[S_POS] = pos
+    st[S_NEG] = neg
+    st[S_E_AREA] = math.frexp(pos)[1] - FX_BITS if pos > 0.0 else 0
+    pairs = 2.0 * pos * neg
+    st[S_E_AUC] = math.frexp(pairs)[1] - FX_BITS if pairs > 0.0 else 0
+    st[S_FX_AUC] = 1.0 if st[S_WEIGHTED] != 0.0 or pairs >= _EXACT_FLOAT else 0.0
+
+
+def range_state(st: np.ndarray, tp0: float, fp0: float, sk_tp: tuple[int, int] | None = None,
+                sk_fp: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """A state for the score range below ``tp0`` positives and ``fp0`` negatives
+    (weighted: with the exact fixed-point totals above it)."""
+    s = st.copy()
+    s[S_TP] = tp0
+    s[S_FP] = fp0
+    s[S_RUN] = tp0
+    if s[S_MAX_FPR] < 1.0 and fp0 > s[S_MAX_FPR] * s[S_NEG]:
+        s[S_PA_OPEN] = 0.0
+    k = np.zeros(K_SIZE, np.uint64)
+    if sk_tp is not None and sk_fp is not None:
+        k[K_TP], k[K_TP + 1] = sk_tp
+        k[K_FP], k[K_FP + 1] = sk_fp
+    return s, k
+
+
+# ---------------------------------------------------------------- fixed point
+
+
+@helper
+def fx_add(hi, lo, x, scale):  # type: ignore[no-untyped-def]
+    """Add ``x * scale`` (``scale`` a power of two, ``|x * scale| < 2**FX_BITS``),
+    truncated to an integer, to the 128-bit two's complement sum ``(hi, lo)``."""
+    y = x * scale
+    if y >= 0.0:
+        h = np.int64(y * _INV64)
+        lu = np.uint64(y - float(h) * _TWO64)
+        s = lo + lu
+        return hi + np.uint64(h) + (np.uint64(1) if s < lo else np.uint64(0)), s
+    y = -y
+    h = np.int64(y * _INV64)
+    lu = np.uint64(y - float(h) * _TWO64)
+    # subtract (h, lu)
+    s = lo - lu
+    return hi - np.uint64(h) - (np.uint64(1) if lo < lu else np.uint64(0)), s
+
+
+@helper
+def fx_add_rem(hi, lo, x, scale, e):  # type: ignore[no-untyped-def]
+    """:func:`fx_add` for ``x >= 0`` (``scale == 2**-e``), also returning what it
+    truncated, in ``x``'s units (exact, even where ``x * scale`` underflows).
+
+    A weight more than about 2**70 below its class's largest has bits below the
+    fixed-point unit; the caller keeps those remainders in a float so that a
+    running total made of such weights is not rounded to zero.
+    """
+    y = x * scale
+    h = np.int64(y * _INV64)
+    lu = np.uint64(y - float(h) * _TWO64)
+    s = lo + lu
+    whole = float(h) * _TWO64 + float(lu)  # trunc(y): a float, so the sum is exact
+    rem = x - math.ldexp(whole, int(e)) if whole != y else 0.0
+    return hi + np.uint64(h) + (np.uint64(1) if s < lo else np.uint64(0)), s, rem
+
+
+@helper
+def fx_value(hi, lo, e):  # type: ignore[no-untyped-def]
+    """The float64 nearest to a 128-bit fixed-point sum (times ``2**e``), correctly
+    rounded: the same float whatever the units the sum was kept in.
+
+    The magnitude's top 64 bits are converted in one rounding, with every bit
+    below them folded into the lowest (a sticky bit), so that a value just
+    above a rounding midpoint is not mistaken for the midpoint.
+    """
+    neg = (hi >> np.uint64(63)) != np.uint64(0)
+    if neg:
+        hi = ~hi
+        lo = ~lo + np.uint64(1)
+        if lo == np.uint64(0):
+            hi += np.uint64(1)
+    if hi == np.uint64(0):
+        v = float(lo)
+    else:
+        n = 1  # the bit length of hi
+        x = hi
+        for step in (32, 16, 8, 4, 2, 1):
+            if x >> np.uint64(step) != np.uint64(0):
+                x >>= np.uint64(step)
+                n += step
+        if n == 64:
+            top = hi
+            rest = lo
+        else:
+            top = (hi << np.uint64(64 - n)) | (lo >> np.uint64(n))
+            rest = lo & ((np.uint64(1) << np.uint64(n)) - np.uint64(1))
+        if rest != np.uint64(0):
+            top |= np.uint64(1)
+        v = math.ldexp(float(top), n)
+    v = math.ldexp(v, int(e))
+    return -v if neg else v
+
+
+@helper
+def fx_merge(hi, lo, hi2, lo2):  # type: ignore[no-untyped-def]
+    """The sum of two fixed-point sums."""
+    s = lo + lo2
+    return hi + hi2 + (np.uint64(1) if s < lo else np.uint64(0)), s
+
+
+# ---------------------------------------------------------------- terms
+
+
+@helper
+def _log1p(x):  # type: ignore[no-untyped-def]
     """``log(1 + x)`` for ``x >= 0``; a short series where ``math.log1p`` is overkill.
 
     Late in a sweep most PR segments are short relative to what lies above
@@ -101,7 +341,6 @@ def log1p(x: float) -> float:
     return math.log1p(x)
 
 
-@kernel
 def harmonic_diff(a: int, b: int) -> float:
     """``sum(1 / j for j in a+1 .. b)`` for integers ``0 <= a < b``, to full precision.
 
@@ -135,8 +374,11 @@ def harmonic_diff(a: int, b: int) -> float:
     return s + (math.log1p(d / x) + series)
 
 
-@kernel
-def expected_ap_group(p0: float, r0: float, q: float, m: float) -> float:
+_harmonic = helper(harmonic_diff)
+
+
+@helper
+def _expected_ap_group(p0, r0, q, m):  # type: ignore[no-untyped-def]
     """Expected sum of precisions at the ``q`` positives of a tie group of ``m``.
 
     ``r0`` samples, ``p0`` of them positive, rank above the group. Averaged over
@@ -147,12 +389,12 @@ def expected_ap_group(p0: float, r0: float, q: float, m: float) -> float:
     if m == 1.0:
         return (p0 + 1.0) / (r0 + 1.0)
     c = (q - 1.0) / (m - 1.0)
-    h = harmonic_diff(int(r0), int(r0 + m))
+    h = _harmonic(int(r0), int(r0 + m))
     return (q / m) * ((p0 + 1.0 - c * (1.0 + r0)) * h + c * m)
 
 
-@kernel
-def pr_run_area(t0: float, t1: float, f: float) -> float:
+@helper
+def pr_run_area(t0, t1, f):  # type: ignore[no-untyped-def]
     """P times the PR area while TP grows from ``t0`` to ``t1`` at constant FP ``f``.
 
     Precision along the way is ``t / (t + f)``; its integral over t is
@@ -160,180 +402,248 @@ def pr_run_area(t0: float, t1: float, f: float) -> float:
     """
     if f == 0.0:
         return t1 - t0
-    return (t1 - t0) - f * log1p((t1 - t0) / (t0 + f))
+    return (t1 - t0) - f * _log1p((t1 - t0) / (t0 + f))
 
 
-@kernel
-def pr_segment_area(t0: float, f0: float, dp: float, dn: float) -> float:
+@helper
+def pr_segment_area(t0, f0, dp, dn):  # type: ignore[no-untyped-def]
     """P times the PR area of one interpolated segment with ``dp > 0`` and ``dn > 0``.
 
     From (TP, FP) = (t0, f0), TP and FP grow together by (dp, dn). With
     ``s = dp + dn`` the integral of ``t / (t + f0 + (dn/dp)(t - t0))`` is
-    ``dp^2/s - (f0 dp - dn t0) dp / s^2 * log1p(s / (t0 + f0))``; from the
+    ``dp^2/s - (f0 dp - dn t0) dp / s^2 * log1p(s / (t0 + f0))`` (formed without
+    squaring a weight, so masses near 2**+-1000 do not overflow); from the
     origin the precision is constant, ``dp / s``.
     """
     s = dp + dn
     m0 = t0 + f0
+    share = dp / s  # no square of a weight: weights near 2**+-1000 do not overflow
     if m0 == 0.0:
-        return dp * dp / s
-    return dp * dp / s - (f0 * dp - dn * t0) * dp / (s * s) * log1p(s / m0)
+        return dp * share
+    return dp * share - ((f0 * dp - dn * t0) / s) * share * _log1p(s / m0)
 
 
-@kernel
-def sweep_start(st, sk, max_fpr):
-    """Reset the state for a new task."""
-    st[:] = 0.0
-    sk[:] = 0
-    st[ST_PARTIAL_OPEN] = 1.0 if max_fpr < 1.0 else 0.0
-    st[ST_TP_FIRST_NEG] = -1.0
-    st[ST_FP_FIRST_POS] = -1.0
+# ---------------------------------------------------------------- the sweep
+
+_TABLE = (rw(f64), rw(f64), rw(u64), i64, rw(f64), rw(u64))
 
 
-@kernel
-def sweep_groups(src, begin, end, pos, neg, max_fpr, what, st, sk):
-    """Advance the sweep over the groups of ``src`` from ``begin`` to ``end``.
+@kernel([_TABLE])
+def sweep_table(gpos, gneg, gkey, count, st, sk):  # type: ignore[no-untyped-def]
+    """Advance the sweep over groups ``0 .. count`` of a table (keys descending).
 
-    ``pos``/``neg`` are the task's positive and negative totals (needed up
-    front by the break-even point and the partial AUC). ``what`` holds
-    ``WANT_*`` flags for the optional parts: the PR AUC (one ``log1p`` per
-    segment) and the tie-expected AP (unweighted counts only).
+    ``gkey`` holds each group's score bits (reported for the break-even
+    point). :func:`combine` turns the state into results at the end.
     """
+    pos = st[S_POS]
+    fp_stop = st[S_MAX_FPR] * st[S_NEG]  # partial AUC: FP budget on the count scale
+    what = int(st[S_WHAT])
     want_pr = (what & WANT_PR_AUC) != 0
     expected = (what & WANT_EXPECTED_AP) != 0
-    fp_stop = max_fpr * neg  # partial AUC: FP budget on the count scale
-    every_term = pos >= DENSE_POSITIVES * (pos + neg)
-    tp = st[ST_TP]
-    fp = st[ST_FP]
-    ap_s = st[ST_AP]
-    ap_c = st[ST_AP + 1]
-    ex_s = st[ST_EXPECTED]
-    ex_c = st[ST_EXPECTED + 1]
-    auc_s = st[ST_AUC]
-    auc_c = st[ST_AUC + 1]
-    pa_s = st[ST_PARTIAL]
-    pa_c = st[ST_PARTIAL + 1]
-    pa_open = st[ST_PARTIAL_OPEN] != 0.0
-    pr_s = st[ST_PR]
-    pr_c = st[ST_PR + 1]
-    run_tp0 = st[ST_RUN_TP0]  # TP where the current run of negative-free groups began
-    prbe_found = st[ST_PRBE_FOUND] != 0.0
-    tp_first_neg = st[ST_TP_FIRST_NEG]
-    dp_first_neg = st[ST_DP_FIRST_NEG]
-    fp_first_pos = st[ST_FP_FIRST_POS]
-    dn_first_pos = st[ST_DN_FIRST_POS]
-    # Terms are summed plainly within blocks of BLOCK groups and each block
-    # sum is added to the compensated total: the accuracy of compensated
-    # summation at the cost of plain summation.
-    i = begin
-    k = sk[SK_LAST]
-    while i != end:
-        ap_blk = 0.0
-        auc_blk = 0.0
-        ex_blk = 0.0
-        pa_blk = 0.0
-        pr_blk = 0.0
-        for _ in range(BLOCK):
-            if i == end:
-                break
-            k, gp, gn, i = next_group(src, i)
-            dp = float(gp)
-            dn = float(gn)
+    weighted = st[S_WEIGHTED] != 0.0
+    fx_auc = st[S_FX_AUC] != 0.0
+    sc_area = math.ldexp(1.0, -int(st[S_E_AREA]))
+    sc_auc = math.ldexp(1.0, -int(st[S_E_AUC]))
+    sc_tp = math.ldexp(1.0, -int(st[S_E_TP]))
+    sc_fp = math.ldexp(1.0, -int(st[S_E_FP]))
+    e_tp = st[S_E_TP]
+    e_fp = st[S_E_FP]
+    tp = st[S_TP]
+    fp = st[S_FP]
+    auc = st[S_AUC]
+    pa = st[S_PA]
+    pa_open = st[S_PA_OPEN] != 0.0
+    run = st[S_RUN]
+    lead_open = st[S_LEAD_OPEN] != 0.0
+    first_neg = st[S_TP_FIRST_NEG] >= 0.0
+    first_pos = st[S_FP_FIRST_POS] >= 0.0
+    prbe_found = st[S_PRBE_FOUND] != 0.0
+    ap_h, ap_l = sk[K_AP], sk[K_AP + 1]
+    ex_h, ex_l = sk[K_EX], sk[K_EX + 1]
+    pr_h, pr_l = sk[K_PR], sk[K_PR + 1]
+    auc_h, auc_l = sk[K_AUC], sk[K_AUC + 1]
+    pa_h, pa_l = sk[K_PA], sk[K_PA + 1]
+    tp_h, tp_l = sk[K_TP], sk[K_TP + 1]
+    fp_h, fp_l = sk[K_FP], sk[K_FP + 1]
+    tp_rem = st[S_TP_REM]
+    fp_rem = st[S_FP_REM]
+    for g in range(count):
+        dp = gpos[g]
+        dn = gneg[g]
+        if weighted:
+            tp_h, tp_l, r = fx_add_rem(tp_h, tp_l, dp, sc_tp, e_tp)
+            tp_rem += r
+            fp_h, fp_l, r = fx_add_rem(fp_h, fp_l, dn, sc_fp, e_fp)
+            fp_rem += r
+            tp1 = fx_value(tp_h, tp_l, e_tp) + tp_rem
+            fp1 = fx_value(fp_h, fp_l, e_fp) + fp_rem
+        else:
             tp1 = tp + dp
             fp1 = fp + dn
-            auc_blk += dn * (tp + tp1)  # zero for a group without negatives
-            # The AP term is zero for a group without positives. When positives
-            # are rare, skipping its division pays; when they are common, the
-            # branch would be unpredictable, so every group computes it.
-            if every_term or dp > 0.0:
-                term = dp * (tp1 / (tp1 + fp1))
-                ap_blk += term
-                if expected:
-                    if dp + dn == 1.0:  # no tie: the expectation is the AP term itself
-                        ex_blk += term
-                    elif dp > 0.0:
-                        ex_blk += expected_ap_group(tp, tp + fp, dp, dp + dn)
-            if pa_open and dn > 0.0:
-                if fp1 <= fp_stop:
-                    pa_blk += dn * (tp + tp1)
-                else:
-                    width = fp_stop - fp
-                    tp_cut = tp + dp * (width / dn)
-                    pa_blk += width * (tp + tp_cut)
+        if dn > 0.0:
+            term = dn * (tp + tp1)
+            if fx_auc:
+                auc_h, auc_l = fx_add(auc_h, auc_l, term, sc_auc)
+            else:
+                auc += term
+            if pa_open:
+                if fp1 > fp_stop:  # the budget runs out inside this group: kept apart,
+                    width = fp_stop - fp  # so that the other terms stay exact sums
+                    st[S_PA_CUT] = width * (tp + (tp + dp * (width / dn)))
                     pa_open = False
-            if want_pr and dn > 0.0:
-                if tp > run_tp0:
-                    pr_blk += pr_run_area(run_tp0, tp, fp)
+                elif fx_auc:
+                    pa_h, pa_l = fx_add(pa_h, pa_l, term, sc_auc)
+                else:
+                    pa += term
+            if want_pr:
+                if lead_open:  # the range's first run ends here; its area is combined later
+                    st[S_LEAD_TP] = tp
+                    st[S_LEAD_FP] = fp
+                elif tp > run:
+                    pr_h, pr_l = fx_add(pr_h, pr_l, pr_run_area(run, tp, fp), sc_area)
                 if dp > 0.0:
-                    pr_blk += pr_segment_area(tp, fp, dp, dn)
-                run_tp0 = tp1
-            if tp_first_neg < 0.0 and dn > 0.0:
-                tp_first_neg = tp
-                dp_first_neg = dp
-            if fp_first_pos < 0.0 and dp > 0.0:
-                fp_first_pos = fp
-                dn_first_pos = dn
-            if not prbe_found and tp1 + fp1 >= pos and pos > 0.0:
-                prbe_found = True
-                st[ST_PRBE_TP] = tp + (pos - (tp + fp)) * (dp / (dp + dn))
-                sk[SK_PRBE] = k
-            tp = tp1
-            fp = fp1
-        ap_s, ap_c = _add(ap_s, ap_c, ap_blk)
-        auc_s, auc_c = _add(auc_s, auc_c, auc_blk)
-        ex_s, ex_c = _add(ex_s, ex_c, ex_blk)
-        pa_s, pa_c = _add(pa_s, pa_c, pa_blk)
-        pr_s, pr_c = _add(pr_s, pr_c, pr_blk)
-    sk[SK_LAST] = k
-    st[ST_TP] = tp
-    st[ST_FP] = fp
-    st[ST_AP] = ap_s
-    st[ST_AP + 1] = ap_c
-    st[ST_EXPECTED] = ex_s
-    st[ST_EXPECTED + 1] = ex_c
-    st[ST_AUC] = auc_s
-    st[ST_AUC + 1] = auc_c
-    st[ST_PARTIAL] = pa_s
-    st[ST_PARTIAL + 1] = pa_c
-    st[ST_PARTIAL_OPEN] = 1.0 if pa_open else 0.0
-    st[ST_PR] = pr_s
-    st[ST_PR + 1] = pr_c
-    st[ST_RUN_TP0] = run_tp0
-    st[ST_PRBE_FOUND] = 1.0 if prbe_found else 0.0
-    st[ST_TP_FIRST_NEG] = tp_first_neg
-    st[ST_DP_FIRST_NEG] = dp_first_neg
-    st[ST_FP_FIRST_POS] = fp_first_pos
-    st[ST_DN_FIRST_POS] = dn_first_pos
+                    pr_h, pr_l = fx_add(pr_h, pr_l, pr_segment_area(tp, fp, dp, dn), sc_area)
+                run = tp1
+            lead_open = False
+            if not first_neg:
+                first_neg = True
+                st[S_TP_FIRST_NEG] = tp
+                st[S_DP_FIRST_NEG] = dp
+        if dp > 0.0:
+            term = dp * (tp1 / (tp1 + fp1))
+            ap_h, ap_l = fx_add(ap_h, ap_l, term, sc_area)
+            if expected:
+                if dp + dn != 1.0:  # a tie: the expectation over its orders
+                    term = _expected_ap_group(tp, tp + fp, dp, dp + dn)
+                ex_h, ex_l = fx_add(ex_h, ex_l, term, sc_area)
+            if not first_pos:
+                first_pos = True
+                st[S_FP_FIRST_POS] = fp
+                st[S_DN_FIRST_POS] = dn
+        if not prbe_found and pos > 0.0 and tp1 + fp1 >= pos:
+            prbe_found = True
+            st[S_PRBE_FOUND] = 1.0
+            st[S_PRBE_TP] = tp + (pos - (tp + fp)) * (dp / (dp + dn))
+            sk[K_PRBE] = gkey[g]
+        tp = tp1
+        fp = fp1
+    if count > 0:
+        sk[K_LAST] = gkey[count - 1]
+    st[S_GROUPS] += count
+    st[S_TP] = tp
+    st[S_FP] = fp
+    st[S_AUC] = auc
+    st[S_PA] = pa
+    st[S_PA_OPEN] = 1.0 if pa_open else 0.0
+    st[S_RUN] = run
+    st[S_LEAD_OPEN] = 1.0 if lead_open else 0.0
+    sk[K_AP], sk[K_AP + 1] = ap_h, ap_l
+    sk[K_EX], sk[K_EX + 1] = ex_h, ex_l
+    sk[K_PR], sk[K_PR + 1] = pr_h, pr_l
+    sk[K_AUC], sk[K_AUC + 1] = auc_h, auc_l
+    sk[K_PA], sk[K_PA + 1] = pa_h, pa_l
+    sk[K_TP], sk[K_TP + 1] = tp_h, tp_l
+    sk[K_FP], sk[K_FP + 1] = fp_h, fp_l
+    st[S_TP_REM] = tp_rem
+    st[S_FP_REM] = fp_rem
 
 
-@kernel
-def sweep_finish(st, sk, max_fpr, what, out):
-    """Write the results (layout ``OUT_*``) of a finished sweep into ``out``.
+_COMBINE = (rw(f64, 2), rw(u64, 2), rw(f64), rw(u64), rw(f64))
+
+
+@kernel([_COMBINE])
+def combine(states, keys, st, sk, out):  # type: ignore[no-untyped-def]
+    """Join the states of consecutive score ranges (highest first) into ``st``/``sk``
+    and write the results (layout ``OUT_*``) into ``out``.
+
+    ``st``/``sk`` start as the task's fresh state. Every sum is exact, so the
+    result is that of one sweep over all the groups; the PR area of each run
+    of negative-free groups that crosses a range boundary is formed here,
+    once, from where it began to where it ended.
+    """
+    want_pr = (int(st[S_WHAT]) & WANT_PR_AUC) != 0
+    run = 0.0  # TP where the current run (across ranges) began
+    for r in range(states.shape[0]):
+        s = states[r]
+        k = keys[r]
+        if s[S_GROUPS] == 0.0:
+            continue
+        for at in (K_AP, K_EX, K_PR, K_AUC, K_PA):
+            sk[at], sk[at + 1] = fx_merge(sk[at], sk[at + 1], k[at], k[at + 1])
+        st[S_AUC] += s[S_AUC]
+        st[S_PA] += s[S_PA]
+        st[S_PA_CUT] += s[S_PA_CUT]
+        if s[S_LEAD_OPEN] == 0.0:  # the run from above ended inside this range
+            if want_pr and s[S_LEAD_TP] > run:
+                ph, pl = fx_add(sk[K_PR], sk[K_PR + 1],
+                                pr_run_area(run, s[S_LEAD_TP], s[S_LEAD_FP]),
+                                math.ldexp(1.0, -int(st[S_E_AREA])))
+                sk[K_PR], sk[K_PR + 1] = ph, pl
+            run = s[S_RUN]
+        if st[S_TP_FIRST_NEG] < 0.0 <= s[S_TP_FIRST_NEG]:
+            st[S_TP_FIRST_NEG] = s[S_TP_FIRST_NEG]
+            st[S_DP_FIRST_NEG] = s[S_DP_FIRST_NEG]
+        if st[S_FP_FIRST_POS] < 0.0 <= s[S_FP_FIRST_POS]:
+            st[S_FP_FIRST_POS] = s[S_FP_FIRST_POS]
+            st[S_DN_FIRST_POS] = s[S_DN_FIRST_POS]
+        if st[S_PRBE_FOUND] == 0.0 and s[S_PRBE_FOUND] != 0.0:
+            st[S_PRBE_FOUND] = 1.0
+            st[S_PRBE_TP] = s[S_PRBE_TP]
+            sk[K_PRBE] = k[K_PRBE]
+        st[S_TP] = s[S_TP]
+        st[S_FP] = s[S_FP]
+        sk[K_LAST] = k[K_LAST]
+        sk[K_TP], sk[K_TP + 1] = k[K_TP], k[K_TP + 1]
+        sk[K_FP], sk[K_FP + 1] = k[K_FP], k[K_FP + 1]
+        st[S_GROUPS] += s[S_GROUPS]
+    st[S_RUN] = run
+    st[S_LEAD_OPEN] = 0.0
+    st[S_LEAD_TP] = 0.0  # every first run is accounted for above
+    finish(st, sk, out)
+
+
+@helper
+def finish(st, sk, out):  # type: ignore[no-untyped-def]
+    """Write the results (layout ``OUT_*``) of a whole task's sweep into ``out``.
 
     Areas are normalised by the final running totals, as scikit-learn does.
     """
-    tp = st[ST_TP]
-    fp = st[ST_FP]
-    pr = st[ST_PR] + st[ST_PR + 1]
-    run_tp0 = st[ST_RUN_TP0]
+    max_fpr = st[S_MAX_FPR]
+    what = int(st[S_WHAT])
     want_pr = (what & WANT_PR_AUC) != 0
-    if want_pr and tp > run_tp0:
-        pr += pr_run_area(run_tp0, tp, fp)
-    if st[ST_PRBE_FOUND] == 0.0:
+    expected = (what & WANT_EXPECTED_AP) != 0
+    e_area = st[S_E_AREA]
+    sc_area = math.ldexp(1.0, -int(e_area))
+    tp = st[S_TP]
+    fp = st[S_FP]
+    pr_h, pr_l = sk[K_PR], sk[K_PR + 1]
+    if want_pr:
+        if st[S_LEAD_OPEN] == 0.0 and st[S_LEAD_TP] > 0.0:  # the first run (one sweep)
+            pr_h, pr_l = fx_add(pr_h, pr_l, pr_run_area(0.0, st[S_LEAD_TP], st[S_LEAD_FP]),
+                                sc_area)
+        run = 0.0 if st[S_LEAD_OPEN] != 0.0 else st[S_RUN]
+        if tp > run:  # the last run of negative-free groups
+            pr_h, pr_l = fx_add(pr_h, pr_l, pr_run_area(run, tp, fp), sc_area)
+    if st[S_FX_AUC] != 0.0:
+        auc_sum = fx_value(sk[K_AUC], sk[K_AUC + 1], st[S_E_AUC])
+        pa_sum = fx_value(sk[K_PA], sk[K_PA + 1], st[S_E_AUC]) + st[S_PA_CUT]
+    else:
+        auc_sum = st[S_AUC]
+        pa_sum = st[S_PA] + st[S_PA_CUT]
+    if st[S_PRBE_FOUND] == 0.0:
         # Rounding of weighted totals only: the break-even is at the very end.
-        st[ST_PRBE_TP] = tp
-        sk[SK_PRBE] = sk[SK_LAST]
+        st[S_PRBE_TP] = tp
+        sk[K_PRBE] = sk[K_LAST]
     nan = math.nan
     has_pos = tp > 0.0
     has_both = has_pos and fp > 0.0
-    expected = (what & WANT_EXPECTED_AP) != 0
     # Perfect and reversed separation are decided exactly, not by rounded
     # sums: every positive above every negative (or the other way round).
-    # (``tp`` stops growing after the last positive, so the equality is exact.)
     perfect = has_pos and (
-        fp == 0.0 or (st[ST_TP_FIRST_NEG] == tp and st[ST_DP_FIRST_NEG] == 0.0)
+        fp == 0.0 or (st[S_TP_FIRST_NEG] == tp and st[S_DP_FIRST_NEG] == 0.0)
     )
-    reversed_ = has_both and st[ST_FP_FIRST_POS] == fp and st[ST_DN_FIRST_POS] == 0.0
-    # Otherwise every metric lies in [0, 1]; weighted sums can round one ulp past it.
+    reversed_ = has_both and st[S_FP_FIRST_POS] == fp and st[S_DN_FIRST_POS] == 0.0
+    # Otherwise every metric lies in [0, 1]; rounding can put one an ulp past it.
     out[OUT_POS] = tp
     out[OUT_NEG] = fp
     if not has_pos:
@@ -347,11 +657,13 @@ def sweep_finish(st, sk, max_fpr, what, out):
         out[OUT_PR_AUC] = 1.0 if want_pr else nan
         out[OUT_PRBE] = 1.0
     else:
-        out[OUT_AP] = _unit((st[ST_AP] + st[ST_AP + 1]) / tp)
-        ex = st[ST_EXPECTED] + st[ST_EXPECTED + 1]
-        out[OUT_AP_EXPECTED] = _unit(ex / tp) if expected else nan
-        out[OUT_PR_AUC] = _unit(pr / tp) if want_pr else nan
-        out[OUT_PRBE] = _unit(st[ST_PRBE_TP] / tp)
+        ap = fx_value(sk[K_AP], sk[K_AP + 1], e_area) / tp
+        out[OUT_AP] = min(max(ap, 0.0), 1.0)
+        ex = fx_value(sk[K_EX], sk[K_EX + 1], e_area) / tp
+        out[OUT_AP_EXPECTED] = min(max(ex, 0.0), 1.0) if expected else nan
+        pr = fx_value(pr_h, pr_l, e_area) / tp
+        out[OUT_PR_AUC] = min(max(pr, 0.0), 1.0) if want_pr else nan
+        out[OUT_PRBE] = min(max(st[S_PRBE_TP] / tp, 0.0), 1.0)
     if not has_both:
         auc = nan
     elif perfect:
@@ -359,7 +671,7 @@ def sweep_finish(st, sk, max_fpr, what, out):
     elif reversed_:
         auc = 0.0
     else:
-        auc = _unit((st[ST_AUC] + st[ST_AUC + 1]) / (2.0 * tp * fp))
+        auc = min(max(auc_sum / (2.0 * tp * fp), 0.0), 1.0)
     out[OUT_AUC] = auc
     if max_fpr < 1.0 and has_both:
         if perfect:
@@ -367,8 +679,232 @@ def sweep_finish(st, sk, max_fpr, what, out):
         elif reversed_:
             area = 0.0
         else:
-            area = (st[ST_PARTIAL] + st[ST_PARTIAL + 1]) / (2.0 * tp * fp)
+            area = pa_sum / (2.0 * tp * fp)
         min_area = 0.5 * max_fpr * max_fpr
-        out[OUT_AUC_PARTIAL] = _unit(0.5 * (1.0 + (area - min_area) / (max_fpr - min_area)))
+        partial = 0.5 * (1.0 + (area - min_area) / (max_fpr - min_area))
+        out[OUT_AUC_PARTIAL] = min(max(partial, 0.0), 1.0)
     else:
         out[OUT_AUC_PARTIAL] = auc
+
+
+# ---------------------------------------------------------------- the builder
+#
+# The builder's inner loop fills the chunk buffer and makes no call: a call
+# that takes arrays costs reference counting on every iteration of the loop
+# around it, executed or not. The buffer goes to :func:`sweep_table` between
+# inner loops.
+
+MODE_SWEEP = 0  # sweep the groups (``gpos``.. are the chunk buffers)
+MODE_TOTALS = 1  # weighted: add the groups' totals to st[S_POS], st[S_NEG] (exactly)
+MODE_TABLE = 2  # write every group into ``gpos``.. and return their number
+
+_SPLIT = [(rw(t), rw(b), rw(t), rw(b), rw(f64), rw(f64), b1, rw(f64), rw(u64), i64, rw(f64),
+           rw(f64), rw(u64)) for t, b in VALUES]
+
+
+@kernel(_SPLIT)
+def sweep_split(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey):  # type: ignore[no-untyped-def]
+    """:func:`sweep_classes` as called from Python."""
+    return sweep_classes(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey)
+
+
+@helper
+def sweep_classes(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey):  # type: ignore[no-untyped-def]
+    """The tie groups of a task (or of one score range of it).
+
+    ``p``/``q``: the scores of the positives and of the negatives, each sorted
+    ascending (``pb``/``qb``: their bits); weighted (``weighted``), ``pw``/``qw``
+    are their weights in the same order (no zero weights). The groups are
+    merged from the top and handed to :func:`sweep_table` through the chunk
+    buffers ``gpos/gneg/gkey``. Modes: :data:`MODE_SWEEP`, :data:`MODE_TOTALS`
+    (the class totals, summed exactly group by group, into ``st``),
+    :data:`MODE_TABLE` (returns the number of groups written).
+
+    Unweighted, when the positives are the fewer, the negatives between two
+    positive groups go over in bulk: a run of negative-only groups is one
+    entry (every sum it touches changes by exact integers), except the group
+    where the partial AUC's budget runs out and the group where TP + FP
+    reaches P, which go exactly. The sums are those of a group-by-group
+    sweep, bit for bit.
+    """
+    if mode == MODE_SWEEP and not weighted and p.shape[0] <= q.shape[0]:
+        return _bulk(p, pb, q, qb, st, sk, gpos, gneg, gkey)
+    e_tp = st[S_E_TP]
+    e_fp = st[S_E_FP]
+    sc_tp = math.ldexp(1.0, -int(e_tp))
+    sc_fp = math.ldexp(1.0, -int(e_fp))
+    tot_ph, tot_pl = sk[K_TP], sk[K_TP + 1]  # MODE_TOTALS: exact running totals
+    tot_nh, tot_nl = sk[K_FP], sk[K_FP + 1]
+    limit = gpos.shape[0]
+    i = p.shape[0]  # p[:i] and q[:j] are not handed over yet
+    j = q.shape[0]
+    done = i == 0 and j == 0  # nothing to hand over (a chunk buffer may be empty too)
+    total = 0
+    while not done:
+        c = 0
+        while c < limit:
+            if i == 0 and j == 0:
+                done = True
+                break
+            # the next group: the highest score left in either class
+            if i > 0 and (j == 0 or p[i - 1] >= q[j - 1]):
+                v = p[i - 1]
+                key = np.uint64(0) if v == 0 else np.uint64(pb[i - 1])
+            else:
+                v = q[j - 1]
+                key = np.uint64(0) if v == 0 else np.uint64(qb[j - 1])
+            lo = i
+            while lo > 0 and p[lo - 1] == v:
+                lo -= 1
+            lo_q = j
+            while lo_q > 0 and q[lo_q - 1] == v:
+                lo_q -= 1
+            if weighted:  # each class's weights of the group, summed exactly
+                h = np.uint64(0)
+                low = np.uint64(0)
+                rem = 0.0
+                for t in range(lo, i):
+                    h, low, r = fx_add_rem(h, low, pw[t], sc_tp, e_tp)
+                    rem += r
+                dp = fx_value(h, low, e_tp) + rem
+                h = np.uint64(0)
+                low = np.uint64(0)
+                rem = 0.0
+                for t in range(lo_q, j):
+                    h, low, r = fx_add_rem(h, low, qw[t], sc_fp, e_fp)
+                    rem += r
+                dn = fx_value(h, low, e_fp) + rem
+            else:
+                dp = float(i - lo)
+                dn = float(j - lo_q)
+            i = lo
+            j = lo_q
+            if mode == MODE_TOTALS:
+                tot_ph, tot_pl = fx_add(tot_ph, tot_pl, dp, sc_tp)
+                tot_nh, tot_nl = fx_add(tot_nh, tot_nl, dn, sc_fp)
+                continue
+            gpos[c] = dp
+            gneg[c] = dn
+            gkey[c] = key
+            c += 1
+        total += c
+        if mode == MODE_SWEEP:
+            sweep_table(gpos, gneg, gkey, c, st, sk)
+    if mode == MODE_TOTALS:
+        sk[K_TP], sk[K_TP + 1] = tot_ph, tot_pl
+        sk[K_FP], sk[K_FP + 1] = tot_nh, tot_nl
+    return total
+
+
+def fx_to_float(hi: int, lo: int, e: float) -> float:
+    """:func:`fx_value` in Python (both correctly rounded, so the same float)."""
+    value = (int(hi) << 64) | int(lo)
+    neg = value >> 127 != 0
+    if neg:
+        value = (1 << 128) - value
+    v = math.ldexp(float(value), int(e))
+    return -v if neg else v
+
+
+@helper
+def _bulk(p, pb, q, qb, st, sk, gpos, gneg, gkey):  # type: ignore[no-untyped-def]
+    """:func:`sweep_classes` of an unweighted sweep whose positives are the fewer.
+
+    Per positive group: the negatives above it are counted sixteen at a time
+    (a vector compare: they are sorted) and go over as one entry, then the
+    group itself. The two groups that must go exactly (see
+    :func:`sweep_classes`) are cut out of their run of negatives.
+    """
+    pos = st[S_POS]
+    fp_stop = st[S_MAX_FPR] * st[S_NEG]
+    tp = st[S_TP]
+    fp = st[S_FP]
+    pa_open = st[S_PA_OPEN] != 0.0
+    prbe_left = pos > 0.0 and tp + fp < pos  # the break-even group is not met yet
+    limit = gpos.shape[0] - 8  # a step hands over at most 6 entries
+    i = p.shape[0]
+    j = q.shape[0]
+    total = 0
+    done = False
+    while not done:
+        c = 0
+        while c < limit:
+            if i == 0 and j == 0:
+                done = True
+                break
+            hi = j
+            if i > 0:  # the negatives above the next positive group
+                target = p[i - 1]
+                while True:
+                    if j >= 16:
+                        cnt = 0
+                        for k in range(1, 17):
+                            cnt += q[j - k] > target
+                        j -= cnt
+                        if cnt < 16:
+                            break
+                    else:
+                        while j > 0 and q[j - 1] > target:
+                            j -= 1
+                        break
+            else:
+                j = 0
+            top = hi
+            while top > j:  # q[j:top]: negatives only, as few entries as possible
+                d = float(top - j)
+                cut = -1  # the highest index that starts a group to go exactly
+                if pa_open and fp + d > fp_stop:
+                    cut = top - 1 - int(fp_stop - fp)
+                if prbe_left and tp + fp + d >= pos:
+                    x = top - int(math.ceil(pos - tp - fp))  # noqa: RUF046 (an int64 in Numba)
+                    if x > cut:
+                        cut = x
+                lo = j
+                if cut >= 0:
+                    v = q[cut]
+                    ghi = cut + 1
+                    while ghi < top and q[ghi] == v:
+                        ghi += 1
+                    lo = cut
+                    while lo > j and q[lo - 1] == v:
+                        lo -= 1
+                    if ghi < top:  # first the groups above it, as one entry
+                        lo = ghi
+                dn = float(top - lo)
+                if pa_open and fp + dn > fp_stop:
+                    pa_open = False
+                if prbe_left and tp + fp + dn >= pos:
+                    prbe_left = False
+                fp += dn
+                gpos[c] = 0.0
+                gneg[c] = dn
+                gkey[c] = np.uint64(0) if q[lo] == 0 else np.uint64(qb[lo])
+                c += 1
+                top = lo
+            if i == 0:
+                continue
+            v = p[i - 1]
+            lo = i - 1
+            while lo > 0 and p[lo - 1] == v:
+                lo -= 1
+            lo_q = j
+            while lo_q > 0 and q[lo_q - 1] == v:
+                lo_q -= 1
+            dp = float(i - lo)
+            dn = float(j - lo_q)
+            gpos[c] = dp
+            gneg[c] = dn
+            gkey[c] = np.uint64(0) if v == 0 else np.uint64(pb[lo])
+            c += 1
+            i = lo
+            j = lo_q
+            tp += dp
+            if pa_open and fp + dn > fp_stop:
+                pa_open = False
+            fp += dn
+            if prbe_left and tp + fp >= pos:
+                prbe_left = False
+        total += c
+        sweep_table(gpos, gneg, gkey, c, st, sk)
+    return total
+

@@ -1,0 +1,74 @@
+"""The one path of a metric call: inputs -> engine -> reduce.
+
+Every public metric function (and the accumulators, the Dask layer and the
+command line) computes through :func:`compute`; the batched and grouped
+forms, ``average="micro"`` and the one-task form differ only in which
+canonical input :mod:`.inputs` builds and which engine entry runs it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._kernels.sweep import OUT_POS
+from . import engine, inputs, reduce, registry
+from .registry import Request
+
+
+def task_results(t: inputs.Task, req: Request, mode: str = "one") -> reduce.Results:
+    """One canonical task through the engine, totals in the caller's units."""
+    out, key = engine.task_metrics(t, req.max_fpr, req.what)
+    threshold = threshold_of(key, t.values.dtype, t.dtype) if out[OUT_POS] > 0 else np.nan
+    thresholds = np.empty(1, object if isinstance(threshold, int) else np.float64)
+    thresholds[0] = threshold
+    return reduce.Results(out[None, :], thresholds, np.array([t.values.shape[0]]), None, mode)
+
+
+def batch_results(b: inputs.Batch, req: Request) -> reduce.Results:
+    """Every task of a canonical batch through the engine, totals in the caller's units."""
+    out, keys = engine.batch_metrics(b, req.max_fpr, req.what)
+    thresholds = np.asarray(engine.decode(keys, b.values.dtype, b.values.dtype),
+                            dtype=np.float64)
+    thresholds[out[:, OUT_POS] == 0] = np.nan
+    return reduce.Results(out, thresholds, b.sizes, b.ids, b.mode)
+
+
+def threshold_of(key: int, canonical: np.dtype[Any], dtype: np.dtype[Any]) -> Any:
+    """A break-even score (from its bits) as a Python scalar of the caller's kind:
+    an exact int for integer scores, a float otherwise (bool scores as 0.0/1.0)."""
+    value = engine.decode(np.array([key], np.uint64), canonical, dtype)[0].item()
+    return float(value) if isinstance(value, bool) else value
+
+
+def compute(name: str, y_true: Any, y_score: Any, *, sample_weight: Any = None,
+            pos_label: Any = None, average: Any = "macro", groups: Any = None,
+            labels: Any = None, ties: str = "grouped", max_fpr: Any = None,
+            return_threshold: bool = False, stacklevel: int = 2) -> Any:
+    """The value of metric ``name`` (or ``"all_metrics"``) for a call's arguments.
+
+    ``stacklevel`` counts from the caller of this function, so that the one
+    undefined-metric warning names the user's line.
+    """
+    req = registry.request(name, weighted=sample_weight is not None, ties=ties,
+                           max_fpr=max_fpr)
+    s = inputs.as_array(y_score, "y_score")
+    level = stacklevel + 1
+    if groups is None and s.ndim == 1:
+        t = inputs.task(y_true, s, sample_weight, pos_label)
+        return reduce.finish(req, task_results(t, req), None,
+                             return_threshold=return_threshold, stacklevel=level)
+    inputs.check_average(average)
+    if return_threshold and average not in (None, "micro"):
+        raise ValueError("return_threshold=True gives one threshold per task: use average=None "
+                         f"(or 'micro'), not average={average!r}")
+    if average == "samples":
+        raise ValueError("average='samples' ranks each sample's labels: it needs 2-D labels "
+                         "and scores, and is not available for this metric yet")
+    b = inputs.batch(y_true, s, sample_weight, pos_label, groups, labels)
+    if average == "micro":
+        res = task_results(engine.pooled(b), req, "micro")
+    else:
+        res = batch_results(b, req)
+    return reduce.finish(req, res, average, return_threshold=return_threshold, stacklevel=level)

@@ -1,0 +1,117 @@
+"""DeLong's variance of the ROC AUC: the one place its formula lives.
+
+For a positive scoring in tie group ``g`` (groups in descending score order,
+``fp`` negatives strictly above it and ``dn`` tied with it) the placement is
+``V10 = (N - fp - dn/2) / N``, the share of negatives it outranks (ties
+counting half); for a negative, ``V01 = (tp + dp/2) / P``. Every member of a
+group has the same placement, so one task's variance needs only its tie
+table (:func:`table_sums`); comparing models on the same samples needs the
+placements sample by sample (:func:`placements`). Both centre on theta, the
+positives' mean placement (the AUC), as pROC does.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from . import engine
+from .inputs import Task
+
+
+class Sums(NamedTuple):
+    """DeLong's sums of one task: class sizes, theta, and the centred squares."""
+
+    m: float  # positives
+    k: float  # negatives
+    theta: float
+    s10: float  # sum over positives of (V10 - theta)^2
+    s01: float  # sum over negatives of (V01 - theta)^2
+
+    @property
+    def variance(self) -> float:
+        return variance(self.m, self.k, self.s10, self.s01)
+
+
+def variance(m: float, k: float, s10: float, s01: float) -> float:
+    """``S10 / m + S01 / n`` with the unbiased class variances; NaN below two of a class."""
+    if m < 2 or k < 2:
+        return math.nan
+    return s10 / (m - 1) / m + s01 / (k - 1) / k
+
+
+def group_placements(gpos: np.ndarray, gneg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each tie group's placements ``(V10, V01)`` (groups highest score first)."""
+    pos = gpos.sum()
+    neg = gneg.sum()
+    fp_above = np.cumsum(gneg) - gneg
+    tp_above = np.cumsum(gpos) - gpos
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v10 = (neg - fp_above - 0.5 * gneg) / neg
+        v01 = (tp_above + 0.5 * gpos) / pos
+    return v10, v01
+
+
+def table_sums(gpos: np.ndarray, gneg: np.ndarray) -> Sums:
+    """DeLong's sums from a tie table (unweighted counts)."""
+    m = float(gpos.sum())
+    k = float(gneg.sum())
+    if m == 0 or k == 0:
+        return Sums(m, k, math.nan, math.nan, math.nan)
+    v10, v01 = group_placements(gpos, gneg)
+    theta = float(np.dot(gpos, v10) / m)
+    return Sums(m, k, theta, float(np.dot(gpos, (v10 - theta) ** 2)),
+                float(np.dot(gneg, (v01 - theta) ** 2)))
+
+
+def placements(t: Task) -> np.ndarray:
+    """Each sample's placement: V10 for positives, V01 for negatives."""
+    gid, _, gpos, gneg = engine.group_index(t)
+    v10, v01 = group_placements(gpos, gneg)
+    return np.where(t.labels.astype(bool), v10[gid], v01[gid])
+
+
+class PairSums(NamedTuple):
+    """DeLong's sums of two models scored on the same samples."""
+
+    m: float
+    k: float
+    theta_a: float
+    theta_b: float
+    s10_aa: float
+    s10_bb: float
+    s10_ab: float
+    s01_aa: float
+    s01_bb: float
+    s01_ab: float
+
+    def variances(self) -> tuple[float, float, float]:
+        """var(AUC_a), var(AUC_b) and cov(AUC_a, AUC_b)."""
+        return (variance(self.m, self.k, self.s10_aa, self.s01_aa),
+                variance(self.m, self.k, self.s10_bb, self.s01_bb),
+                variance(self.m, self.k, self.s10_ab, self.s01_ab))
+
+
+def pair_sums(ta: Task, tb: Task | None) -> PairSums:
+    """DeLong's sums of one or two models on one task (``tb`` None: one model)."""
+    lab = ta.labels.astype(bool)
+    m = float(np.count_nonzero(lab))
+    k = float(lab.shape[0] - m)
+    if m == 0 or k == 0:
+        nan = math.nan
+        return PairSums(m, k, nan, nan, nan, nan, nan, nan, nan, nan)
+    va = placements(ta)
+    vb = va if tb is None else placements(tb)
+    theta_a = float(va[lab].mean())
+    theta_b = theta_a if tb is None else float(vb[lab].mean())
+    da = va - theta_a
+    db = vb - theta_b
+    dpa, dna = da[lab], da[~lab]
+    dpb, dnb = db[lab], db[~lab]
+    s10_aa, s01_aa = float(dpa @ dpa), float(dna @ dna)
+    if tb is None:
+        return PairSums(m, k, theta_a, theta_a, s10_aa, s10_aa, s10_aa, s01_aa, s01_aa, s01_aa)
+    return PairSums(m, k, theta_a, theta_b, s10_aa, float(dpb @ dpb), float(dpa @ dpb),
+                    s01_aa, float(dnb @ dnb), float(dna @ dnb))

@@ -1,0 +1,1088 @@
+"""The one entry to the kernels: sorting, tie groups, sweeps, threads and scratch.
+
+Everything the public modules compute from canonical inputs
+(:mod:`fastrank._core.inputs`) goes through here:
+
+* :func:`task_metrics`, :func:`batch_metrics`: the ``OUT_*`` results of one
+  task or of every task of a batch;
+* :func:`task_table`: a task's tie-group table (curves, tables, DeLong);
+* :func:`table_metrics`: the results of a stored table;
+* :func:`group_index`: each sample's tie group (bootstrap, paired DeLong);
+* the pieces of a task swept in score ranges on other machines
+  (:func:`range_counts`, :func:`split_chunk`, :func:`range_state`,
+  :func:`combine_states`).
+
+How a task is computed: its scores are split by class (the split kernel,
+which also checks every score), each class is sorted, and the sweep merges
+the two from the top. Scores taking few distinct values are counted instead
+of sorted (no sort at all). Which sort runs is decided per machine, once per
+process, by timing both on the same keys (:func:`sort_choice`): numpy's SIMD
+sort where it is the faster (most AVX2 and AVX-512 CPUs), fastrank's radix
+sort where numpy's is slow (AMD Zen 4's AVX-512 path, numpy builds without
+SIMD dispatch); small tasks inside a batch are always sorted inside the
+kernel, where a call from Python per task would cost more than the task.
+
+Threads: the kernels release the GIL and run on this module's worker
+threads, never on Numba's threading layer (which fastrank neither starts nor
+configures). The number of threads is :func:`threads`: Numba's setting for the
+calling thread (``numba.set_num_threads``; ``NUMBA_NUM_THREADS``), or a
+:func:`thread_limit` in force. One large task is cut into score ranges that
+are sorted in parallel and swept in order; a batch spreads its tasks over the
+threads. Every result is the same, bit for bit, on any number of threads:
+the sweep sees the same groups in the same order whatever was sorted where.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import Any, NamedTuple
+
+import numba
+import numpy as np
+
+from .._kernels.batch import BLOCK, LAB_CSC, LAB_SAME, run_segments, transpose_block, work_bytes
+from .._kernels.sort import HIST_SHAPE, sort_pairs, sort_values
+from .._kernels.sweep import (
+    CHUNK,
+    K_FP,
+    K_PRBE,
+    K_SIZE,
+    K_TP,
+    MODE_SWEEP,
+    MODE_TABLE,
+    MODE_TOTALS,
+    OUT_NEG,
+    OUT_POS,
+    OUT_SIZE,
+    S_E_FP,
+    S_E_TP,
+    S_SIZE,
+    combine,
+    fx_to_float,
+    new_state,
+    range_state,
+    set_totals,
+    sweep_split,
+    sweep_table,
+)
+from .._kernels.tasks import (
+    HASH_MAX_DISTINCT,
+    HASH_SLOTS,
+    LANES,
+    MAX_PIVOTS,
+    count_above,
+    count_ties,
+    partition,
+    split,
+)
+from .inputs import (
+    SAMPLE_MAJOR,
+    SPECS,
+    Batch,
+    Spec,
+    Task,
+    nonfinite_error,
+    readonly,
+    scaled_weights,
+)
+
+# ------------------------------------------------------------------ threads
+
+PARALLEL_MIN = 1 << 17  # samples below which one thread does the whole call
+RANGES_PER_THREAD = 2  # score ranges per thread for one large task
+HASH_MIN = 1 << 15  # tasks from this size on try counting their ties first
+SMALL_TASK = 4096  # batch tasks up to this size are sorted inside the kernel
+
+_local = threading.local()
+
+
+def _numba_threads() -> int:
+    """Numba's thread count for the calling thread, without starting Numba's
+    threading layer when nothing has started it yet."""
+    from numba.np.ufunc import parallel
+
+    if getattr(parallel, "_is_initialized", False):
+        return int(numba.get_num_threads())
+    return int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+
+
+def threads() -> int:
+    """How many threads a call may use now (at least 1)."""
+    limit = getattr(_local, "limit", None)
+    if limit is not None:
+        return int(limit)
+    if getattr(_local, "worker", False):
+        return 1
+    return max(1, _numba_threads())
+
+
+@contextmanager
+def thread_limit(n: int | None) -> Iterator[None]:
+    """Run the enclosed calls on at most ``n`` threads (``None``: no limit).
+
+    For the calling thread only, and restored on exit: a scheduler's worker
+    thread never keeps a changed setting, and Numba's own setting is untouched.
+    """
+    if n is None:
+        yield
+        return
+    before = getattr(_local, "limit", None)
+    _local.limit = max(1, int(n))
+    try:
+        yield
+    finally:
+        _local.limit = before
+
+
+class _Pool:
+    """Worker threads, started on first use and again in a forked child."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._executor: ThreadPoolExecutor | None = None
+        self._size = 0
+        self._pid = 0
+
+    def executor(self, size: int) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._executor is None or self._pid != os.getpid() or size > self._size:
+                old = self._executor if self._pid == os.getpid() else None
+                self._executor = ThreadPoolExecutor(
+                    max_workers=size, thread_name_prefix="fastrank",
+                    initializer=_mark_worker)
+                self._size = size
+                self._pid = os.getpid()
+                if old is not None:
+                    old.shutdown(wait=False)
+            return self._executor
+
+    def reset(self) -> None:  # in a forked child: the parent's threads do not exist here
+        self._executor = None
+        self._size = 0
+        self._lock = threading.Lock()
+
+
+def _mark_worker() -> None:
+    _local.worker = True
+
+
+_pool = _Pool()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_pool.reset)
+
+
+def parallel_map(fn: Callable[[Any], Any], items: Sequence[Any], nthreads: int) -> list[Any]:
+    """``[fn(x) for x in items]`` on up to ``nthreads`` threads, the caller's among them.
+
+    Items are handed out one at a time to whichever thread is free, so unequal
+    items balance out. The first exception is raised once every thread stops.
+    """
+    n = len(items)
+    nthreads = min(nthreads, n)
+    if nthreads <= 1:
+        return [fn(x) for x in items]
+    results: list[Any] = [None] * n
+    counter = itertools.count()
+    failed: list[BaseException] = []
+
+    def drain() -> None:
+        for i in iter(counter.__next__, None):  # next() of a count is atomic under the GIL
+            if i >= n or failed:
+                return
+            try:
+                results[i] = fn(items[i])
+            except BaseException as exc:
+                failed.append(exc)
+                return
+
+    ex = _pool.executor(nthreads - 1)
+    helpers = [ex.submit(drain) for _ in range(nthreads - 1)]
+    drain()
+    for h in helpers:
+        h.result()
+    if failed:
+        raise failed[0]
+    return results
+
+
+def _submit(fn: Callable[..., Any], *args: Any, nthreads: int) -> Future[Any]:
+    return _pool.executor(max(1, nthreads)).submit(fn, *args)
+
+
+# ------------------------------------------------------------------ scratch
+
+
+class _Scratch(threading.local):
+    def __init__(self) -> None:
+        self.chunk = (np.empty(CHUNK, np.float64), np.empty(CHUNK, np.float64),
+                      np.empty(CHUNK, np.uint64))
+        self.hist = np.empty(HIST_SHAPE, np.int64)
+        self.slots: dict[str, np.ndarray] = {}
+
+
+_scratch = _Scratch()
+RETAIN_BYTES = 64 << 20  # the largest scratch buffer a thread keeps between calls
+
+
+def scratch(slot: str, nbytes: int) -> np.ndarray:
+    """A byte buffer of at least ``nbytes`` for this thread, kept between calls.
+
+    Fresh memory costs page faults (a third of a one-task call at a million
+    samples), so each thread keeps its buffer of each ``slot`` up to
+    :data:`RETAIN_BYTES`. A slot is used by one step of a call at a time.
+    """
+    buf = _scratch.slots.get(slot)
+    if buf is not None and buf.shape[0] >= nbytes:
+        return buf
+    buf = np.empty(max(nbytes, 1 << 12), np.uint8)
+    if nbytes <= RETAIN_BYTES:
+        _scratch.slots[slot] = buf
+    return buf
+
+
+def release_scratch() -> None:
+    """Drop this thread's retained scratch buffers."""
+    _scratch.slots.clear()
+
+
+def _carve(buf: np.ndarray, at: int, n: int, dtype: Any) -> tuple[np.ndarray, int]:
+    """``n`` items of ``dtype`` from byte buffer ``buf`` at ``at`` (64-byte aligned)."""
+    size = n * np.dtype(dtype).itemsize
+    return buf[at:at + size].view(dtype), at + (size + 63) // 64 * 64
+
+
+_EMPTY_F = readonly(np.empty(0, np.float64))
+_EMPTY_FW = np.empty(0, np.float64)
+_EMPTY_U = readonly(np.empty(0, np.uint64))
+_EMPTY_I = readonly(np.empty(0, np.int64))
+
+
+# ------------------------------------------------------------------ sorting
+
+
+class SortChoice(NamedTuple):
+    path: str  # "numpy" or "radix"
+    reason: str
+
+
+_choices: dict[int, SortChoice] = {}
+_choice_lock = threading.Lock()
+CALIBRATE_N = 1 << 17
+
+
+def sort_choice(width: int) -> SortChoice:
+    """Which sort large arrays of ``width``-byte scores get on this machine.
+
+    ``FASTRANK_SORT=numpy|radix`` forces one; otherwise both are timed once
+    per process on the same ``CALIBRATE_N`` random keys, and the faster wins.
+    """
+    forced = os.environ.get("FASTRANK_SORT", "").strip().lower()
+    if forced in ("numpy", "radix"):
+        return SortChoice(forced, "set by FASTRANK_SORT")
+    with _choice_lock:
+        if width not in _choices:
+            _choices[width] = _calibrate(width)
+        return _choices[width]
+
+
+def _calibrate(width: int) -> SortChoice:
+    rng = np.random.default_rng(12345)
+    dtype = np.float32 if width == 4 else np.float64
+    keys = rng.standard_normal(CALIBRATE_N).astype(dtype)
+    spec = SPECS[np.dtype(dtype)]
+    buf = np.empty(CALIBRATE_N, spec.bits)
+    hist = _scratch.hist
+
+    def numpy_sort() -> None:
+        keys.copy().sort()
+
+    def radix_sort() -> None:
+        a = keys.copy().view(spec.bits)
+        sort_values(a, buf, spec.kind, spec.sign, spec.ones, hist)
+
+    radix_sort()  # compile or load it
+    best = {}
+    for name, fn in (("numpy", numpy_sort), ("radix", radix_sort)):
+        times = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+        best[name] = min(times)
+    winner = "numpy" if best["numpy"] <= best["radix"] else "radix"
+    return SortChoice(winner, f"timed on {CALIBRATE_N:,} {np.dtype(dtype).name} keys: numpy "
+                              f"{best['numpy'] * 1e3:.2f} ms, radix {best['radix'] * 1e3:.2f} ms")
+
+
+def _sort_class(vals: np.ndarray, spec: Spec) -> None:
+    """Sort one class's scores ascending in place, by the machine's faster sort."""
+    n = vals.shape[0]
+    if n < 2:
+        return
+    if n < CALIBRATE_N // 2 or sort_choice(vals.itemsize).path == "numpy":
+        vals.sort()
+    else:
+        b = vals.view(spec.bits)
+        sort_values(b, np.empty_like(b), spec.kind, spec.sign, spec.ones, _scratch.hist)
+
+
+def _sort_weighted(vals: np.ndarray, w: np.ndarray, spec: Spec) -> None:
+    """Sort scores with their weights, by fastrank's sort (numpy's cannot carry them)."""
+    if vals.shape[0] < 2:
+        return
+    b = vals.view(spec.bits)
+    sort_pairs(b, np.empty_like(b), w, np.empty_like(w), spec.kind, spec.sign, spec.ones,
+               _scratch.hist)
+
+
+# ------------------------------------------------------------------ one task
+
+
+class Classes(NamedTuple):
+    """One score range of a task, split by class (each sorted ascending once sorted)."""
+
+    p: np.ndarray
+    q: np.ndarray
+    pw: np.ndarray  # weights (empty unweighted)
+    qw: np.ndarray
+
+
+def _split(values: np.ndarray, labels: np.ndarray, weights: np.ndarray | None, npos: int,
+           slot: str) -> Classes:
+    """Scores (with labels and weights) by class, unsorted, in scratch ``slot``."""
+    n = values.shape[0]
+    weighted = weights is not None
+    bits_dt = SPECS[values.dtype].bits
+    nbytes = (n + 2) * values.itemsize + (2 * (n + 2) * 8 if weighted else 0) + 256
+    buf = scratch(slot, nbytes)
+    p, at = _carve(buf, 0, npos + 1, values.dtype)  # + 1: the split's slack slot
+    q, at = _carve(buf, at, n - npos + 1, values.dtype)
+    pw = qw = _EMPTY_FW
+    if weighted:
+        pw, at = _carve(buf, at, npos + 1, np.float64)
+        qw, at = _carve(buf, at, n - npos + 1, np.float64)
+    counts = np.empty(2, np.int64)
+    split(readonly(values.view(bits_dt)), readonly(labels),
+          readonly(weights) if weighted else _EMPTY_F, 0, n, p.view(bits_dt), q.view(bits_dt),
+          pw, qw, counts)
+    m, k = int(counts[0]), int(counts[1])
+    if weighted:
+        return Classes(p[:m], q[:k], pw[:m], qw[:k])
+    return Classes(p[:m], q[:k], _EMPTY_FW, _EMPTY_FW)
+
+
+def _sort_classes(c: Classes, spec: Spec, weighted: bool) -> Classes:
+    """Sort both classes in place; a NaN or infinity then sits at an end of its class."""
+    if weighted:
+        _sort_weighted(c.p, c.pw, spec)
+        _sort_weighted(c.q, c.qw, spec)
+    else:
+        _sort_class(c.p, spec)
+        _sort_class(c.q, spec)
+    if spec.kind == 0:
+        for a in (c.p, c.q):
+            if a.shape[0] and not (np.isfinite(a[0]) and np.isfinite(a[-1])):
+                raise _NonFinite
+    return c
+
+
+class _NonFinite(Exception):
+    """A NaN or infinite score was found (the public error names its index)."""
+
+
+def _raise_nonfinite(values: np.ndarray, shape: tuple[int, ...] | None = None,
+                     offset: int = 0) -> None:
+    bad = np.flatnonzero(~np.isfinite(values))
+    i = int(bad[0])
+    raise nonfinite_error(values[i], i + offset, shape or values.shape) from None
+
+
+def _quarters(lo: int, hi: int) -> np.ndarray:
+    """:func:`fastrank._kernels.tasks.quarters` in Python."""
+    m = (hi - lo) // LANES
+    return np.array([lo, lo + m, lo + 2 * m, lo + 3 * m, hi], np.int64)
+
+
+def _pivots(t: Task, ranges: int) -> np.ndarray:
+    """Keys cutting a task's scores into about ``ranges`` equal ranges.
+
+    Chosen from a strided sample; they only balance the work: any pivots
+    give the same results, bit for bit.
+    """
+    spec = t.spec
+    step = max(1, t.values.shape[0] // (64 * ranges))
+    sample = np.sort(keys_of(t.values[::step], spec))
+    at = (np.arange(1, ranges) * sample.shape[0]) // ranges
+    piv = np.unique(sample[at])
+    return readonly(piv[piv > sample[0]].astype(np.uint64))
+
+
+def keys_of(values: np.ndarray, spec: Spec) -> np.ndarray:
+    """Order keys (uint64) of canonical scores, as the kernels form them."""
+    u = values.view(spec.bits).astype(np.uint64)
+    if spec.kind == 0:  # floats: -0.0 is +0.0; negatives reversed
+        u = np.where(u == spec.sign, np.uint64(0), u)
+        return u ^ np.where((u & spec.sign) != 0, spec.ones, spec.sign)
+    if spec.kind == 1:
+        return u ^ spec.sign
+    return u
+
+
+def bits_of_keys(keys: np.ndarray, spec: Spec) -> np.ndarray:
+    """Score bits (uint64) from order keys; the inverse of :func:`keys_of`."""
+    k = keys.astype(np.uint64)
+    if spec.kind == 0:
+        return np.where((k & spec.sign) != 0, k ^ spec.sign, k ^ spec.ones) & spec.ones
+    if spec.kind == 1:
+        return k ^ spec.sign
+    return k
+
+
+class _Range(NamedTuple):
+    values: np.ndarray
+    labels: np.ndarray
+    weights: np.ndarray | None
+    npos: int
+
+
+def _ranges(t: Task, nthreads: int) -> list[_Range]:
+    """A large task cut into score ranges (highest first), on ``nthreads`` threads."""
+    return cut_ranges(t, _pivots(t, min(MAX_PIVOTS + 1, 2 * nthreads)), nthreads, "ranges")
+
+
+def cut_ranges(t: Task, pivots: np.ndarray, nthreads: int = 1,
+               slot: str | None = None) -> list[_Range]:
+    """A task's samples cut into the score ranges ``pivots`` (keys, ascending) define,
+    highest range first, each a contiguous piece of scores, labels and weights
+    (in scratch ``slot``, or fresh arrays when None)."""
+    values = t.values
+    n = values.shape[0]
+    spec = t.spec
+    nr = pivots.shape[0] + 1
+    bits = readonly(values.view(spec.bits))
+    labels = readonly(t.labels)
+    weighted = t.weights is not None
+    w = readonly(t.weights) if weighted else _EMPTY_F
+    bounds = np.linspace(0, n, nthreads + 1).astype(np.int64)
+    chunks = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+    pivots = readonly(np.ascontiguousarray(pivots, dtype=np.uint64))
+
+    def count(chunk: tuple[int, int]) -> np.ndarray:
+        above = np.zeros((LANES, nr - 1), np.int64)
+        count_above(bits, spec.kind, spec.sign, spec.ones, pivots, chunk[0], chunk[1], above)
+        lane_n = np.diff(_quarters(*chunk))
+        ge = np.concatenate((lane_n[:, None], above, np.zeros((LANES, 1), np.int64)), axis=1)
+        return ge[:, :-1] - ge[:, 1:]  # (lanes, ranges): samples of each lane in each range
+
+    sizes = np.array(parallel_map(count, chunks, nthreads))  # (chunks, lanes, ranges)
+    flat = sizes.reshape(-1, nr)  # (chunk, lane) in order, then ranges
+    start = np.concatenate(([0], np.cumsum(flat.sum(axis=0))))
+    cursors = (start[:-1] + np.cumsum(flat, axis=0) - flat).reshape(sizes.shape)
+    nbytes = n * (values.itemsize + 1 + (8 if weighted else 0)) + 256
+    buf = scratch(slot, nbytes) if slot is not None else np.empty(nbytes, np.uint8)
+    out, at = _carve(buf, 0, n, values.dtype)
+    lout, at = _carve(buf, at, n, np.uint8)
+    wout = _carve(buf, at, n, np.float64)[0] if weighted else _EMPTY_FW
+
+    def write(k: int) -> None:
+        partition(bits, labels, w, spec.kind, spec.sign, spec.ones, pivots, chunks[k][0],
+                  chunks[k][1], cursors[k].copy(), out.view(spec.bits), lout, wout)
+
+    parallel_map(write, list(range(len(chunks))), nthreads)
+    parts = []
+    for r in range(nr - 1, -1, -1):
+        a, b = int(start[r]), int(start[r + 1])
+        lab = lout[a:b]
+        parts.append(_Range(out[a:b], lab, wout[a:b] if weighted else None,
+                            int(np.count_nonzero(lab))))
+    return parts
+
+
+def sample_keys(t: Task, points: int) -> np.ndarray:
+    """Order keys of ``points`` evenly spaced order statistics of a strided sample
+    of a task's scores (they balance score ranges chosen across many chunks)."""
+    n = t.values.shape[0]
+    if n == 0:
+        return np.empty(0, np.uint64)
+    step = max(1, n // (16 * points))
+    keys = np.sort(keys_of(t.values[::step], t.spec))
+    at = np.linspace(0, keys.shape[0] - 1, min(points, keys.shape[0])).astype(np.int64)
+    return keys[at]
+
+
+def choose_pivots(samples: Sequence[tuple[np.ndarray, int]], ranges: int) -> np.ndarray:
+    """Keys cutting a task into about ``ranges`` ranges of equal size, from the
+    chunks' ``(sample_keys, size)``: each sample point stands for an equal
+    share of its chunk's samples. Equal scores always share a range."""
+    points = [k for k, size in samples if size and k.shape[0]]
+    if not points or ranges <= 1:
+        return np.empty(0, np.uint64)
+    keys = np.concatenate(points)
+    weights = np.concatenate([np.full(k.shape[0], size / k.shape[0])
+                              for k, size in samples if size and k.shape[0]])
+    order = np.argsort(keys, kind="stable")
+    keys, cum = keys[order], np.cumsum(weights[order])
+    targets = cum[-1] * np.arange(1, min(ranges, MAX_PIVOTS + 1)) / min(ranges, MAX_PIVOTS + 1)
+    at = np.minimum(np.searchsorted(cum, targets, side="right"), keys.shape[0] - 1)
+    piv = np.unique(keys[at])
+    return piv[piv > keys[0]].astype(np.uint64)
+
+
+def sorted_range(values: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
+                 npos: int) -> Classes:
+    """One score range split by class and sorted, in fresh arrays (to keep, or ship)."""
+    spec = SPECS[values.dtype]
+    n = values.shape[0]
+    weighted = weights is not None
+    p = np.empty(npos + 1, values.dtype)
+    q = np.empty(n - npos + 1, values.dtype)
+    pw = np.empty(npos + 1 if weighted else 0)
+    qw = np.empty(n - npos + 1 if weighted else 0)
+    counts = np.empty(2, np.int64)
+    split(readonly(values.view(spec.bits)), readonly(labels),
+          readonly(weights) if weighted else _EMPTY_F, 0, n, p.view(spec.bits), q.view(spec.bits),
+          pw, qw, counts)
+    m, k = int(counts[0]), int(counts[1])
+    c = Classes(p[:m], q[:k], pw[:m] if weighted else _EMPTY_FW,
+                qw[:k] if weighted else _EMPTY_FW)
+    try:
+        return _sort_classes(c, spec, weighted)
+    except _NonFinite:
+        _raise_nonfinite(values)
+        raise  # unreachable
+
+
+def _parts(t: Task) -> tuple[list[_Range], int]:
+    """A task's score ranges, highest first, and the threads to run them on."""
+    n = t.values.shape[0]
+    nthreads = threads() if n >= PARALLEL_MIN else 1
+    if nthreads <= 1:
+        return [_Range(t.values, t.labels, t.weights, t.npos)], 1
+    return _ranges(t, nthreads), nthreads
+
+
+def _classes(part: _Range, spec: Spec, weighted: bool, slot: str) -> Classes:
+    """One range split by class and sorted (in this thread's scratch ``slot``)."""
+    c = _split(part.values, part.labels, part.weights, part.npos, slot)
+    return _sort_classes(c, spec, weighted)
+
+
+def _base_state(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, np.ndarray]:
+    n = t.values.shape[0]
+    if t.weights is None:
+        return new_state(float(t.npos), float(n - t.npos), max_fpr, what)
+    return weighted_state(t.bounds, max_fpr, what)
+
+
+def weighted_state(bounds: tuple[float, float], max_fpr: float, what: int
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """A weighted task's state before its totals are known; ``bounds``: upper
+    bounds of its positive and negative totals (:func:`inputs.scaled_weights`),
+    which fix the units of the exact totals."""
+    return new_state(0.0, 0.0, max_fpr, what, weighted=True, pos_bound=bounds[0],
+                     neg_bound=bounds[1])
+
+
+_MASK = (1 << 128) - 1
+_LOW = (1 << 64) - 1
+
+
+def _fx(sk: np.ndarray, at: int) -> int:
+    return (int(sk[at]) << 64) | int(sk[at + 1])
+
+
+def fixed_float(x: int, e: float) -> float:
+    """A fixed-point sum (a Python int, two's complement in 128 bits) as a float."""
+    x &= _MASK
+    return fx_to_float(x >> 64, x & _LOW, e)
+
+
+def range_totals(c: Classes, st: np.ndarray, spec: Spec) -> tuple[int, int]:
+    """A weighted range's exact class totals (fixed point, the units of ``st``)."""
+    s, k = range_state(st, 0.0, 0.0)
+    sweep_split(c.p, c.p.view(spec.bits), c.q, c.q.view(spec.bits), c.pw, c.qw, True, s, k,
+                MODE_TOTALS, *_scratch.chunk)
+    return _fx(k, K_TP), _fx(k, K_FP)
+
+
+def set_weighted_totals(st: np.ndarray, ptot: int, ntot: int) -> None:
+    """Give a weighted state its exact class totals (fixed point)."""
+    set_totals(st, fixed_float(ptot, st[S_E_TP]), fixed_float(ntot, st[S_E_FP]))
+
+
+def sweep_range(c: Classes, st: np.ndarray, spec: Spec, above: tuple[int, int],
+                weighted: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The sweep state of one sorted score range below the ranges above it.
+
+    ``above``: the positive and negative totals of every range above, as
+    counts (unweighted) or exact fixed-point sums (weighted).
+    """
+    a, b = above
+    if weighted:
+        a &= _MASK
+        b &= _MASK
+        s, k = range_state(st, fixed_float(a, st[S_E_TP]), fixed_float(b, st[S_E_FP]),
+                           (a >> 64, a & _LOW), (b >> 64, b & _LOW))
+    else:
+        s, k = range_state(st, float(a), float(b))
+    sweep_split(c.p, c.p.view(spec.bits), c.q, c.q.view(spec.bits), c.pw, c.qw, weighted, s, k,
+                MODE_SWEEP, *_scratch.chunk)
+    return s, k
+
+
+def combine_states(st: np.ndarray, sk: np.ndarray, states: np.ndarray,
+                   keys: np.ndarray) -> tuple[np.ndarray, int]:
+    """Results of the ranges' states (highest range first) on the task's state ``st``."""
+    out = np.empty(OUT_SIZE, np.float64)
+    st, sk = st.copy(), sk.copy()
+    combine(np.ascontiguousarray(states), np.ascontiguousarray(keys), st, sk, out)
+    return out, int(sk[K_PRBE])
+
+
+def _sweep_parts(parts: list[_Range], t: Task, max_fpr: float, what: int,
+                 nthreads: int) -> tuple[np.ndarray, int]:
+    """Split, sort and sweep every score range (in parallel), then combine them exactly."""
+    spec = t.spec
+    weighted = t.weights is not None
+    st, sk = _base_state(t, max_fpr, what)
+    nr = len(parts)
+    states = np.empty((nr, S_SIZE), np.float64)
+    keys = np.empty((nr, K_SIZE), np.uint64)
+    sorted_parts: list[Classes | None] = [None] * nr
+    above: list[tuple[int, int]] = []
+    if weighted:
+        def totals(r: int) -> tuple[int, int]:
+            # kept until the sweep: a scratch slot of its own per range
+            c = sorted_parts[r] = _classes(parts[r], spec, True, f"classes-{r}")
+            return range_totals(c, st, spec)
+
+        sums = parallel_map(totals, list(range(nr)), nthreads)
+        set_weighted_totals(st, sum(x[0] for x in sums), sum(x[1] for x in sums))
+        p = q = 0
+        for x in sums:
+            above.append((p, q))
+            p, q = p + x[0], q + x[1]
+    else:
+        p = q = 0
+        for part in parts:
+            above.append((p, q))
+            p, q = p + part.npos, q + part.values.shape[0] - part.npos
+
+    def sweep(r: int) -> None:
+        c = sorted_parts[r]
+        if c is None:
+            c = _classes(parts[r], spec, False, "classes")
+        states[r], keys[r] = sweep_range(c, st, spec, above[r], weighted)
+
+    parallel_map(sweep, list(range(nr)), nthreads)
+    return combine_states(st, sk, states, keys)
+
+
+def _ties(t: Task, nthreads: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The tie table of an unweighted task whose scores take few values, or None."""
+    values = t.values
+    n = values.shape[0]
+    spec = t.spec
+    bits = readonly(values.view(spec.bits))
+    labels = readonly(t.labels)
+    bounds = np.linspace(0, n, max(1, nthreads) + 1).astype(np.int64)
+
+    def count(k: int) -> tuple[Any, ...] | None:
+        tkey = np.empty(HASH_SLOTS, np.uint64)
+        tpos = np.zeros(HASH_SLOTS, np.float64)
+        tneg = np.zeros(HASH_SLOTS, np.float64)
+        used = np.zeros(HASH_SLOTS, np.uint8)
+        d = count_ties(bits, spec.kind, spec.sign, spec.ones, labels, int(bounds[k]),
+                       int(bounds[k + 1]), tkey, tpos, tneg, used)
+        if d < 0:
+            return None
+        keep = used.view(bool)
+        return tkey[keep], tpos[keep], tneg[keep]
+
+    parts = parallel_map(count, list(range(bounds.shape[0] - 1)), nthreads)
+    if any(p is None for p in parts):
+        return None
+    keys = np.concatenate([p[0] for p in parts])
+    pos = np.concatenate([p[1] for p in parts])
+    neg = np.concatenate([p[2] for p in parts])
+    uniq, inv = np.unique(keys, return_inverse=True)
+    if uniq.shape[0] > HASH_MAX_DISTINCT:
+        return None
+    gpos = np.bincount(inv, weights=pos, minlength=uniq.shape[0])[::-1].copy()
+    gneg = np.bincount(inv, weights=neg, minlength=uniq.shape[0])[::-1].copy()
+    gkey = bits_of_keys(uniq[::-1], spec)
+    if spec.kind == 0 and ((gkey & spec.exp) == spec.exp).any():
+        raise _NonFinite
+    return gkey, gpos, gneg
+
+
+def task_metrics(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
+    """One task's ``OUT_*`` row (totals in the caller's units) and its break-even
+    score bits.
+
+    A NaN or infinite score raises the :func:`~.inputs.nonfinite_error` naming it.
+    """
+    try:
+        out, key = _task_metrics(t, max_fpr, what)
+    except _NonFinite:
+        _raise_nonfinite(t.values)
+        raise  # unreachable
+    out[OUT_POS] *= t.unit
+    out[OUT_NEG] *= t.unit
+    return out, key
+
+
+def _task_metrics(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
+    n = t.values.shape[0]
+    if t.weights is None and n >= HASH_MIN:
+        nthreads = threads() if n >= PARALLEL_MIN else 1
+        table = _ties(t, nthreads)
+        if table is not None:
+            return table_metrics(table, max_fpr, what)
+    parts, nthreads = _parts(t)
+    return _sweep_parts(parts, t, max_fpr, what, nthreads)
+
+
+def table_metrics(table: tuple[np.ndarray, np.ndarray, np.ndarray], max_fpr: float, what: int,
+                  bounds: tuple[float, float] | None = None) -> tuple[np.ndarray, int]:
+    """The ``OUT_*`` row of a stored tie table ``(gkey, gpos, gneg)``, keys descending.
+
+    Unweighted tables (``bounds`` None) hold counts. Weighted ones keep their
+    running totals in fixed point as a weighted task's sweep does, in the
+    units the task's class ``bounds`` imply, so the result is bit for bit
+    that of the task the table came from.
+    """
+    gkey, gpos, gneg = (_writable(table[0], np.uint64), _writable(table[1]),
+                        _writable(table[2]))
+    count = gpos.shape[0]
+    if bounds is None:
+        st, sk = new_state(float(gpos.sum()), float(gneg.sum()), max_fpr, what)
+    else:
+        st, sk = weighted_state(bounds, max_fpr, what)
+        s, k = range_state(st, 0.0, 0.0)
+        sweep_table(gpos, gneg, gkey, count, s, k)  # a first pass for the exact totals
+        set_totals(st, float(s[0]), float(s[1]))
+    s, k = range_state(st, 0.0, 0.0)
+    sweep_table(gpos, gneg, gkey, count, s, k)
+    out = np.empty(OUT_SIZE, np.float64)
+    combine(s[None, :].copy(), k[None, :].copy(), st, sk, out)
+    return out, int(sk[K_PRBE])
+
+
+def _writable(a: np.ndarray, dtype: Any = np.float64) -> np.ndarray:
+    if a.dtype != dtype or not a.flags.writeable or not a.flags.c_contiguous:
+        return np.array(a, dtype=dtype)
+    return a
+
+
+def task_table(t: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A task's tie groups, highest score first: score bits (uint64), positive and
+    negative totals (float64, kernel units; weighted sums exact, then rounded)."""
+    n = t.values.shape[0]
+    if t.weights is None and n >= HASH_MIN:
+        try:
+            table = _ties(t, threads() if n >= PARALLEL_MIN else 1)
+        except _NonFinite:
+            _raise_nonfinite(t.values)
+        if table is not None:
+            return table
+    spec = t.spec
+    weighted = t.weights is not None
+    parts, nthreads = _parts(t)
+    st, _ = _base_state(t, 1.0, 0)
+
+    def build(part: _Range) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        c = _classes(part, spec, weighted, "classes")
+        m = c.p.shape[0] + c.q.shape[0]
+        gpos = np.empty(m, np.float64)
+        gneg = np.empty(m, np.float64)
+        gkey = np.empty(m, np.uint64)
+        s, k = range_state(st, 0.0, 0.0)
+        g = sweep_split(c.p, c.p.view(spec.bits), c.q, c.q.view(spec.bits), c.pw, c.qw,
+                        weighted, s, k, MODE_TABLE, gpos, gneg, gkey)
+        return gkey[:g], gpos[:g], gneg[:g]
+
+    try:
+        tables = parallel_map(build, parts, nthreads)
+    except _NonFinite:
+        _raise_nonfinite(t.values)
+        raise  # unreachable
+    if len(tables) == 1:
+        return tables[0]
+    return tuple(np.concatenate([tb[k] for tb in tables]) for k in range(3))  # type: ignore[return-value]
+
+
+def decode(bits: np.ndarray | int, canonical: np.dtype[Any], dtype: np.dtype[Any]) -> Any:
+    """Score values (in the caller's dtype) from uint64 score bits of ``canonical``."""
+    b = np.asarray(bits, dtype=np.uint64)
+    spec = SPECS[canonical]
+    values = b.astype(spec.bits).view(canonical) if spec.bits.itemsize == 4 else b.view(canonical)
+    if dtype != canonical:
+        values = values.astype(dtype)
+    return values
+
+
+def group_index(t: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each sample's tie group (0 = highest score) and the table ``(gkey, gpos, gneg)``.
+
+    Weighted group sums here are formed in sample order (these tables serve
+    resampling and placements, not the exact one-shot sums).
+    """
+    values = t.values
+    spec = t.spec
+    keys = keys_of(values, spec)
+    order = np.argsort(keys, kind="stable")
+    sk = keys[order]
+    new = np.empty(sk.shape[0], bool)
+    new[:1] = True
+    np.not_equal(sk[1:], sk[:-1], out=new[1:])
+    asc = np.cumsum(new) - 1
+    ngroups = int(asc[-1]) + 1 if asc.shape[0] else 0
+    gid = np.empty(values.shape[0], np.int64)
+    gid[order] = ngroups - 1 - asc
+    w = np.ones(values.shape[0]) if t.weights is None else t.weights
+    lab = t.labels.astype(bool)
+    gpos = np.bincount(gid[lab], weights=w[lab], minlength=ngroups)
+    gneg = np.bincount(gid[~lab], weights=w[~lab], minlength=ngroups)
+    gkey = bits_of_keys(sk[new][::-1], spec)
+    return gid, gkey, gpos, gneg
+
+
+# ------------------------------------------------------------------ batches
+
+
+def batch_metrics(b: Batch, max_fpr: float, what: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every task's ``OUT_*`` row (totals in the caller's units: each task has
+    its own weight unit) and break-even score bits.
+
+    Tasks are spread over the threads in units (blocks of columns of a
+    C-ordered matrix, runs of segments otherwise); small tasks are computed
+    inside one kernel call per unit, large ones each as a one-task call.
+    """
+    out = np.empty((b.t, OUT_SIZE), np.float64)
+    prbe = np.zeros(b.t, np.uint64)
+    if b.t == 0:
+        return out, prbe
+    nthreads = threads() if int(b.sizes.sum()) >= PARALLEL_MIN else 1
+    if b.layout == SAMPLE_MAJOR:
+        units = [(j0, min(BLOCK, b.t - j0)) for j0 in range(0, b.t, BLOCK)]
+        run = _block_runner(b, max_fpr, what, out, prbe)
+    else:
+        units = _segment_units(b, nthreads)
+        run = _segment_runner(b, max_fpr, what, out, prbe)
+    try:
+        parallel_map(run, units, nthreads)
+    except _BatchNonFinite as exc:
+        _raise_batch(b, exc.task)
+    return out, prbe
+
+
+class _BatchNonFinite(Exception):
+    def __init__(self, task: int) -> None:
+        self.task = task
+
+
+def _raise_weight_range(b: Batch, j: int) -> None:
+    """The error of task ``j``, whose classes' weights are too far apart."""
+    lab, w = _task_parts(b, j)
+    _scaled_task(b.values[:0], b.dtype, lab, int(np.count_nonzero(lab)), w, j)
+    raise AssertionError("unreachable: the task's weights are in range")  # pragma: no cover
+
+
+def _task_parts(b: Batch, j: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """Task ``j``'s 0/1 labels and weights, whatever the batch's layout."""
+    if b.layout == SAMPLE_MAJOR:
+        s0, s1 = 0, b.n
+    else:
+        s0, s1 = int(b.offsets[j]), int(b.offsets[j + 1])
+    n = s1 - s0
+    if b.lab_mode == LAB_SAME:
+        lab = b.labels.reshape(b.n, b.t)[:, j] if b.layout == SAMPLE_MAJOR else b.labels[s0:s1]
+    elif b.lab_mode == LAB_CSC:
+        lab = np.zeros(n, np.uint8)
+        lab[b.lab_idx[b.lab_ptr[j]:b.lab_ptr[j + 1]]] = 1
+    else:
+        lab = (b.lab_idx == j).view(np.uint8)
+    w = None if b.weights is None else (b.weights[:n] if b.wshared else b.weights[s0:s1])
+    return lab, w
+
+
+def _segment_units(b: Batch, nthreads: int) -> list[tuple[int, int]]:
+    """Tasks in runs of about equal work, several runs per thread."""
+    target = max(int(b.sizes.sum()) // (8 * nthreads), SMALL_TASK)
+    units = []
+    start = 0
+    acc = 0
+    for j, size in enumerate(b.sizes.tolist()):
+        acc += size
+        if acc >= target or size > SMALL_TASK:
+            units.append((start, j + 1))
+            start = j + 1
+            acc = 0
+    if start < b.t:
+        units.append((start, b.t))
+    return units
+
+
+def _run_small(b: Batch, values: np.ndarray, labels: np.ndarray, lab_mode: int, wshared: bool,
+               offsets: np.ndarray, tasks: np.ndarray, nmax: int, max_fpr: float, what: int,
+               out: np.ndarray, prbe: np.ndarray, first: int = 0) -> None:
+    """Small tasks inside one kernel call (fastrank's own sort, no call per task)."""
+    spec = SPECS[values.dtype]
+    w = _EMPTY_F if b.weights is None else readonly(b.weights)
+    work = scratch("segments", work_bytes(nmax, values.itemsize, b.weights is not None))
+    bad = np.full(2, -1, np.int64)
+    if not values.flags.writeable:
+        values = values.copy()
+    ptr, idx = (_EMPTY_I, _EMPTY_I) if lab_mode == LAB_SAME else (readonly(b.lab_ptr),
+                                                                  readonly(b.lab_idx))
+    run_segments(values, values.view(spec.bits), spec.kind, spec.sign, spec.ones, spec.exp,
+                 readonly(labels), lab_mode, ptr, idx, w, wshared, readonly(offsets),
+                 readonly(tasks), max_fpr, what, work, out, prbe, bad)
+    if bad[0] >= 0:
+        j = first + int(bad[0])
+        if bad[1] == 1:
+            _raise_weight_range(b, j)
+        raise _BatchNonFinite(j)
+
+
+def _segment_runner(b: Batch, max_fpr: float, what: int, out: np.ndarray,
+                    prbe: np.ndarray) -> Callable[[tuple[int, int]], None]:
+    def run(unit: tuple[int, int]) -> None:
+        j0, j1 = unit
+        sizes = b.sizes[j0:j1]
+        small = np.flatnonzero(sizes <= SMALL_TASK) + j0
+        if small.shape[0]:
+            _run_small(b, b.values, b.labels, b.lab_mode, b.wshared, b.offsets,
+                       small.astype(np.int64), int(b.sizes[small].max()), max_fpr, what, out,
+                       prbe)
+        for j in np.flatnonzero(sizes > SMALL_TASK) + j0:
+            j = int(j)
+            out[j], prbe[j] = _task_out(_segment_task(b, j), max_fpr, what, j)
+
+    return run
+
+
+def _segment_task(b: Batch, j: int) -> Task:
+    """Task ``j`` of a batch of segments as a one-task input."""
+    lab, w = _task_parts(b, j)
+    s0, s1 = int(b.offsets[j]), int(b.offsets[j + 1])
+    return _scaled_task(b.values[s0:s1], b.dtype, lab, int(np.count_nonzero(lab)), w, j)
+
+
+def _scaled_task(values: np.ndarray, dtype: Any, lab: np.ndarray, npos: int,
+                 w: np.ndarray | None, j: int) -> Task:
+    """Task ``j`` of a batch with its own weight unit, as a one-task call has it."""
+    try:
+        w, unit, bounds = scaled_weights(w, lab, npos)
+    except ValueError as exc:
+        raise ValueError(f"task {j}: {exc}") from None
+    return Task(values, dtype, lab, npos, w, unit, True, bounds)
+
+
+def _task_out(t: Task, max_fpr: float, what: int, j: int) -> tuple[np.ndarray, int]:
+    """A batch's large task ``j`` through the one-task engine, totals in the
+    caller's units."""
+    try:
+        out, key = _task_metrics(t, max_fpr, what)
+    except _NonFinite:
+        raise _BatchNonFinite(j) from None
+    out[OUT_POS] *= t.unit
+    out[OUT_NEG] *= t.unit
+    return out, key
+
+
+def _bad_task(b: Batch, at: int) -> int:
+    """The task holding flat position ``at`` of ``b.values``."""
+    if b.layout == SAMPLE_MAJOR:
+        return at % b.t
+    return int(np.searchsorted(b.offsets, at, side="right")) - 1
+
+
+def _raise_batch(b: Batch, j: int) -> None:
+    """The error naming the first NaN or infinite score of task ``j``."""
+    if b.layout == SAMPLE_MAJOR:
+        column = b.values.reshape(b.n, b.t)[:, j]
+    else:
+        column = b.values[int(b.offsets[j]):int(b.offsets[j + 1])]
+    i = int(np.flatnonzero(~np.isfinite(column))[0])
+    if b.mode == "groups":
+        at = int(b.offsets[j]) + i
+        row = int(b.order[at]) if b.order is not None else at
+        raise nonfinite_error(column[i], row, (b.n,))
+    raise nonfinite_error(column[i], i * b.t + j, (b.n, b.t))
+
+
+def _block_runner(b: Batch, max_fpr: float, what: int, out: np.ndarray,
+                  prbe: np.ndarray) -> Callable[[tuple[int, int]], None]:
+    """Blocks of neighbouring columns of a C-ordered matrix, made task-major first."""
+    spec = SPECS[b.values.dtype]
+    bits = readonly(b.values.view(spec.bits))
+    labels = readonly(b.labels)
+    ptr, idx = readonly(b.lab_ptr), readonly(b.lab_idx)
+    n = b.n
+
+    def run(unit: tuple[int, int]) -> None:
+        j0, bw = unit
+        buf = scratch("block", bw * n * (spec.bits.itemsize + 1) + 128)
+        tb, at = _carve(buf, 0, bw * n, spec.bits)
+        lb, _ = _carve(buf, at, bw * n, np.uint8)
+        transpose_block(bits, n, b.t, j0, bw, labels, b.lab_mode, ptr, idx, tb, lb)
+        vals = tb.view(b.values.dtype)
+        if n <= SMALL_TASK:
+            offsets = np.arange(bw + 1, dtype=np.int64) * n
+            sub_out = np.empty((bw, OUT_SIZE), np.float64)
+            sub_prbe = np.empty(bw, np.uint64)
+            _run_small(b, vals, lb, LAB_SAME, True, offsets, np.arange(bw, dtype=np.int64), n,
+                       max_fpr, what, sub_out, sub_prbe, j0)
+            out[j0:j0 + bw] = sub_out
+            prbe[j0:j0 + bw] = sub_prbe
+            return
+        for jj in range(bw):
+            lab = lb[jj * n:(jj + 1) * n]
+            npos = int(np.count_nonzero(lab))
+            t = _scaled_task(vals[jj * n:(jj + 1) * n], b.dtype, lab, npos, b.weights, j0 + jj)
+            out[j0 + jj], prbe[j0 + jj] = _task_out(t, max_fpr, what, j0 + jj)
+
+    return run
+
+
+def pooled(b: Batch) -> Task:
+    """Every cell of a batch as one task (``average="micro"``). A NaN or infinite
+    score is reported where the caller put it (row and task, or input index)."""
+    if b.values.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            finite = bool(np.isfinite(b.values.min()) and np.isfinite(b.values.max()))
+        if not finite:
+            bad = int(np.flatnonzero(~np.isfinite(b.values))[0])
+            if b.mode == "groups":
+                raise nonfinite_error(b.values[bad], int(b.order[bad]) if b.order is not None
+                                      else bad, (b.n,))
+            j = _bad_task(b, bad)
+            _raise_batch(b, j)
+    if b.mode == "groups":
+        npos = int(np.count_nonzero(b.labels))
+        w, unit, bounds = scaled_weights(b.weights, b.labels, npos)
+        return Task(b.values, b.dtype, b.labels, npos, w, unit, False, bounds)
+    if b.lab_mode == LAB_SAME:
+        labels = b.labels
+    else:
+        dense = np.zeros((b.t, b.n), np.uint8)
+        if b.lab_mode == 1:
+            cols = np.repeat(np.arange(b.t), np.diff(b.lab_ptr))
+            dense[cols, b.lab_idx] = 1
+        else:
+            dense[b.lab_idx, np.arange(b.n)] = 1
+        labels = (dense if b.layout != SAMPLE_MAJOR else dense.T.copy()).reshape(-1)
+    w = None
+    if b.weights is not None:
+        w = np.repeat(b.weights, b.t) if b.layout == SAMPLE_MAJOR else np.tile(b.weights, b.t)
+    npos = int(np.count_nonzero(labels))
+    w, unit, bounds = scaled_weights(w, labels, npos)
+    return Task(b.values, b.dtype, labels, npos, w, unit, False, bounds)

@@ -1,0 +1,949 @@
+"""The one way in: every user array becomes a canonical array here, or an error.
+
+Every public entry point hands its raw arguments to this module; what comes
+out holds only arrays the kernels may read without bounds checks:
+
+* scores as a native, aligned, contiguous array of one of four canonical
+  dtypes (float32, float64, int64, uint64) and the caller's dtype (for
+  thresholds), never transformed: narrow dtypes are widened exactly (bool,
+  float16 and 8/16-bit integers to float32, 32-bit integers to float64),
+  long doubles only when every value fits float64 exactly;
+* labels as ``uint8`` 0/1 (a ``bool`` array whose bytes are not 0/1, as from
+  C or DLPack, counts every nonzero byte as True, as numpy does), or as
+  validated sparse columns, or as class codes;
+* weights as finite, non-negative float64, scaled by an exact power of two
+  (:func:`weight_unit`) so that no sum or product over- or underflows;
+* group ids as dense integer codes with the ids they stand for.
+
+Finiteness of scores is checked where the scores are first read: by the
+engine's first pass over a task (its split kernel, or the ends of the sorted
+scores), or here (:func:`check_finite`) for the callers that keep scores; the
+message is always :func:`nonfinite_error`'s. Each error is worded once, here.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .._kernels.batch import LAB_CODES, LAB_CSC, LAB_SAME, group_order
+from .._kernels.keys import KIND_FLOAT, KIND_SIGNED, KIND_UNSIGNED
+from .._kernels.sweep import BEYOND_RANGE, UNIT_FREE, weight_shift  # noqa: F401 (UNIT_FREE: summaries)
+
+_DLPACK_CPU = 1
+
+# ------------------------------------------------------------------ score dtypes
+
+
+class Spec(NamedTuple):
+    """How the kernels read a canonical score dtype."""
+
+    bits: np.dtype[Any]  # the unsigned dtype of its bits
+    kind: int
+    sign: np.uint64
+    ones: np.uint64
+    exp: np.uint64  # exponent mask of floats (0 for integers)
+
+
+_U32 = np.dtype(np.uint32)
+_U64 = np.dtype(np.uint64)
+SPECS: dict[np.dtype[Any], Spec] = {
+    np.dtype(np.float32): Spec(_U32, KIND_FLOAT, np.uint64(1 << 31), np.uint64(0xFFFFFFFF),
+                               np.uint64(0x7F800000)),
+    np.dtype(np.float64): Spec(_U64, KIND_FLOAT, np.uint64(1 << 63), np.uint64((1 << 64) - 1),
+                               np.uint64(0x7FF0000000000000)),
+    np.dtype(np.int64): Spec(_U64, KIND_SIGNED, np.uint64(1 << 63), np.uint64((1 << 64) - 1),
+                             np.uint64(0)),
+    np.dtype(np.uint64): Spec(_U64, KIND_UNSIGNED, np.uint64(1 << 63),
+                              np.uint64((1 << 64) - 1), np.uint64(0)),
+}
+# dtypes widened exactly to a canonical one
+_WIDEN: dict[str, np.dtype[Any]] = {
+    "?": np.dtype(np.float32),
+    "e": np.dtype(np.float32),
+    "b": np.dtype(np.float32),
+    "B": np.dtype(np.float32),
+    "h": np.dtype(np.float32),
+    "H": np.dtype(np.float32),
+    "i": np.dtype(np.float64),
+    "I": np.dtype(np.float64),
+    "l": np.dtype(np.int64),
+    "q": np.dtype(np.int64),
+    "L": np.dtype(np.uint64),
+    "Q": np.dtype(np.uint64),
+}
+
+
+def plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds (for messages: ``nan``, not
+    ``np.float64(nan)``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+# ------------------------------------------------------------------ arrays
+
+
+def as_array(x: Any, name: str) -> np.ndarray:
+    """Anything array-like as a numpy array, without copying when possible.
+
+    Accepts numpy arrays, lists, pandas objects and anything with ``__array__``,
+    and DLPack producers on the CPU (a torch tensor, detached if it requires
+    grad) without importing their libraries.
+    """
+    if isinstance(x, np.ndarray):
+        return x
+    if hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
+        device = x.__dlpack_device__()
+        if int(device[0]) != _DLPACK_CPU:
+            raise TypeError(
+                f"{name} lives on a non-CPU device (DLPack device {tuple(device)}); "
+                "move it to the CPU first, e.g. tensor.cpu()"
+            )
+        if getattr(x, "requires_grad", False) and hasattr(x, "detach"):
+            x = x.detach()
+        try:
+            return np.from_dlpack(x)
+        except (TypeError, RuntimeError, BufferError) as exc:
+            if not hasattr(x, "__array__"):
+                raise TypeError(f"{name} could not be read through DLPack: {exc}") from exc
+    is_iterator = hasattr(x, "__next__") and not hasattr(x, "__len__")
+    if isinstance(x, (str, bytes)) or x is None or is_iterator:
+        raise TypeError(
+            f"{name} must be array-like (a list, array or tensor), got {type(x).__name__}"
+        )
+    try:
+        return np.asarray(x)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} could not be converted to an array: {exc}") from exc
+
+
+def is_sparse(y: Any) -> bool:
+    """Whether ``y`` is a scipy.sparse matrix or array (without importing scipy)."""
+    return hasattr(y, "tocsc") and hasattr(y, "nnz") and hasattr(y, "shape")
+
+
+def native(a: np.ndarray) -> np.ndarray:
+    """Native byte order, aligned and C-contiguous (copies only when needed)."""
+    if not a.dtype.isnative:
+        a = a.astype(a.dtype.newbyteorder("="))
+    if not (a.flags.c_contiguous and a.flags.aligned):
+        a = np.array(a, order="C", copy=True)
+    return a
+
+
+def readonly(a: np.ndarray) -> np.ndarray:
+    """A read-only view (kernels take their inputs read-only)."""
+    if a.flags.writeable:
+        a = a.view()
+        a.flags.writeable = False
+    return a
+
+
+# ------------------------------------------------------------------ scores
+
+
+def _object_scores(s: np.ndarray, name: str) -> TypeError:
+    """The error for scores numpy could only hold as objects: say why."""
+    values = s.reshape(-1).tolist()
+    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values):
+        return TypeError(f"{name} is an object array with missing values (None or NaN); "
+                         "scores must be real numbers")
+    if values and all(isinstance(v, numbers.Integral) for v in values):
+        return TypeError(f"{name} holds integers too large for 64 bits (beyond -2**63 .. "
+                         "2**64 - 1); rescale them or convert them to float")
+    kinds = sorted({type(v).__name__ for v in values})
+    return TypeError(f"{name} must hold real numbers (float, int or bool); it holds "
+                     f"{', '.join(kinds)} objects")
+
+
+def canonical_scores(s: np.ndarray, name: str = "y_score") -> np.ndarray:
+    """Scores of any shape in a canonical dtype, native and contiguous (C or F).
+
+    Widening is exact; long doubles must hold float64 values exactly.
+    """
+    dtype = s.dtype
+    if dtype.kind not in "biuf":
+        if dtype.kind == "O":
+            raise _object_scores(s, name)
+        if dtype.kind == "S":
+            raise TypeError(f"{name} holds bytes; scores must be real numbers")
+        raise TypeError(f"{name} must hold real numbers (float, int or bool); got dtype {dtype}")
+    if not dtype.isnative or not s.flags.aligned:
+        s = s.astype(dtype.newbyteorder("="))
+    if s.dtype not in SPECS:
+        target = _WIDEN.get(s.dtype.char)
+        if target is None:  # long double and other wide floats
+            wide = s.astype(np.float64)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # inf on overflow: unequal
+                exact = np.array_equal(wide, s, equal_nan=True)
+            if not exact:
+                raise TypeError(
+                    f"{name} has dtype {dtype}, whose values do not all fit float64 exactly; "
+                    "convert them to float64 yourself"
+                )
+            s = wide
+        else:
+            s = s.astype(target)
+    if not (s.flags.c_contiguous or s.flags.f_contiguous):
+        s = np.ascontiguousarray(s)
+    return s
+
+
+def scores_1d(y_score: Any, name: str = "y_score") -> tuple[np.ndarray, np.dtype[Any]]:
+    """One task's scores: canonical values and the caller's dtype."""
+    s = as_array(y_score, name)
+    if s.ndim != 1:
+        if s.ndim == 2:
+            raise ValueError(
+                f"{name} must be 1-D (one task); got shape {s.shape}. Pass one score vector "
+                "per call, or use the batched form (2-D scores with 2-D labels)."
+            )
+        raise ValueError(f"{name} must be 1-D (one task); got {s.ndim}-D input with shape "
+                         f"{s.shape}")
+    if s.shape[0] == 0:
+        raise ValueError(f"{name} is empty; at least one sample is needed")
+    dtype = s.dtype
+    return native(canonical_scores(s, name)), dtype
+
+
+def score_matrix(s: np.ndarray) -> tuple[np.ndarray, bool, np.dtype[Any]]:
+    """2-D scores ``(n_samples, n_tasks)``: canonical values in C or F order, whether
+    C-ordered (F otherwise; a single column counts as F), and the caller's dtype."""
+    if s.ndim != 2:
+        raise ValueError(
+            f"y_score must be 1-D (one task) or 2-D (n_samples, n_tasks); got {s.ndim}-D "
+            f"input with shape {s.shape}"
+        )
+    n, t = s.shape
+    if n == 0:
+        raise ValueError(f"y_score has no samples (shape {s.shape}); at least one is needed")
+    dtype = s.dtype
+    v = canonical_scores(s)
+    c_order = v.flags.c_contiguous and t > 1
+    return v, bool(c_order), dtype
+
+
+def check_finite(values: np.ndarray, shape: tuple[int, ...] | None = None) -> None:
+    """Raise :func:`nonfinite_error` if any float score is NaN or infinite."""
+    if values.dtype.kind == "f" and values.size:
+        flat = values.reshape(-1, order="A")
+        with np.errstate(invalid="ignore"):
+            ok = bool(np.isfinite(flat.min()) and np.isfinite(flat.max()))
+        if not ok:
+            i = int(np.flatnonzero(~np.isfinite(flat))[0])
+            raise nonfinite_error(flat[i], i, shape or values.shape,
+                                  values.flags.f_contiguous and not values.flags.c_contiguous)
+
+
+def nonfinite_error(value: Any, index: int, shape: tuple[int, ...],
+                    task_major: bool = False) -> ValueError:
+    """The one message for a NaN or infinite score at flat ``index`` of ``shape``."""
+    if len(shape) == 1:
+        where = f"index {index}"
+    else:
+        n, t = shape
+        row, task = divmod(index, n)[::-1] if task_major else divmod(index, t)
+        where = f"row {row}, task {task}"
+    return ValueError(f"y_score contains a non-finite value ({plain(value)!r} at {where}); "
+                      "scores must be finite")
+
+
+# ------------------------------------------------------------------ labels
+
+
+def _one_d_labels(y: np.ndarray, n: int) -> None:
+    if y.ndim != 1:
+        if y.ndim == 2:
+            raise ValueError(
+                f"y_true has shape {y.shape} but y_score is 1-D: one task needs 1-D labels. "
+                "2-D labels go with 2-D scores of the same shape (n_samples, n_tasks)."
+            )
+        raise ValueError(f"y_true must be 1-D (one label per sample); got {y.ndim}-D input "
+                         f"with shape {y.shape}")
+    if y.shape[0] != n:
+        raise ValueError(f"y_true and y_score have different lengths: {y.shape[0]} and {n}")
+
+
+def _equal(y: np.ndarray, value: Any) -> np.ndarray:
+    """``y == value`` elementwise as a bool array, for any label dtype.
+
+    Incomparable types (text labels against a number) match nothing; values
+    that cannot be compared at all (pandas' NA) are a clear error.
+    """
+    try:
+        with warnings.catch_warnings():  # numpy < 2 warns, then returns a scalar
+            warnings.simplefilter("ignore", FutureWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            eq = np.asarray(y == value, dtype=bool)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"y_true holds values that cannot be compared with {plain(value)!r} ({exc}); "
+            "are there missing values (None, NA)?"
+        ) from exc
+    if eq.shape != y.shape:
+        return np.zeros(y.shape, dtype=bool)
+    return eq
+
+
+def _distinct(y: np.ndarray, limit: int = 10) -> list[Any]:
+    try:
+        values = np.unique(y)
+    except TypeError:  # unorderable objects
+        values = np.array(list(dict.fromkeys(y.tolist())), dtype=object)
+    out: list[Any] = [plain(v) for v in values[:limit]]
+    if values.shape[0] > limit:
+        out.append("...")
+    return out
+
+
+def _bad_labels(y: np.ndarray) -> ValueError:
+    if y.dtype.kind == "f" and np.isnan(y).any():
+        i = int(np.flatnonzero(np.isnan(y))[0])
+        return ValueError(
+            f"y_true must hold two classes; it contains a missing value (NaN at index {i})"
+        )
+    found = _distinct(y)
+    if len(found) > 2:
+        return ValueError(f"y_true must hold two classes; it holds {found}")
+    return ValueError(
+        f"y_true holds {found}; without pos_label the labels must be "
+        "{0, 1}, {-1, 1} or bool. Pass pos_label to say which value is positive."
+    )
+
+
+def _no_bytes(y: np.ndarray, pos_label: Any) -> None:
+    if y.dtype.kind == "S" or isinstance(pos_label, bytes):
+        raise TypeError("y_true holds bytes (or pos_label is bytes); labels must be numbers, "
+                        "bools or str: decode them first, e.g. y_true.astype(str)")
+    if y.dtype.kind == "O" and y.size and any(isinstance(v, bytes) for v in y.reshape(-1)[:1000]):
+        raise TypeError("y_true holds bytes; labels must be numbers, bools or str: decode "
+                        "them first")
+
+
+def binary_labels(y: np.ndarray, pos_label: Any) -> tuple[np.ndarray, int]:
+    """Labels of any shape as ``uint8`` 0/1 (1 = positive), same shape, and the count."""
+    _no_bytes(y, pos_label)
+    if pos_label is None:
+        if y.dtype == np.bool_:
+            labels = (native(y).view(np.uint8) != 0).view(np.uint8)
+            return labels, int(np.count_nonzero(labels))
+        if y.dtype.kind in "iuf" or y.dtype.kind == "O":
+            one = _equal(y, 1)
+            n_one = int(np.count_nonzero(one))
+            n_zero = int(np.count_nonzero(_equal(y, 0)))
+            n_minus = int(np.count_nonzero(_equal(y, -1)))
+            size = y.size
+            if n_one + n_zero != size and (n_zero or n_one + n_minus != size):
+                raise _bad_labels(y.reshape(-1))
+            return one.view(np.uint8), n_one
+        raise _bad_labels(y.reshape(-1))  # strings and the like are never {0, 1}
+    pos = _equal(y, pos_label)
+    flat = y.reshape(-1)
+    rest = flat[~pos.reshape(-1)]
+    if rest.shape[0] and not bool(np.all(_equal(rest, rest[0]))):
+        found = _distinct(flat)
+        raise ValueError(
+            f"y_true must hold two classes; it holds {found}"
+            + ("" if pos_label in found else
+               f", and pos_label={plain(pos_label)!r} is not one of them")
+        )
+    return pos.view(np.uint8), int(np.count_nonzero(pos))
+
+
+def labels_1d(y_true: Any, n: int, pos_label: Any) -> tuple[np.ndarray, int]:
+    """One task's labels: ``uint8`` 0/1 and the positive count."""
+    if is_sparse(y_true):
+        raise ValueError(
+            f"y_true is a sparse matrix of shape {tuple(y_true.shape)} but y_score is 1-D "
+            f"with {n} samples; sparse labels go with 2-D scores (n_samples, n_tasks)"
+        )
+    y = as_array(y_true, "y_true")
+    _one_d_labels(y, n)
+    return binary_labels(y, pos_label)
+
+
+def _indicator_pos_label(y: np.ndarray, pos_label: Any) -> None:
+    """Multilabel 0/1 indicators have their positive class fixed, as in scikit-learn."""
+    if pos_label is None or _is_one(pos_label):
+        return
+    if y.dtype == np.bool_ or (y.dtype.kind in "iuf" and y.size and
+                               bool(np.all((y == 0) | (y == 1)))):
+        raise ValueError(
+            f"pos_label={plain(pos_label)!r} with a 0/1 label matrix: the positive class of "
+            "multilabel indicators is 1 (pass pos_label=None or 1)"
+        )
+
+
+def _is_one(v: Any) -> bool:
+    return isinstance(v, numbers.Number) and not isinstance(v, bool) and v == 1
+
+
+def label_matrix(y_true: Any, shape: tuple[int, int], pos_label: Any,
+                 c_order: bool) -> np.ndarray:
+    """A dense ``(n, t)`` label matrix as 0/1 ``uint8``, flat in the scores' memory
+    order (row-major when ``c_order``, column after column otherwise)."""
+    y = as_array(y_true, "y_true")
+    if y.shape != shape:
+        raise ValueError(f"y_true and y_score have different shapes: {y.shape} and {shape}")
+    _indicator_pos_label(y, pos_label)
+    if c_order:
+        flat = np.ascontiguousarray(y).reshape(-1)
+    else:
+        flat = np.asfortranarray(y).reshape(-1, order="F")
+    labels, _ = binary_labels(flat, pos_label)
+    return labels
+
+
+def _malformed_sparse(what: str) -> ValueError:
+    return ValueError(f"the sparse y_true is malformed: {what} (its index arrays are broken; "
+                      "rebuild it, e.g. with scipy.sparse.csr_array((data, indices, indptr)) "
+                      "from valid arrays)")
+
+
+def _sparse_entries(y: Any, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows, columns and values of the stored entries of a scipy.sparse matrix.
+
+    Compressed formats (csr, csc, bsr) are read from their own index arrays after
+    checking them, because scipy's converters trust them (a pointer past the
+    data makes them read out of bounds); other formats go through ``tocoo``.
+    """
+    fmt = getattr(y, "format", None)
+    if fmt in ("csr", "csc", "bsr"):
+        ptr = np.asarray(y.indptr)
+        idx = np.asarray(y.indices)
+        data = np.asarray(y.data)
+        block = tuple(y.blocksize) if fmt == "bsr" else (1, 1)
+        if fmt == "csc":
+            block = (1, 1)
+        major, minor = (shape[1], shape[0]) if fmt == "csc" else (shape[0], shape[1])
+        step_major, step_minor = (block[0], block[1])
+        if (ptr.ndim != 1 or idx.ndim != 1 or ptr.dtype.kind not in "iu"
+                or idx.dtype.kind not in "iu"):
+            raise _malformed_sparse("indptr and indices must be 1-D integer arrays")
+        nmajor = major // step_major
+        if ptr.shape[0] != nmajor + 1:
+            raise _malformed_sparse(f"indptr has {ptr.shape[0]} entries, {nmajor + 1} expected")
+        ptr = ptr.astype(np.int64)
+        if ptr[0] != 0 or (np.diff(ptr) < 0).any():
+            raise _malformed_sparse("indptr must start at 0 and never decrease")
+        nnz = int(ptr[-1])
+        if nnz > idx.shape[0] or nnz > data.shape[0]:
+            raise _malformed_sparse(f"indptr points past the data ({nnz} entries, "
+                                    f"{min(idx.shape[0], data.shape[0])} stored)")
+        idx = idx[:nnz].astype(np.int64)
+        if nnz and (idx.min() < 0 or idx.max() >= minor // step_minor):
+            k = int(np.flatnonzero((idx < 0) | (idx >= minor // step_minor))[0])
+            raise ValueError(
+                f"the sparse y_true has an entry outside its shape {shape}: "
+                f"{'row' if fmt == 'csc' else 'column'} index {int(idx[k])} "
+                "(its index arrays are malformed)"
+            )
+        data = data[:nnz]
+        major_of = np.repeat(np.arange(nmajor, dtype=np.int64), np.diff(ptr))
+        if fmt == "bsr":  # expand each R x C block into its entries
+            r, c = block
+            br = (major_of[:, None, None] * r + np.arange(r)[None, :, None])
+            bc = (idx[:, None, None] * c + np.arange(c)[None, None, :])
+            rows = np.broadcast_to(br, data.shape).reshape(-1)
+            cols = np.broadcast_to(bc, data.shape).reshape(-1)
+            return rows, cols, data.reshape(-1)
+        if fmt == "csc":
+            return idx, major_of, data
+        return major_of, idx, data
+    if fmt == "coo":
+        coords = getattr(y, "coords", None)
+        row, col = (coords if coords is not None else (y.row, y.col))
+        row, col, data = np.asarray(row), np.asarray(col), np.asarray(y.data)
+        if not (row.ndim == col.ndim == data.ndim == 1
+                and row.shape[0] == col.shape[0] == data.shape[0]):
+            raise _malformed_sparse("row, col and data must be 1-D and of one length")
+        return row.astype(np.int64), col.astype(np.int64), data
+    coo = y.tocoo()
+    return (np.asarray(coo.row, dtype=np.int64), np.asarray(coo.col, dtype=np.int64),
+            np.asarray(coo.data))
+
+
+def sparse_labels(y: Any, shape: tuple[int, int], pos_label: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Column pointers and positive row indices of a sparse 0/1 label matrix, checked:
+    indices in range (scipy accepts any), duplicates summed, values 0/1."""
+    if tuple(y.shape) != shape:
+        raise ValueError(
+            f"y_true and y_score have different shapes: {tuple(y.shape)} and {shape}"
+        )
+    if pos_label is not None and not _is_one(pos_label):
+        raise ValueError("a sparse y_true holds 0/1 labels; pos_label must be None or 1")
+    n, t = shape
+    rows, cols, data = _sparse_entries(y, shape)
+    if data.dtype.kind not in "biuf":
+        raise TypeError(f"a sparse y_true must hold numbers; got dtype {data.dtype}")
+    bad = (rows < 0) | (rows >= n) | (cols < 0) | (cols >= t)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"the sparse y_true has an entry outside its shape {shape}: row {int(rows[k])}, "
+            f"column {int(cols[k])} (its index arrays are malformed)"
+        )
+    # sum duplicates, then keep the ones
+    order = np.lexsort((rows, cols))
+    rows, cols, data = rows[order], cols[order], data[order].astype(np.float64)
+    if rows.shape[0]:
+        first = np.concatenate(([True], (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])))
+        starts = np.flatnonzero(first)
+        data = np.add.reduceat(data, starts)
+        rows, cols = rows[starts], cols[starts]
+    ok = (data == 0) | (data == 1)
+    if not ok.all():
+        k = int(np.flatnonzero(~ok)[0])
+        raise ValueError(f"a sparse y_true must hold 0/1 labels; found {plain(data[k])!r}")
+    keep = data == 1
+    rows, cols = rows[keep], cols[keep]
+    ptr = np.zeros(t + 1, np.int64)
+    np.cumsum(np.bincount(cols, minlength=t), out=ptr[1:])
+    return ptr, np.ascontiguousarray(rows)
+
+
+def class_codes(y_true: Any, n: int, t: int, labels: Any,
+                pos_label: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """Multiclass: each sample's class code (its score column) and the classes."""
+    y = as_array(y_true, "y_true")
+    if y.ndim != 1:
+        raise ValueError(f"y_true must be 1-D class labels or a 2-D label matrix; got shape "
+                         f"{y.shape}")
+    if y.shape[0] != n:
+        raise ValueError(f"y_true has {y.shape[0]} samples but y_score has {n}")
+    _no_bytes(y, pos_label)
+    if pos_label is not None and not _is_one(pos_label):
+        raise ValueError(
+            f"pos_label={plain(pos_label)!r} with 1-D class labels and 2-D scores: each class "
+            "is positive in turn (one against the rest), so pos_label must be None"
+        )
+    if y.dtype.kind == "f" and np.isnan(y).any():
+        i = int(np.flatnonzero(np.isnan(y))[0])
+        raise ValueError(f"y_true contains a missing value (NaN at index {i})")
+    try:
+        found = np.unique(y)
+    except TypeError as exc:
+        raise ValueError(f"y_true holds labels that cannot be ordered: {exc}") from exc
+    if t == 2 and labels is None:
+        raise ValueError(
+            "y_score has 2 columns and y_true is 1-D: for a binary task pass the scores of "
+            "the positive class, e.g. y_score[:, 1] of predict_proba (to score each of two "
+            "classes against the other, pass labels=[class_of_column_0, class_of_column_1])"
+        )
+    if labels is None:
+        if found.shape[0] != t:
+            raise ValueError(
+                f"y_true holds {found.shape[0]} classes but y_score has {t} columns; "
+                "pass labels= to name the class of each column"
+            )
+        classes = found
+    else:
+        classes = np.asarray(labels)
+        if classes.ndim != 1 or classes.shape[0] != t:
+            raise ValueError(
+                f"labels must list one class per score column ({t}); got shape {classes.shape}"
+            )
+        ranked = np.unique(classes)
+        if ranked.shape[0] != t:
+            raise ValueError(f"labels must not repeat a class; got {[plain(c) for c in classes]}")
+        if not np.array_equal(ranked, classes):
+            raise ValueError(
+                "labels must be sorted, as in scikit-learn: column k of y_score is the k-th "
+                f"smallest class (predict_proba's order); got {[plain(c) for c in classes]}. "
+                "Sort the labels and reorder the columns with them: "
+                "i = np.argsort(labels); labels = labels[i]; y_score = y_score[:, i]"
+            )
+    order = np.argsort(classes, kind="stable")
+    ranked = classes[order]
+    at = np.clip(np.searchsorted(ranked, y), 0, t - 1)
+    missing = ranked[at] != y
+    if missing.any():
+        value = y[np.flatnonzero(missing)[0]]
+        raise ValueError(f"y_true holds {plain(value)!r}, which is not one of labels "
+                         f"{[plain(c) for c in classes]}")
+    return order[at].astype(np.int64), classes
+
+
+# ------------------------------------------------------------------ weights
+
+
+def weights(sample_weight: Any, n: int) -> np.ndarray | None:
+    """Sample weights as native float64: 1-D, length ``n``, finite, non-negative."""
+    if sample_weight is None:
+        return None
+    w = as_array(sample_weight, "sample_weight")
+    if w.ndim != 1:
+        raise ValueError(f"sample_weight must be 1-D (one weight per sample); got shape "
+                         f"{w.shape}")
+    if w.shape[0] != n:
+        raise ValueError(f"sample_weight has length {w.shape[0]} but y_score has length {n}")
+    if w.dtype.kind not in "biuf":
+        raise TypeError(f"sample_weight must hold real numbers; got dtype {w.dtype}")
+    if w.dtype.kind == "f" and w.dtype.itemsize > 8:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            w64 = w.astype(np.float64)
+    else:
+        w64 = w.astype(np.float64, copy=False)
+    w64 = native(w64)
+    if n == 0:
+        return w64
+    lo = w64.min()
+    hi = w64.max()
+    if not (lo >= 0.0 and hi < math.inf):
+        if np.isnan(lo) or np.isnan(hi):
+            i = int(np.flatnonzero(np.isnan(w64))[0])
+            raise ValueError(f"sample_weight contains NaN (at index {i})")
+        if lo < 0.0:
+            i = int(np.argmin(w64))
+            raise ValueError(f"sample_weight must be non-negative; found {plain(w64[i])!r} at "
+                             f"index {i}")
+        i = int(np.flatnonzero(np.isinf(w64))[0])
+        raise ValueError(f"sample_weight must be finite; found {plain(w64[i])!r} at index {i}")
+    return w64
+
+
+_TOTAL_CHECK = 1e300  # a class whose largest weight times its count exceeds this is summed
+
+
+def weight_unit(pos_max: float, neg_max: float, n: int) -> float:
+    """The power of two that a task's weights are divided by before any sum
+    (exact): :func:`fastrank._kernels.sweep.weight_shift`, which kernels run
+    per task too. Raises when the classes' scales are beyond float64's reach."""
+    e = weight_shift(pos_max, neg_max, n)
+    if e == BEYOND_RANGE:
+        gap = abs(math.frexp(pos_max)[1] - math.frexp(neg_max)[1])
+        raise ValueError(
+            "the positive and negative sample weights differ by a factor beyond float64's "
+            f"range (about 2**{gap}); rescale one class's weights"
+        )
+    return math.ldexp(1.0, e)
+
+
+def scaled_weights(w: np.ndarray | None, labels: np.ndarray, npos: int
+                   ) -> tuple[np.ndarray | None, float, tuple[float, float]]:
+    """A task's weights divided by its unit (:func:`weight_unit`), the unit, and
+    the bounds of its class totals after it (each class's largest weight times
+    its count), which fix the units of the exact fixed-point totals, one per
+    class, so that a light class next to a heavy one keeps all its bits."""
+    if w is None:
+        return None, 1.0, (0.0, 0.0)
+    n = labels.shape[0]
+    pmax, nmax = class_maxima(w, labels)
+    _check_class_sums(w, labels, pmax * npos, nmax * (n - npos))
+    unit = weight_unit(pmax, nmax, n)
+    if unit != 1.0:
+        w = w / unit
+    return w, unit, (pmax / unit * npos, nmax / unit * (n - npos))
+
+
+def _check_class_sums(w: np.ndarray, labels: np.ndarray, pos_bound: float,
+                      neg_bound: float) -> None:
+    """Refuse weights whose positive or negative total is beyond float64 (each class's
+    total is reported; the two classes' totals are never added)."""
+    for cls, bound in ((1, pos_bound), (0, neg_bound)):
+        if bound > _TOTAL_CHECK:
+            with np.errstate(over="ignore"):
+                total = float(w[labels == cls].sum())
+            if not math.isfinite(total):
+                raise ValueError(
+                    f"sample_weight sums to more than float64 can hold (about 1.8e308) over "
+                    f"the {'positive' if cls else 'negative'} samples; rescale the weights")
+
+
+def class_maxima(w: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
+    """The largest positive and negative weight (labels 0/1, any shape matching ``w``)."""
+    pos = labels.astype(bool, copy=False)
+    pmax = float(w[pos].max()) if pos.any() else 0.0
+    neg = ~pos
+    nmax = float(w[neg].max()) if neg.any() else 0.0
+    return pmax, nmax
+
+
+# ------------------------------------------------------------------ groups
+
+
+def _is_missing(v: Any) -> bool:
+    if v is None:
+        return True
+    if isinstance(v, float) and v != v:
+        return True
+    name = type(v).__name__
+    return name in ("NAType", "NaTType")
+
+
+def group_codes(groups: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Group ids as dense codes ``0 .. G`` (in increasing id order) and the ``G`` ids."""
+    g = as_array(groups, "groups")
+    if g.ndim != 1:
+        raise ValueError(f"groups must be 1-D (one id per sample); got shape {g.shape}")
+    if g.shape[0] != n:
+        raise ValueError(f"groups has length {g.shape[0]} but y_score has length {n}")
+    if g.dtype.kind == "f":
+        if not np.isfinite(g).all():
+            i = int(np.flatnonzero(~np.isfinite(g))[0])
+            raise ValueError(f"groups contains a missing or non-finite id "
+                             f"({plain(g[i])!r} at index {i})")
+    elif g.dtype.kind == "O":
+        missing = np.fromiter((_is_missing(v) for v in g), dtype=bool, count=n)
+        if missing.any():
+            i = int(np.flatnonzero(missing)[0])
+            raise ValueError(f"groups contains a missing id ({g[i]!r} at index {i}); every "
+                             "sample needs a group")
+    elif g.dtype.kind not in "biuUS":
+        raise TypeError(f"groups must hold numbers or strings; got dtype {g.dtype}")
+    if g.dtype.kind in "iu" and n:
+        g = native(g)
+        lo = g.min()
+        span = int(g.max()) - int(lo) + 1
+        if span <= max(n, 1 << 16):  # dense integer ids: count them, no sort
+            at = (g - lo).astype(np.int64)
+            present = np.zeros(span, bool)
+            present[at] = True
+            codes = (np.cumsum(present) - 1)[at]
+            return codes.astype(np.int64), np.flatnonzero(present).astype(g.dtype) + lo
+    try:
+        ids, codes = np.unique(g, return_inverse=True)
+    except TypeError as exc:
+        kinds = sorted({type(v).__name__ for v in g.tolist()})
+        raise ValueError(f"groups holds ids of different kinds ({', '.join(kinds)}) that "
+                         "cannot be ordered; use ids of one kind") from exc
+    return codes.reshape(-1).astype(np.int64), ids
+
+
+def group_segments(codes: np.ndarray, ngroups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where each group's samples are: the order that puts them group by group
+    (input order within a group) and the ``ngroups + 1`` offsets of the groups."""
+    offsets = np.empty(ngroups + 1, np.int64)
+    order = np.empty(codes.shape[0], np.int64)
+    group_order(readonly(np.ascontiguousarray(codes)), ngroups, offsets, order)
+    return order, offsets
+
+
+# ------------------------------------------------------------------ options
+
+
+AVERAGES = (None, "macro", "weighted", "size", "pairs", "micro", "samples")
+
+
+def check_average(average: Any, allowed: tuple[Any, ...] = AVERAGES) -> None:
+    if average not in allowed:
+        raise ValueError(
+            f"average must be one of {', '.join(map(repr, allowed))}; got {average!r}"
+        )
+
+
+def check_max_fpr(max_fpr: Any) -> float:
+    """``None`` -> 1.0 (the full AUC); otherwise a float in (0, 1]."""
+    if max_fpr is None:
+        return 1.0
+    if isinstance(max_fpr, bool) or not isinstance(max_fpr, numbers.Real):
+        raise TypeError(f"max_fpr must be a number in (0, 1] or None; got {max_fpr!r}")
+    value = float(max_fpr)
+    if not (0.0 < value <= 1.0):
+        raise ValueError(f"max_fpr must be in (0, 1]; got {plain(max_fpr)!r}")
+    return value
+
+
+def check_level(level: Any) -> float:
+    """A confidence level in (0, 1)."""
+    if isinstance(level, bool) or not isinstance(level, numbers.Real):
+        raise TypeError(f"level must be a float in (0, 1); got {level!r}")
+    if not 0.0 < float(level) < 1.0:
+        raise ValueError(f"level must be in (0, 1); got {plain(level)}")
+    return float(level)
+
+
+def check_positive_int(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a positive integer; got {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be positive; got {value}")
+    return int(value)
+
+
+# ------------------------------------------------------------------ canonical tasks
+
+
+class Task(NamedTuple):
+    """One task in canonical form."""
+
+    values: np.ndarray  # canonical scores, 1-D, native, C-contiguous
+    dtype: np.dtype[Any]  # the caller's score dtype
+    labels: np.ndarray  # uint8 0/1
+    npos: int
+    weights: np.ndarray | None  # float64 >= 0, divided by ``unit``
+    unit: float  # weight totals in the caller's units = kernel totals * unit
+    checked: bool  # scores already known to be finite
+    bounds: tuple[float, float] = (0.0, 0.0)  # see scaled_weights (after the unit)
+
+    @property
+    def spec(self) -> Spec:
+        return SPECS[self.values.dtype]
+
+
+def task(y_true: Any, y_score: Any, sample_weight: Any = None, pos_label: Any = None,
+         *, check: bool = False) -> Task:
+    """One task from the caller's arguments. With ``check``, scores are checked
+    for NaN/inf here (otherwise the engine's first pass checks them)."""
+    values, dtype = scores_1d(y_score)
+    n = values.shape[0]
+    labels, npos = labels_1d(y_true, n, pos_label)
+    w = weights(sample_weight, n)
+    w, unit, bounds = scaled_weights(w, labels, npos)
+    if check:
+        check_finite(values)
+    return Task(values, dtype, labels, npos, w, unit, check, bounds)
+
+
+def task_of(values: np.ndarray, dtype: np.dtype[Any], labels: np.ndarray,
+            w: np.ndarray | None) -> Task:
+    """A task from arrays already canonical (finite scores, 0/1 labels, checked weights)."""
+    npos = int(np.count_nonzero(labels))
+    w, unit, bounds = scaled_weights(w, labels, npos)
+    return Task(values, dtype, labels, npos, w, unit, True, bounds)
+
+
+SAMPLE_MAJOR = 0  # a C-ordered (n, t) matrix: task j is column j
+SEGMENTS = 1  # task j is values[offsets[j]:offsets[j + 1]]
+
+
+class Batch(NamedTuple):
+    """Many tasks in canonical form: where each task's scores, labels and weights are."""
+
+    values: np.ndarray  # canonical scores, flat in memory order
+    dtype: np.dtype[Any]
+    layout: int  # SAMPLE_MAJOR or SEGMENTS
+    n: int  # samples per task (matrices) or in all (groups)
+    t: int  # number of tasks
+    offsets: np.ndarray  # SEGMENTS: t + 1 offsets
+    lab_mode: int  # LAB_SAME, LAB_CSC or LAB_CODES
+    labels: np.ndarray  # LAB_SAME: uint8 0/1 parallel to values
+    lab_ptr: np.ndarray  # LAB_CSC: column pointers
+    lab_idx: np.ndarray  # LAB_CSC: positive rows; LAB_CODES: class codes
+    weights: np.ndarray | None  # as given: each task is scaled by its own unit
+    wshared: bool  # one weight per sample shared by every task (matrices)
+    sizes: np.ndarray  # samples per task
+    ids: np.ndarray | None  # group ids or classes
+    mode: str  # "tasks", "classes" or "groups"
+    order: np.ndarray | None = None  # groups: the input index of each value
+
+
+_NO_INT = np.empty(0, np.int64)
+_NO_U8 = np.empty(0, np.uint8)
+
+
+def batch(y_true: Any, s: np.ndarray, sample_weight: Any, pos_label: Any, groups: Any,
+          labels: Any) -> Batch:
+    """A batched call's arguments (2-D scores, or ``groups``), validated whole."""
+    if groups is not None:
+        if s.ndim != 1:
+            raise ValueError(f"groups= splits one 1-D score vector into tasks; y_score has "
+                             f"shape {s.shape}")
+        values, dtype = scores_1d(s)
+        n = values.shape[0]
+        lab, _ = labels_1d(y_true, n, pos_label)
+        w = weights(sample_weight, n)
+        codes, ids = group_codes(groups, n)
+        order, offsets = group_segments(codes, ids.shape[0])
+        identity = bool((np.diff(order) == 1).all())
+        if not identity:
+            values = values[order]
+            lab = lab[order]
+            w = None if w is None else w[order]
+        return Batch(values, dtype, SEGMENTS, n, ids.shape[0], offsets, LAB_SAME, lab,
+                     _NO_INT, _NO_INT, w, False, np.diff(offsets), ids, "groups",
+                     None if identity else order)
+    values, c_order, dtype = score_matrix(s)
+    n, t = s.shape
+    w = weights(sample_weight, n)
+    lab, ptr, idx = _NO_U8, _NO_INT, _NO_INT
+    classes: np.ndarray | None = None
+    if is_sparse(y_true):
+        lab_mode, mode = LAB_CSC, "tasks"
+        ptr, idx = sparse_labels(y_true, (n, t), pos_label)
+    else:
+        y = as_array(y_true, "y_true")
+        if y.ndim == 1:
+            lab_mode, mode = LAB_CODES, "classes"
+            idx, classes = class_codes(y, n, t, labels, pos_label)
+        elif y.ndim == 2:
+            lab_mode, mode = LAB_SAME, "tasks"
+            lab = label_matrix(y, (n, t), pos_label, c_order)
+        else:
+            raise ValueError(f"y_true must be 1-D class labels or a 2-D label matrix; got "
+                             f"{y.ndim}-D input with shape {y.shape}")
+    flat = values.reshape(-1) if c_order else values.reshape(-1, order="F")
+    layout = SAMPLE_MAJOR if c_order else SEGMENTS
+    offsets = _NO_INT if c_order else np.arange(t + 1, dtype=np.int64) * n
+    return Batch(flat, dtype, layout, n, t, offsets, lab_mode, lab, ptr, idx, w, True,
+                 np.full(t, n, np.int64), classes, mode, None)
+
+
+class StreamBatch(NamedTuple):
+    """A checked batch for the streaming layers, before anything is stored."""
+
+    scores: np.ndarray  # canonical scores, 1-D or (n, t), C-contiguous
+    dtype: np.dtype[Any]  # the caller's score dtype
+    labels: np.ndarray  # uint8 0/1 of the scores' shape, or class codes when ``coded``
+    coded: bool  # labels are 1-D class codes (one class against the rest)
+    weights: np.ndarray | None  # float64, as given
+    groups: np.ndarray | None  # group ids of the rows
+    int_valued: bool  # the caller's scores are integers
+
+
+def stream_batch(y_true: Any, y_score: Any, sample_weight: Any = None, groups: Any = None, *,
+                 pos_label: Any = None, classes: Any = None) -> StreamBatch:
+    """A batch of 1-D (one task) or ``(n_samples, n_tasks)`` scores, possibly empty.
+
+    Labels: 1-D binary, a dense or sparse label matrix, or 1-D class labels
+    when ``classes`` names the score columns (one class against the rest).
+    Everything is checked before the caller stores anything.
+    """
+    s = as_array(y_score, "y_score")
+    if s.ndim not in (1, 2):
+        raise ValueError(f"y_score must be 1-D (one task) or 2-D (n_samples, n_tasks); got "
+                         f"{s.ndim}-D input with shape {s.shape}")
+    n = s.shape[0]
+    t = 1 if s.ndim == 1 else s.shape[1]
+    dtype = s.dtype
+    values = np.ascontiguousarray(canonical_scores(s))
+    check_finite(values)
+    coded = False
+    if s.ndim == 1:
+        labels, _ = labels_1d(y_true, n, pos_label)
+    elif is_sparse(y_true):
+        ptr, idx = sparse_labels(y_true, (n, t), pos_label)
+        labels = np.zeros((n, t), np.uint8)
+        labels[idx, np.repeat(np.arange(t), np.diff(ptr))] = 1
+    else:
+        y = as_array(y_true, "y_true")
+        if y.ndim == 1 and classes is not None:
+            codes, _ = class_codes(y, n, t, classes, pos_label)
+            labels, coded = codes, True
+        elif y.ndim == 2:
+            labels = label_matrix(y, (n, t), pos_label, True).reshape(n, t)
+        else:
+            raise ValueError(f"y_true must have the shape of y_score {(n, t)}; got shape "
+                             f"{y.shape}")
+    w = weights(sample_weight, n)
+    g = None
+    if groups is not None:
+        if s.ndim != 1:
+            raise ValueError("groups= is for 1-D batches (one score per row)")
+        g = group_ids(groups, n)
+    return StreamBatch(values, dtype, labels, coded, w, g, dtype.kind in "biu")
+
+
+def group_ids(groups: Any, n: int) -> np.ndarray:
+    """Group ids checked as :func:`group_codes` checks them, kept as they are."""
+    g = as_array(groups, "groups")
+    if g.ndim != 1 or g.shape[0] != n:
+        raise ValueError(f"groups must be 1-D with one id per sample ({n}); got shape {g.shape}")
+    group_codes(g, n)  # every check: missing ids, mixed kinds, types
+    return g
