@@ -1,0 +1,204 @@
+"""Weighted sums are exact whatever the two classes' scales.
+
+Each class keeps its running totals in fixed-point units fixed by its own
+largest weight, so a light class next to a heavy one (or a light task next
+to a heavy one in a batch) loses no bits. Checked against exact rational
+oracles on every entry point that sums weights: one task, a 2-D batch (small
+tasks in one kernel call and large tasks through the one-task engine), groups,
+the evaluation entry and the bootstrap of one resample drawn as the data.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fastrank
+from fastrank._core import engine
+
+from . import oracles
+
+
+def _close(got: float, want: float, rel: float = 4e-16) -> bool:
+    return abs(got - float(want)) <= rel * max(1.0, abs(float(want)))
+
+
+@st.composite
+def scaled_classes(draw, max_n: int = 30):  # type: ignore[no-untyped-def]
+    """Tied scores, positives weighted around 2**a and negatives around 2**b."""
+    n = draw(st.integers(2, max_n))
+    y = draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))
+    y[0], y[1] = 1, 0
+    s = draw(st.lists(st.integers(0, 6), min_size=n, max_size=n))
+    a = draw(st.integers(-1000, 1000))
+    b = draw(st.integers(-1000, 1000))
+    if abs(a - b) > 1800:
+        b = a
+    mant = draw(st.lists(st.integers(1, 2**20), min_size=n, max_size=n))
+    w = [math.ldexp(m, (a if yi else b) - 20) for m, yi in zip(mant, y, strict=True)]
+    return np.array(y), np.array(s, np.float64), np.array(w)
+
+
+@settings(max_examples=150, deadline=None)
+@given(scaled_classes())
+def test_one_task_exact_for_any_class_scales(case):
+    y, s, w = case
+    assert _close(fastrank.roc_auc(y, s, sample_weight=w), oracles.roc_auc_pairwise(y, s, w))
+    assert _close(fastrank.average_precision(y, s, sample_weight=w),
+                  oracles.average_precision(y, s, w))
+    m = fastrank.all_metrics(y, s, sample_weight=w)
+    assert _close(m.roc_auc, oracles.roc_auc_pairwise(y, s, w))
+
+
+@settings(max_examples=60, deadline=None)
+@given(scaled_classes(), scaled_classes())
+def test_batch_tasks_keep_their_own_scale(first, second):
+    """Two tasks with unrelated scales in one call: each equals its own call."""
+    (y1, s1, w1), (y2, s2, w2) = first, second
+    n = min(len(y1), len(y2))
+    y1, s1, w1, y2, s2, w2 = y1[:n], s1[:n], w1[:n], y2[:n], s2[:n], w2[:n]
+    if not (y1.any() and (~y1.astype(bool)).any() and y2.any() and (~y2.astype(bool)).any()):
+        return
+    # Shared weights: task 2 sees task 1's weights; per-class scales still differ.
+    got = fastrank.roc_auc(np.c_[y1, y2], np.c_[s1, s2], sample_weight=w1, average=None)
+    assert _close(got[0], oracles.roc_auc_pairwise(y1, s1, w1))
+    assert _close(got[1], oracles.roc_auc_pairwise(y2, s2, w1))
+    groups = np.r_[np.zeros(n, int), np.ones(n, int)]
+    g = fastrank.roc_auc(np.r_[y1, y2], np.r_[s1, s2], sample_weight=np.r_[w1, w2],
+                         groups=groups, average=None)
+    assert _close(g.values[0], oracles.roc_auc_pairwise(y1, s1, w1))
+    assert _close(g.values[1], oracles.roc_auc_pairwise(y2, s2, w2))
+
+
+def test_light_class_next_to_a_heavy_one():
+    """The case that lost the positives' bits when both classes shared one unit."""
+    rng = np.random.default_rng(0)
+    y = np.r_[np.ones(10, int), np.zeros(10, int)]
+    s = rng.random(20)
+    for big in (1e30, 1e38, 1e300):
+        w = np.r_[1 + rng.random(10), np.full(10, big)]
+        want = oracles.roc_auc_pairwise(y, s, w)
+        assert _close(fastrank.roc_auc(y, s, sample_weight=w), want)
+        entry = fastrank.evaluate(s, y, sample_weight=w).entries[0]
+        assert _close(entry.metrics.roc_auc, want)
+
+
+def test_large_tasks_in_a_batch_use_their_own_bounds():
+    """Tasks above the in-kernel size go through the one-task engine."""
+    rng = np.random.default_rng(1)
+    n = 6000
+    y = (rng.random((n, 2)) < 0.3).astype(int)
+    s = rng.integers(0, 50, (n, 2)).astype(np.float64)
+    w = np.where(y[:, 0] == 1, 2.0**-600, 2.0**600) * (1 + rng.integers(0, 8, n))
+    got = fastrank.roc_auc(y, s, sample_weight=w, average=None)
+    for j in range(2):
+        assert got[j] == fastrank.roc_auc(y[:, j], s[:, j], sample_weight=w)
+    # The first column's classes are 2**1200 apart: check it exactly on a sample.
+    small = slice(0, 300)
+    want = oracles.roc_auc_pairwise(y[small, 0], s[small, 0], w[small])
+    assert _close(fastrank.roc_auc(y[small, 0], s[small, 0], sample_weight=w[small]), want)
+
+
+def test_weighted_table_matches_the_sweep():
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 2, 500)
+    s = rng.integers(0, 30, 500).astype(np.float32)
+    w = np.where(y == 1, 1e-250, 1e250) * rng.random(500)
+    one = fastrank.all_metrics(y, s, sample_weight=w)
+    ev = fastrank.evaluate(s, y, sample_weight=w).entries[0].metrics
+    assert one.roc_auc == ev.roc_auc
+    assert one.average_precision == ev.average_precision
+    assert one.pr_auc == ev.pr_auc
+
+
+def test_weights_summing_beyond_float64_are_refused():
+    y = np.r_[np.ones(10, int), np.zeros(10, int)]
+    s = np.arange(20.0)
+    w = np.r_[np.full(10, 2.0**1023), np.ones(10)]
+    with pytest.raises(ValueError, match="sample_weight sums to more than float64"):
+        fastrank.roc_auc(y, s, sample_weight=w)
+
+
+def test_weights_near_float64_max_give_the_value_in_a_subprocess():
+    code = (
+        "import numpy as np, fastrank, warnings\n"
+        "warnings.simplefilter('error')\n"
+        "y = np.r_[1, 1, 0, 0]; s = np.array([0.9, 0.2, 0.5, 0.1])\n"
+        "w = np.array([2.0**1023, 1.0, 1.0, 2.0**-1000])\n"
+        "print(repr(fastrank.roc_auc(y, s, sample_weight=w)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    y = [1, 1, 0, 0]
+    s = [0.9, 0.2, 0.5, 0.1]
+    w = [2.0**1023, 1.0, 1.0, 2.0**-1000]
+    assert _close(float(out.stdout), oracles.roc_auc_pairwise(y, s, w))
+
+
+def test_bounds_are_per_class():
+    y = np.r_[1, 1, 0, 0, 0]
+    w = np.array([4.0, 1.0, 2.0, 8.0, 1.0])
+    t = fastrank._core.inputs.task(y, np.arange(5.0), w)
+    assert t.bounds == (4.0 * 2, 8.0 * 3)
+    assert engine.weighted_state(t.bounds, 1.0, 0)[0] is not None
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=st.one_of(st.integers(-(2**127), 2**127 - 1),
+                       st.integers(-(2**70), 2**70),
+                       st.integers(0, 60).flatmap(
+                           lambda k: st.integers(2**53 * 2**k - 64, 2**53 * 2**k + 64))),
+       e=st.integers(-300, 300))
+def test_fixed_point_to_float_is_correctly_rounded(value, e):
+    """A fixed-point sum becomes the float nearest to it (ties to even), in the kernels
+    and in Python alike: the rounding may not depend on how the 128 bits split into
+    two words, or a sum kept in other units (another task size, another scale) would
+    round differently. Near-midpoint values (2**53 * 2**k + small) are drawn on purpose."""
+    from fractions import Fraction
+
+    from fastrank._kernels import sweep
+
+    bits = value & ((1 << 128) - 1)
+    hi, lo = np.uint64(bits >> 64), np.uint64(bits & ((1 << 64) - 1))
+    want = float(Fraction(value) * Fraction(2) ** e)  # correctly rounded
+    assert sweep.fx_value(hi, lo, float(e)) == want
+    assert sweep.fx_to_float(int(hi), int(lo), float(e)) == want
+
+
+def test_zero_weight_samples_do_not_change_group_totals():
+    """The totals of a tie group do not depend on zero-weight samples next to them
+    (which change the task size, hence the units the sums are kept in): each group's
+    total is its exact sum rounded once, and the curves are their running sums."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        n = int(rng.integers(4, 40))
+        y = rng.random(n) < 0.5
+        s = rng.integers(0, 4, n).astype(np.float64)
+        w = rng.choice([0.5, 1.00001, 2.0, rng.uniform(0, 40), rng.uniform(0, 1)], n)
+        w[rng.random(n) < 0.5] = 0.0
+        keep = w > 0
+        if not keep.any():
+            continue
+        levels = sorted(set(s[keep].tolist()), reverse=True)
+
+        def group_sums(cls, yy, ss, ww, levels=levels):
+            return np.array([float(sum((Fraction(x) for x, yv, sv in zip(ww, yy, ss, strict=True)
+                                        if yv == cls and sv == v), Fraction(0)))
+                             for v in levels])
+
+        want_tps = np.cumsum(group_sums(True, y, s, w))
+        want_fps = np.cumsum(group_sums(False, y, s, w))
+        for yy, ss, ww in ((y, s, w), (y[keep], s[keep], w[keep])):
+            _, fps, _, tps, thr = fastrank.confusion_matrix_at_thresholds(yy, ss, sample_weight=ww)
+            np.testing.assert_array_equal(thr, levels)
+            np.testing.assert_array_equal(tps, want_tps)
+            np.testing.assert_array_equal(fps, want_fps)
