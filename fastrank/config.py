@@ -44,18 +44,15 @@ def _cpu() -> str:
 
 
 def _simd() -> dict[str, list[str]]:
+    import importlib
+
     try:
-        from numpy._core._multiarray_umath import (  # type: ignore[attr-defined]
-            __cpu_baseline__,
-            __cpu_dispatch__,
-            __cpu_features__,
-        )
+        umath: Any = importlib.import_module("numpy._core._multiarray_umath")
     except ImportError:  # numpy < 2
-        from numpy.core._multiarray_umath import (  # type: ignore[attr-defined,no-redef]
-            __cpu_baseline__,
-            __cpu_dispatch__,
-            __cpu_features__,
-        )
+        umath = importlib.import_module("numpy.core._multiarray_umath")
+    __cpu_baseline__ = umath.__cpu_baseline__
+    __cpu_dispatch__ = umath.__cpu_dispatch__
+    __cpu_features__ = umath.__cpu_features__
     return {
         "baseline": list(__cpu_baseline__),
         "dispatched": [f for f in __cpu_dispatch__ if __cpu_features__.get(f)],

@@ -309,7 +309,7 @@ def chunk_task(where: str, y_true: Any, y_score: Any, sample_weight: Any,
         first = int(np.argmin(labels))  # the first negative
         negative = inputs.plain(inputs.as_array(y_true, "y_true")[first])
     pmax, nmax = inputs.class_maxima(w, labels) if w is not None else (0.0, 0.0)
-    task = inputs.Task(values, dtype, labels, npos, w, 1.0, True, 0.0)
+    task = inputs.Task(values, dtype, labels, npos, w, 1.0, True, (0.0, 0.0))
     keys = engine.sample_keys(task, points) if points > 0 else _NO_KEYS
     return ChunkStats(where, n, npos, pmax, nmax, values.dtype, dtype, negative, keys), task
 

@@ -349,7 +349,7 @@ def prbe(
     >>> fastrank.prbe(y_true, y_score, return_threshold=True)
     (0.625, 0.6)
     """
-    return api.compute("prbe", y_true, y_score, sample_weight=sample_weight,  # type: ignore[no-any-return]
+    return api.compute("prbe", y_true, y_score, sample_weight=sample_weight,
                        pos_label=pos_label, average=average, groups=groups, labels=labels,
                        return_threshold=return_threshold)
 

@@ -252,12 +252,13 @@ def roc_auc_ci(
         return _interval(estimate, variance, level)
     task = inputs.task(y_true, s, None, pos_label)
     table = engine.task_table(task)
-    sums = delong.table_sums(table[1], table[2])
+    one = delong.table_sums(table[1], table[2])
     req = registry.request("roc_auc", weighted=False)
+    assert req.metric is not None
     out, _ = engine.table_metrics(table, req.max_fpr, req.what)
     auc = float(out[req.metric.column]) if out[OUT_POS] > 0 and out[OUT_NEG] > 0 else math.nan
-    _warn_few(sums.m < 2 or sums.k < 2, 1, "the DeLong variance is")
-    return _interval(auc, sums.variance, level)
+    _warn_few(one.m < 2 or one.k < 2, 1, "the DeLong variance is")
+    return _interval(auc, one.variance, level)
 
 
 def delong_covariance(y_true: Any, y_scores: Any, *, pos_label: Any = None
@@ -414,6 +415,7 @@ def delong_test_unpaired(
         table = engine.task_table(t)
         sums = delong.table_sums(table[1], table[2])
         req = registry.request("roc_auc", weighted=False)
+        assert req.metric is not None
         out, _ = engine.table_metrics(table, req.max_fpr, req.what)
         auc = float(out[req.metric.column]) if sums.m > 0 and sums.k > 0 else math.nan
         results.append((auc, sums.variance, sums.m, sums.k))
@@ -468,7 +470,7 @@ def _resample_values(task: Task, column: int, name: str, n_resamples: int, strat
     pos_gid = np.ascontiguousarray(gid[is_pos])
     neg_gid = np.ascontiguousarray(gid[~is_pos])
     weighted = task.weights is not None
-    weights = task.weights if weighted else np.empty(0)  # the engine's exact units
+    weights: np.ndarray = task.weights if task.weights is not None else np.empty(0)
     pos_w = weights[is_pos] if weighted else weights
     neg_w = weights[~is_pos] if weighted else weights
     pos_bound = neg_bound = 0.0

@@ -70,7 +70,7 @@ def placements(t: Task) -> np.ndarray:
     """Each sample's placement: V10 for positives, V01 for negatives."""
     gid, _, gpos, gneg = engine.group_index(t)
     v10, v01 = group_placements(gpos, gneg)
-    return np.where(t.labels.astype(bool), v10[gid], v01[gid])
+    return np.asarray(np.where(t.labels.astype(bool), v10[gid], v01[gid]))
 
 
 class PairSums(NamedTuple):

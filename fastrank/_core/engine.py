@@ -38,6 +38,7 @@ import itertools
 import os
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -291,6 +292,9 @@ def sort_choice(width: int) -> SortChoice:
         return _choices[width]
 
 
+_sort_failed: list[bool] = []
+
+
 def _calibrate(width: int) -> SortChoice:
     rng = np.random.default_rng(12345)
     dtype = np.float32 if width == 4 else np.float64
@@ -306,7 +310,14 @@ def _calibrate(width: int) -> SortChoice:
         a = keys.copy().view(spec.bits)
         sort_values(a, buf, spec.kind, spec.sign, spec.ones, hist)
 
-    radix_sort()  # compile or load it
+    try:
+        radix_sort()  # compile or load it
+    except Exception as exc:  # a compiler or machine problem: numpy's sort still works
+        if not _sort_failed:
+            _sort_failed.append(True)  # said once per process, whatever the width
+            warnings.warn(f"fastrank: its radix sort failed on this machine ({type(exc).__name__}: "
+                          f"{exc}); numpy's sort is used instead", RuntimeWarning, stacklevel=2)
+        return SortChoice("numpy", f"radix sort failed ({type(exc).__name__}); numpy's sort")
     best = {}
     for name, fn in (("numpy", numpy_sort), ("radix", radix_sort)):
         times = []
@@ -369,7 +380,8 @@ def _split(values: np.ndarray, labels: np.ndarray, weights: np.ndarray | None, n
         qw, at = _carve(buf, at, n - npos + 1, np.float64)
     counts = np.empty(2, np.int64)
     split(readonly(values.view(bits_dt)), readonly(labels),
-          readonly(weights) if weighted else _EMPTY_F, 0, n, p.view(bits_dt), q.view(bits_dt),
+          readonly(weights) if weights is not None else _EMPTY_F, 0, n, p.view(bits_dt),
+           q.view(bits_dt),
           pw, qw, counts)
     m, k = int(counts[0]), int(counts[1])
     if weighted:
@@ -468,7 +480,7 @@ def cut_ranges(t: Task, pivots: np.ndarray, nthreads: int = 1,
     bits = readonly(values.view(spec.bits))
     labels = readonly(t.labels)
     weighted = t.weights is not None
-    w = readonly(t.weights) if weighted else _EMPTY_F
+    w = readonly(t.weights) if t.weights is not None else _EMPTY_F
     bounds = np.linspace(0, n, nthreads + 1).astype(np.int64)
     chunks = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
     pivots = readonly(np.ascontiguousarray(pivots, dtype=np.uint64))
@@ -478,7 +490,7 @@ def cut_ranges(t: Task, pivots: np.ndarray, nthreads: int = 1,
         count_above(bits, spec.kind, spec.sign, spec.ones, pivots, chunk[0], chunk[1], above)
         lane_n = np.diff(_quarters(*chunk))
         ge = np.concatenate((lane_n[:, None], above, np.zeros((LANES, 1), np.int64)), axis=1)
-        return ge[:, :-1] - ge[:, 1:]  # (lanes, ranges): samples of each lane in each range
+        return np.asarray(ge[:, :-1] - ge[:, 1:])  # (lanes, ranges): samples per lane and range
 
     sizes = np.array(parallel_map(count, chunks, nthreads))  # (chunks, lanes, ranges)
     flat = sizes.reshape(-1, nr)  # (chunk, lane) in order, then ranges
@@ -531,7 +543,7 @@ def choose_pivots(samples: Sequence[tuple[np.ndarray, int]], ranges: int) -> np.
     targets = cum[-1] * np.arange(1, min(ranges, MAX_PIVOTS + 1)) / min(ranges, MAX_PIVOTS + 1)
     at = np.minimum(np.searchsorted(cum, targets, side="right"), keys.shape[0] - 1)
     piv = np.unique(keys[at])
-    return piv[piv > keys[0]].astype(np.uint64)
+    return np.asarray(piv[piv > keys[0]], dtype=np.uint64)
 
 
 def sorted_range(values: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
@@ -546,7 +558,8 @@ def sorted_range(values: np.ndarray, labels: np.ndarray, weights: np.ndarray | N
     qw = np.empty(n - npos + 1 if weighted else 0)
     counts = np.empty(2, np.int64)
     split(readonly(values.view(spec.bits)), readonly(labels),
-          readonly(weights) if weighted else _EMPTY_F, 0, n, p.view(spec.bits), q.view(spec.bits),
+          readonly(weights) if weights is not None else _EMPTY_F, 0, n, p.view(spec.bits),
+           q.view(spec.bits),
           pw, qw, counts)
     m, k = int(counts[0]), int(counts[1])
     c = Classes(p[:m], q[:k], pw[:m] if weighted else _EMPTY_FW,
@@ -814,7 +827,7 @@ def task_table(t: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         _raise_nonfinite(t.values)
         raise  # unreachable
     if len(tables) == 1:
-        return tables[0]
+        return tables[0]  # type: ignore[no-any-return]
     return tuple(np.concatenate([tb[k] for tb in tables]) for k in range(3))  # type: ignore[return-value]
 
 
@@ -962,9 +975,8 @@ def _segment_runner(b: Batch, max_fpr: float, what: int, out: np.ndarray,
             _run_small(b, b.values, b.labels, b.lab_mode, b.wshared, b.offsets,
                        small.astype(np.int64), int(b.sizes[small].max()), max_fpr, what, out,
                        prbe)
-        for j in np.flatnonzero(sizes > SMALL_TASK) + j0:
-            j = int(j)
-            out[j], prbe[j] = _task_out(_segment_task(b, j), max_fpr, what, j)
+        for jj in (np.flatnonzero(sizes > SMALL_TASK) + j0).tolist():
+            out[jj], prbe[jj] = _task_out(_segment_task(b, jj), max_fpr, what, jj)
 
     return run
 

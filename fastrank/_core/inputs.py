@@ -30,9 +30,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._kernels.batch import LAB_CODES, LAB_CSC, LAB_SAME, group_order
+from .._kernels.batch import LAB_CODES as LAB_CODES  # re-exported: the label layouts
+from .._kernels.batch import LAB_CSC as LAB_CSC
+from .._kernels.batch import LAB_SAME as LAB_SAME
+from .._kernels.batch import group_order
 from .._kernels.keys import KIND_FLOAT, KIND_SIGNED, KIND_UNSIGNED
-from .._kernels.sweep import BEYOND_RANGE, UNIT_FREE, weight_shift  # noqa: F401 (UNIT_FREE: summaries)
+from .._kernels.sweep import BEYOND_RANGE, weight_shift
+from .._kernels.sweep import UNIT_FREE as UNIT_FREE  # re-exported for summaries
 
 _DLPACK_CPU = 1
 
@@ -380,7 +384,7 @@ def _indicator_pos_label(y: np.ndarray, pos_label: Any) -> None:
 
 
 def _is_one(v: Any) -> bool:
-    return isinstance(v, numbers.Number) and not isinstance(v, bool) and v == 1
+    return isinstance(v, numbers.Number) and not isinstance(v, bool) and bool(v == 1)  # type: ignore[comparison-overlap]
 
 
 def label_matrix(y_true: Any, shape: tuple[int, int], pos_label: Any,

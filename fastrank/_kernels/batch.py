@@ -61,7 +61,7 @@ BLOCK = 16
 
 
 @helper
-def task_labels(lab_mode, lab_ptr, lab_idx, j, lrow):  # type: ignore[no-untyped-def]
+def task_labels(lab_mode, lab_ptr, lab_idx, j, lrow):
     """Fill ``lrow`` with task ``j``'s 0/1 labels from sparse columns or class codes."""
     ln = lrow.shape[0]
     if lab_mode == LAB_CSC:
@@ -79,7 +79,7 @@ _TRANSPOSE = [(ro(k), i64, i64, i64, i64, ro(u8), i64, ro(i64), ro(i64), rw(k), 
 
 
 @kernel(_TRANSPOSE)
-def transpose_block(bits, n, t, j0, bw, labels, lab_mode, lab_ptr, lab_idx, tb, lb):  # type: ignore[no-untyped-def]
+def transpose_block(bits, n, t, j0, bw, labels, lab_mode, lab_ptr, lab_idx, tb, lb):
     """Columns ``j0 .. j0 + bw`` of a C-ordered ``(n, t)`` matrix into ``bw`` rows.
 
     ``tb[jj * n + i]`` receives score ``(i, j0 + jj)``, ``lb`` its 0/1 label.
@@ -114,7 +114,7 @@ def work_bytes(nmax: int, key_size: int, weighted: bool) -> int:
 
 
 @helper
-def _nonfinite(b, exp_mask):  # type: ignore[no-untyped-def]
+def _nonfinite(b, exp_mask):
     return (np.uint64(b) & exp_mask) == exp_mask
 
 
@@ -124,7 +124,7 @@ _RUN = [(rw(v), rw(b), i64, u64, u64, u64, ro(u8), i64, ro(i64), ro(i64), ro(f64
 
 @kernel(_RUN)
 def run_segments(values, vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, lab_idx,
-                 weights, wshared, offsets, tasks, max_fpr, what, work, out, prbe, bad):  # type: ignore[no-untyped-def]
+                 weights, wshared, offsets, tasks, max_fpr, what, work, out, prbe, bad):
     """Every task of ``tasks`` (segments of ``values``; ``vbits`` their bits),
     computed as a one-task call computes it; ``out[j]``/``prbe[j]`` receive
     task ``j``'s results. Weighted, each task gets its own unit
@@ -202,13 +202,13 @@ def run_segments(values, vbits, kind, sign, ones, exp_mask, labels, lab_mode, la
         p = pbits[:m].view(values.dtype)
         qv = qbits[:k].view(values.dtype)
         if weighted:  # the exact class totals first, then the sweep
-            pmax = 0.0
+            pwmax = 0.0
             for i in range(m):
-                pmax = max(pmax, pw[i])
-            nmax = 0.0
+                pwmax = max(pwmax, pw[i])
+            qwmax = 0.0
             for i in range(k):
-                nmax = max(nmax, qw[i])
-            e = weight_shift_k(pmax, nmax, ln)
+                qwmax = max(qwmax, qw[i])
+            e = weight_shift_k(pwmax, qwmax, ln)
             if e == BEYOND_RANGE:
                 bad[0] = j
                 bad[1] = 1
@@ -220,9 +220,9 @@ def run_segments(values, vbits, kind, sign, ones, exp_mask, labels, lab_mode, la
                     pw[i] *= scale
                 for i in range(k):
                     qw[i] *= scale
-                pmax *= scale
-                nmax *= scale
-            init_state(st, sk, 0.0, 0.0, max_fpr, what, True, pmax * m, nmax * k)
+                pwmax *= scale
+                qwmax *= scale
+            init_state(st, sk, 0.0, 0.0, max_fpr, what, True, pwmax * m, qwmax * k)
             sweep_classes(p, pbits[:m], qv, qbits[:k], pw[:m], qw[:k], True, st, sk,
                           MODE_TOTALS, gpos, gneg, gkey)
             pos = fx_value(sk[K_TP], sk[K_TP + 1], st[S_E_TP])
@@ -243,7 +243,7 @@ def run_segments(values, vbits, kind, sign, ones, exp_mask, labels, lab_mode, la
 
 
 @kernel([(ro(i64), i64, rw(i64), rw(i64))])
-def group_order(codes, ngroups, offsets, order):  # type: ignore[no-untyped-def]
+def group_order(codes, ngroups, offsets, order):
     """A counting sort of group codes ``0 .. ngroups``: ``order`` lists the
     samples group by group (input order within a group), ``offsets`` where
     each group starts (``ngroups + 1`` entries)."""

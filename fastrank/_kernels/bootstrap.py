@@ -38,7 +38,7 @@ _TO_UNIT = 1.0 / 9007199254740992.0  # 2**-53
 
 
 @helper
-def _mix(z):  # type: ignore[no-untyped-def]
+def _mix(z):
     """The SplitMix64 output function."""
     z = (z ^ (z >> np.uint64(30))) * _M1
     z = (z ^ (z >> np.uint64(27))) * _M2
@@ -46,7 +46,7 @@ def _mix(z):  # type: ignore[no-untyped-def]
 
 
 @helper
-def _draw(state, m):  # type: ignore[no-untyped-def]
+def _draw(state, m):
     """Advance a SplitMix64 stream; return (new state, uniform index below m)."""
     state = state + _GOLDEN
     u = float(_mix(state) >> np.uint64(11)) * _TO_UNIT  # in [0, 1), 53 random bits
@@ -59,7 +59,7 @@ _RESAMPLE = [(ro(u64), i64, ro(i64), ro(i64), ro(f64), ro(f64), ro(i64), ro(f64)
 
 @kernel(_RESAMPLE)
 def resample_sweeps(gkey, ngroups, pos_gid, neg_gid, pos_w, neg_w, codes, weights, weighted,
-                    stratified, seed, first, what, count, pos_bound, neg_bound, out):  # type: ignore[no-untyped-def]
+                    stratified, seed, first, what, count, pos_bound, neg_bound, out):
     """Metrics (layout ``OUT_*``) of resamples ``first .. first + count`` into ``out``.
 
     Stratified: each resample draws ``len(pos_gid)`` positives and

@@ -26,7 +26,7 @@ _harmonic = helper(harmonic_diff)
 
 
 @helper
-def _add(s, c, x):  # type: ignore[no-untyped-def]
+def _add(s, c, x):
     """Neumaier step: add ``x`` to the sum ``s`` with running compensation ``c``."""
     t = s + x
     if abs(s) >= abs(x):
@@ -84,7 +84,7 @@ _HIST = [(ro(v), ro(u8), ro(f64), i64, i64, i64, i64, i64, i64, ro(f64), ro(f64)
 
 @kernel(_HIST)
 def histogram_block(values, labels, weights, ntasks, row0, row1, t0, t1, mode, lo, width, nb,
-                    edges, counts):  # type: ignore[no-untyped-def]
+                    edges, counts):
     """Add rows ``row0..row1`` of tasks ``t0..t1`` of a row-major batch to ``counts``.
 
     ``values`` holds scores (float64) or, with :data:`MODE_INDEX`, bin indices

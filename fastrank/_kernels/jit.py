@@ -59,16 +59,16 @@ def _kernels_stamp() -> str:
 _STAMP = _kernels_stamp()
 
 
-class _Impl(caching.CompileResultCacheImpl):  # type: ignore[misc]
+class _Impl(caching.CompileResultCacheImpl):
     """Numba's cache, with a source stamp that covers every kernel file."""
 
     def __init__(self, py_func: Any) -> None:
-        super().__init__(py_func)
+        super().__init__(py_func)  # type: ignore[no-untyped-call]
         own = self._locator.get_source_stamp
         self._locator.get_source_stamp = lambda: (own(), _STAMP)
 
 
-class _Cache(caching.FunctionCache):  # type: ignore[misc]
+class _Cache(caching.FunctionCache):
     _impl_class = _Impl
 
 # kernel -> the argument types it is compiled for (declared by each kernel)
@@ -100,7 +100,7 @@ def kernel(signatures: Sequence[tuple[Any, ...]]) -> Callable[[F], F]:
         dispatcher = numba.njit(**_OPTIONS)(fn)
         dispatcher._cache = _Cache(dispatcher.py_func)  # cache=True, with the stamp above
         SIGNATURES[dispatcher] = list(signatures)
-        return dispatcher  # type: ignore[no-any-return]
+        return dispatcher
 
     return wrap
 
@@ -109,4 +109,4 @@ def helper(fn: F) -> F:
     """A function for kernels to call; compiled once per process with its
     callers' options, and cached only as part of them."""
     compiled = numba.njit(error_model="numpy", boundscheck=False, nogil=True)(fn)
-    return compiled  # type: ignore[no-any-return]
+    return compiled  # type: ignore[return-value]

@@ -23,7 +23,7 @@ KIND_UNSIGNED = 2
 
 
 @helper
-def to_key(u, kind, sign, ones):  # type: ignore[no-untyped-def]
+def to_key(u, kind, sign, ones):
     """Key of one score given its bits ``u`` (zero-extended to 64 bits)."""
     if kind == KIND_FLOAT:
         # Written as selects, not branches: the sign of a score is unpredictable.
@@ -36,7 +36,7 @@ def to_key(u, kind, sign, ones):  # type: ignore[no-untyped-def]
 
 
 @helper
-def from_key(k, kind, sign, ones):  # type: ignore[no-untyped-def]
+def from_key(k, kind, sign, ones):
     """Bits of the score whose key is ``k`` (inverse of :func:`to_key`)."""
     if kind == KIND_FLOAT:
         if k & sign:
@@ -48,7 +48,7 @@ def from_key(k, kind, sign, ones):  # type: ignore[no-untyped-def]
 
 
 @kernel([(ro(k), u64) for k in KEYS])
-def first_nonfinite(bits, exp_mask):  # type: ignore[no-untyped-def]
+def first_nonfinite(bits, exp_mask):
     """Index of the first NaN or infinite float (exponent all ones), or -1."""
     for i in range(bits.shape[0]):
         if (np.uint64(bits[i]) & exp_mask) == exp_mask:

@@ -34,7 +34,7 @@ HIST_SHAPE = (8, 1 << WIDE_DIGIT_BITS)
 
 
 @helper
-def highest_bit(x):  # type: ignore[no-untyped-def]
+def highest_bit(x):
     """Index of the highest set bit of ``x`` (``x > 0``)."""
     h = 0
     while x > np.uint64(1):
@@ -44,7 +44,7 @@ def highest_bit(x):  # type: ignore[no-untyped-def]
 
 
 @helper
-def _insertion(keys, pay, lo, hi, has_pay):  # type: ignore[no-untyped-def]
+def _insertion(keys, pay, lo, hi, has_pay):
     for i in range(lo + 1, hi):
         k = keys[i]
         p = pay[i] if has_pay else 0.0
@@ -60,7 +60,7 @@ def _insertion(keys, pay, lo, hi, has_pay):  # type: ignore[no-untyped-def]
 
 
 @helper
-def _lsd(keys, buf, pay, pbuf, lo, hi, shift, nbits, hist, dbits, has_pay):  # type: ignore[no-untyped-def]
+def _lsd(keys, buf, pay, pbuf, lo, hi, shift, nbits, hist, dbits, has_pay):
     """Stable LSD radix sort of ``keys[lo:hi]`` on bits ``[shift, shift + nbits)``,
     ``dbits`` bits per pass (a constant at every call site)."""
     n = hi - lo
@@ -109,7 +109,7 @@ def _lsd(keys, buf, pay, pbuf, lo, hi, shift, nbits, hist, dbits, has_pay):  # t
 
 
 @helper
-def _radix(keys, buf, pay, pbuf, varying, hist, has_pay):  # type: ignore[no-untyped-def]
+def _radix(keys, buf, pay, pbuf, varying, hist, has_pay):
     n = keys.shape[0]
     if n < 2 or varying == np.uint64(0):
         return
@@ -162,7 +162,7 @@ def _radix(keys, buf, pay, pbuf, varying, hist, has_pay):  # type: ignore[no-unt
 
 
 @helper
-def _keys_in_place(bits, kind, sign, ones):  # type: ignore[no-untyped-def]
+def _keys_in_place(bits, kind, sign, ones):
     """Turn score bits into order keys in place; return the bits in which they vary."""
     any_bits = np.uint64(0)
     all_bits = ~np.uint64(0)
@@ -175,7 +175,7 @@ def _keys_in_place(bits, kind, sign, ones):  # type: ignore[no-untyped-def]
 
 
 @helper
-def _bits_in_place(keys, kind, sign, ones):  # type: ignore[no-untyped-def]
+def _bits_in_place(keys, kind, sign, ones):
     """The inverse of :func:`_keys_in_place` (a zero of either sign becomes +0.0)."""
     for i in range(keys.shape[0]):
         keys[i] = from_key(np.uint64(keys[i]), kind, sign, ones)
@@ -185,13 +185,13 @@ _SORT = [(rw(k), rw(k), i64, u64, u64, rw(i64, 2)) for k in KEYS]
 
 
 @kernel(_SORT)
-def sort_values(bits, buf, kind, sign, ones, hist):  # type: ignore[no-untyped-def]
+def sort_values(bits, buf, kind, sign, ones, hist):
     """:func:`sort_bits` as called from Python."""
     sort_bits(bits, buf, kind, sign, ones, hist)
 
 
 @helper
-def sort_bits(bits, buf, kind, sign, ones, hist):  # type: ignore[no-untyped-def]
+def sort_bits(bits, buf, kind, sign, ones, hist):
     """Sort scores, given as their bits, ascending in place (``buf``: scratch)."""
     varying = _keys_in_place(bits, kind, sign, ones)
     none = np.empty(0, np.float64)
@@ -203,13 +203,13 @@ _PAIRS = [(rw(k), rw(k), rw(f64), rw(f64), i64, u64, u64, rw(i64, 2)) for k in K
 
 
 @kernel(_PAIRS)
-def sort_pairs(bits, buf, w, wbuf, kind, sign, ones, hist):  # type: ignore[no-untyped-def]
+def sort_pairs(bits, buf, w, wbuf, kind, sign, ones, hist):
     """:func:`sort_bits_weighted` as called from Python."""
     sort_bits_weighted(bits, buf, w, wbuf, kind, sign, ones, hist)
 
 
 @helper
-def sort_bits_weighted(bits, buf, w, wbuf, kind, sign, ones, hist):  # type: ignore[no-untyped-def]
+def sort_bits_weighted(bits, buf, w, wbuf, kind, sign, ones, hist):
     """Sort scores (as bits) ascending in place, moving their weights ``w`` with them."""
     varying = _keys_in_place(bits, kind, sign, ones)
     _radix(bits, buf, w, wbuf, varying, hist, True)

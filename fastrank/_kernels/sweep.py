@@ -197,7 +197,7 @@ def set_totals(st: np.ndarray, pos: float, neg: float) -> None:
 
 
 @helper
-def init_state(st, sk, pos, neg, max_fpr, what, weighted, pos_bound, neg_bound):  # type: ignore[no-untyped-def]
+def init_state(st, sk, pos, neg, max_fpr, what, weighted, pos_bound, neg_bound):
     """:func:`new_state` inside a kernel, on existing arrays."""
     st[:] = 0.0
     sk[:] = 0
@@ -215,7 +215,7 @@ def init_state(st, sk, pos, neg, max_fpr, what, weighted, pos_bound, neg_bound):
 
 
 @helper
-def set_totals_k(st, pos, neg):  # type: ignore[no-untyped-def]
+def set_totals_k(st, pos, neg):
     """:func:`set_totals` inside a kernel."""
     st[S_POS] = pos
     st[S_NEG] = neg
@@ -246,7 +246,7 @@ def range_state(st: np.ndarray, tp0: float, fp0: float, sk_tp: tuple[int, int] |
 
 
 @helper
-def fx_add(hi, lo, x, scale):  # type: ignore[no-untyped-def]
+def fx_add(hi, lo, x, scale):
     """Add ``x * scale`` (``scale`` a power of two, ``|x * scale| < 2**FX_BITS``),
     truncated to an integer, to the 128-bit two's complement sum ``(hi, lo)``."""
     y = x * scale
@@ -264,7 +264,7 @@ def fx_add(hi, lo, x, scale):  # type: ignore[no-untyped-def]
 
 
 @helper
-def fx_add_rem(hi, lo, x, scale, e):  # type: ignore[no-untyped-def]
+def fx_add_rem(hi, lo, x, scale, e):
     """:func:`fx_add` for ``x >= 0`` (``scale == 2**-e``), also returning what it
     truncated, in ``x``'s units (exact, even where ``x * scale`` underflows).
 
@@ -282,7 +282,7 @@ def fx_add_rem(hi, lo, x, scale, e):  # type: ignore[no-untyped-def]
 
 
 @helper
-def fx_value(hi, lo, e):  # type: ignore[no-untyped-def]
+def fx_value(hi, lo, e):
     """The float64 nearest to a 128-bit fixed-point sum (times ``2**e``), correctly
     rounded: the same float whatever the units the sum was kept in.
 
@@ -319,7 +319,7 @@ def fx_value(hi, lo, e):  # type: ignore[no-untyped-def]
 
 
 @helper
-def fx_merge(hi, lo, hi2, lo2):  # type: ignore[no-untyped-def]
+def fx_merge(hi, lo, hi2, lo2):
     """The sum of two fixed-point sums."""
     s = lo + lo2
     return hi + hi2 + (np.uint64(1) if s < lo else np.uint64(0)), s
@@ -329,7 +329,7 @@ def fx_merge(hi, lo, hi2, lo2):  # type: ignore[no-untyped-def]
 
 
 @helper
-def _log1p(x):  # type: ignore[no-untyped-def]
+def _log1p(x):
     """``log(1 + x)`` for ``x >= 0``; a short series where ``math.log1p`` is overkill.
 
     Late in a sweep most PR segments are short relative to what lies above
@@ -378,7 +378,7 @@ _harmonic = helper(harmonic_diff)
 
 
 @helper
-def _expected_ap_group(p0, r0, q, m):  # type: ignore[no-untyped-def]
+def _expected_ap_group(p0, r0, q, m):
     """Expected sum of precisions at the ``q`` positives of a tie group of ``m``.
 
     ``r0`` samples, ``p0`` of them positive, rank above the group. Averaged over
@@ -394,7 +394,7 @@ def _expected_ap_group(p0, r0, q, m):  # type: ignore[no-untyped-def]
 
 
 @helper
-def pr_run_area(t0, t1, f):  # type: ignore[no-untyped-def]
+def pr_run_area(t0, t1, f):
     """P times the PR area while TP grows from ``t0`` to ``t1`` at constant FP ``f``.
 
     Precision along the way is ``t / (t + f)``; its integral over t is
@@ -406,7 +406,7 @@ def pr_run_area(t0, t1, f):  # type: ignore[no-untyped-def]
 
 
 @helper
-def pr_segment_area(t0, f0, dp, dn):  # type: ignore[no-untyped-def]
+def pr_segment_area(t0, f0, dp, dn):
     """P times the PR area of one interpolated segment with ``dp > 0`` and ``dn > 0``.
 
     From (TP, FP) = (t0, f0), TP and FP grow together by (dp, dn). With
@@ -429,7 +429,7 @@ _TABLE = (rw(f64), rw(f64), rw(u64), i64, rw(f64), rw(u64))
 
 
 @kernel([_TABLE])
-def sweep_table(gpos, gneg, gkey, count, st, sk):  # type: ignore[no-untyped-def]
+def sweep_table(gpos, gneg, gkey, count, st, sk):
     """Advance the sweep over groups ``0 .. count`` of a table (keys descending).
 
     ``gkey`` holds each group's score bits (reported for the break-even
@@ -552,7 +552,7 @@ _COMBINE = (rw(f64, 2), rw(u64, 2), rw(f64), rw(u64), rw(f64))
 
 
 @kernel([_COMBINE])
-def combine(states, keys, st, sk, out):  # type: ignore[no-untyped-def]
+def combine(states, keys, st, sk, out):
     """Join the states of consecutive score ranges (highest first) into ``st``/``sk``
     and write the results (layout ``OUT_*``) into ``out``.
 
@@ -603,7 +603,7 @@ def combine(states, keys, st, sk, out):  # type: ignore[no-untyped-def]
 
 
 @helper
-def finish(st, sk, out):  # type: ignore[no-untyped-def]
+def finish(st, sk, out):
     """Write the results (layout ``OUT_*``) of a whole task's sweep into ``out``.
 
     Areas are normalised by the final running totals, as scikit-learn does.
@@ -703,13 +703,13 @@ _SPLIT = [(rw(t), rw(b), rw(t), rw(b), rw(f64), rw(f64), b1, rw(f64), rw(u64), i
 
 
 @kernel(_SPLIT)
-def sweep_split(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey):  # type: ignore[no-untyped-def]
+def sweep_split(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey):
     """:func:`sweep_classes` as called from Python."""
     return sweep_classes(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey)
 
 
 @helper
-def sweep_classes(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey):  # type: ignore[no-untyped-def]
+def sweep_classes(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey):
     """The tie groups of a task (or of one score range of it).
 
     ``p``/``q``: the scores of the positives and of the negatives, each sorted
@@ -807,7 +807,7 @@ def fx_to_float(hi: int, lo: int, e: float) -> float:
 
 
 @helper
-def _bulk(p, pb, q, qb, st, sk, gpos, gneg, gkey):  # type: ignore[no-untyped-def]
+def _bulk(p, pb, q, qb, st, sk, gpos, gneg, gkey):
     """:func:`sweep_classes` of an unweighted sweep whose positives are the fewer.
 
     Per positive group: the negatives above it are counted sixteen at a time

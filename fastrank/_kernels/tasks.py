@@ -28,13 +28,13 @@ _SPLIT = [(ro(k), ro(u8), ro(f64), i64, i64, rw(k), rw(k), rw(f64), rw(f64), rw(
 
 
 @kernel(_SPLIT)
-def split(bits, labels, weights, lo, hi, p, q, pw, qw, counts):  # type: ignore[no-untyped-def]
+def split(bits, labels, weights, lo, hi, p, q, pw, qw, counts):
     """:func:`split_samples` as called from Python."""
     split_samples(bits, labels, weights, lo, hi, p, q, pw, qw, counts)
 
 
 @helper
-def split_samples(bits, labels, weights, lo, hi, p, q, pw, qw, counts):  # type: ignore[no-untyped-def]
+def split_samples(bits, labels, weights, lo, hi, p, q, pw, qw, counts):
     """Samples ``lo .. hi`` into the positives ``p`` and the negatives ``q``.
 
     Each sample is written to both and kept by its class's (no branch on the
@@ -42,8 +42,8 @@ def split_samples(bits, labels, weights, lo, hi, p, q, pw, qw, counts):  # type:
     when unweighted; otherwise ``pw``/``qw`` receive them and zero-weight
     samples are dropped. ``counts`` receives the numbers kept.
     """
-    pc = 0
-    qc = 0
+    pc = np.int64(0)
+    qc = np.int64(0)
     if weights.shape[0] == 0:
         for i in range(lo, hi):
             b = bits[i]
@@ -76,14 +76,14 @@ _ABOVE = [(ro(k), i64, u64, u64, ro(u64), i64, i64, rw(i64, 2)) for k in KEYS]
 
 
 @helper
-def quarters(lo, hi):  # type: ignore[no-untyped-def]
+def quarters(lo, hi):
     """The bounds of the four lanes of samples ``lo .. hi`` (the last takes the rest)."""
     m = (hi - lo) // LANES
     return lo, lo + m, lo + 2 * m, lo + 3 * m, hi
 
 
 @kernel(_ABOVE)
-def count_above(bits, kind, sign, ones, pivots, lo, hi, counts):  # type: ignore[no-untyped-def]
+def count_above(bits, kind, sign, ones, pivots, lo, hi, counts):
     """``counts[lane, t]`` += how many samples of lane ``lane`` of ``lo .. hi``
     (:func:`quarters`) have a key at or above ``pivots[t]``; the counters of
     a lane live in registers (at most :data:`MAX_PIVOTS` pivots)."""
@@ -118,7 +118,7 @@ _PARTITION = [(ro(k), ro(u8), ro(f64), i64, u64, u64, ro(u64), i64, i64, rw(i64,
 
 
 @kernel(_PARTITION)
-def partition(bits, labels, weights, kind, sign, ones, pivots, lo, hi, cur, out, lout, wout):  # type: ignore[no-untyped-def]
+def partition(bits, labels, weights, kind, sign, ones, pivots, lo, hi, cur, out, lout, wout):
     """Samples ``lo .. hi`` (scores, labels, weights) into their score ranges.
 
     Range ``r`` holds the keys ``k`` with ``pivots[r - 1] <= k < pivots[r]``.
@@ -160,7 +160,7 @@ _COUNT = [(ro(k), i64, u64, u64, ro(u8), i64, i64, rw(u64), rw(f64), rw(f64), rw
 
 
 @kernel(_COUNT)
-def count_ties(bits, kind, sign, ones, labels, lo, hi, tkey, tpos, tneg, used):  # type: ignore[no-untyped-def]
+def count_ties(bits, kind, sign, ones, labels, lo, hi, tkey, tpos, tneg, used):
     """Count the positives and negatives of each distinct score of samples
     ``lo .. hi`` into an open-addressing table (``HASH_SLOTS`` slots of keys,
     counts, used flags; zeroed by the caller, or holding an earlier part).
