@@ -187,6 +187,29 @@ def _first_call() -> float:
     return statistics.median(runs)
 
 
+def _cold_call() -> float:
+    """Import + first call with an empty Numba cache (what a fresh container pays)."""
+    import os
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        out = subprocess.run([sys.executable, "-c", _FIRST_CALL], env=env, check=True,
+                             capture_output=True, text=True)
+    return float(out.stdout)
+
+
+def _machine() -> str:
+    """The CPU and numpy's SIMD dispatch, as ``fastrank.show_config`` reports them."""
+    import io
+
+    buf = io.StringIO()
+    fastrank.show_config(file=buf)
+    keep = ("cpu:", "cores:", "  baseline:", "  dispatched:", "threads:")
+    return "; ".join(line.strip() for line in buf.getvalue().splitlines()
+                     if line.startswith(keep))
+
+
 def _memory(name: str) -> dict[str, float]:
     code = _MEMORY.format(bench=str(Path(__file__).parent), name=name)
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
@@ -206,6 +229,7 @@ def main() -> None:
           f"Python {platform.python_version()}, numpy {np.__version__}, "
           f"scikit-learn {sklearn.__version__}"
           + (f", torchmetrics {__import__('torchmetrics').__version__}" if tm else ""))
+    print(f"# {_machine()}")
     print()
     raw: dict[str, Any] = {}
     print("| workload | fastrank all_metrics | fastrank AP only | np.sort | np.sort (AVX2) |"
@@ -239,6 +263,9 @@ def main() -> None:
     first = _first_call()
     raw["first_call_s"] = first
     print(f"Import + first all_metrics call in a fresh process (kernels cached): {first:.2f} s")
+    cold = _cold_call()
+    raw["cold_first_call_s"] = cold
+    print(f"Import + first all_metrics call with an empty Numba cache: {cold:.2f} s")
     for name in ("W1", "W3"):
         mem = _memory(name)
         raw[f"memory_{name}"] = mem
