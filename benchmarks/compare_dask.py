@@ -2,6 +2,7 @@
 
     python benchmarks/compare_dask.py            # full workloads (a few minutes)
     python benchmarks/compare_dask.py --quick    # smaller
+    python benchmarks/compare_dask.py --chunks   # one huge task: time against chunk count
 
 A LocalCluster of 2 worker processes with 1 thread each (this machine has 2
 cores) runs the Dask paths; the in-process calls use Numba's 2 threads. The
@@ -124,18 +125,46 @@ def d3(client: Client, repeat: int, rows: int) -> None:
           f"kernel call per partition | {_fmt(remote)} | {remote / local:.2f}x |")
 
 
+def chunk_scaling(client: Client, repeat: int, counts: list[int]) -> None:
+    """One huge task with the default ranges: time against the number of chunks, at
+    fixed rows (5,000) and at a fixed chunk size (100 rows). The graph must stay
+    linear in the chunks (issue: 200 chunks once took 478 s)."""
+    print()
+    print("| one huge task, default ranges | chunks | rows | time | vs in-process |")
+    print("|---|---|---|---|---|")
+    rng = np.random.default_rng(7)
+    layouts = (("fixed rows", lambda c: 5_000), ("fixed chunk size", lambda c: 100 * c))
+    for label, rows_of in layouts:
+        for c in counts:
+            n = rows_of(c)
+            y = rng.random(n) < 0.3
+            s = np.round(rng.standard_normal(n) + y, 2)
+            chunk = -(-n // c)
+            dy, ds = da.from_array(y, chunks=chunk), da.from_array(s, chunks=chunk)
+            dy, ds = dy.persist(), ds.persist()
+            wait([dy, ds])
+            t = median_time(lambda dy=dy, ds=ds: fastrank.dask.roc_auc(dy, ds), repeat)
+            t0 = median_time(lambda y=y, s=s: fastrank.roc_auc(y, s), repeat)
+            assert fastrank.dask.roc_auc(dy, ds) == fastrank.roc_auc(y, s)
+            print(f"| {label} | {ds.numblocks[0]} | {n:,} | {t * 1e3:.0f} ms | {t / t0:.0f}x |")
+
+
 def main() -> None:
     warnings.simplefilter("ignore", fastrank.UndefinedMetricWarning)  # D3's one-class users
     warnings.filterwarnings("ignore", "Sending large graph")  # D1's from_array row, on purpose
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--chunks", action="store_true",
+                        help="only the one-huge-task scaling in the number of chunks")
     args = parser.parse_args()
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
             Client(cluster) as client:
         print("LocalCluster: 2 worker processes x 1 thread")
-        if args.quick:
+        if args.chunks:
+            chunk_scaling(client, args.repeat, [50, 100, 200, 500])
+        elif args.quick:
             d1(client, args.repeat, 100_000)
             d2(client, args.repeat, [2, 4], 250_000)
             d3(client, args.repeat, 200_000)
