@@ -57,7 +57,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import distributed as dist
-from ._core import inputs, reduce, registry
+from ._core import api, reduce, registry
 from ._core.registry import Request
 from ._optional import require
 from .summaries import BinnedSummary
@@ -418,17 +418,6 @@ def _ranges_graph(g: _Graph, call: _Call, prepared: list[Any], slots: int, range
 # ------------------------------------------------------------------ dispatch
 
 
-def _batch_average(average: Any, return_threshold: bool) -> None:
-    """The in-process call's checks of ``average`` for a batch."""
-    inputs.check_average(average)
-    if return_threshold and average not in (None, "micro"):
-        raise ValueError("return_threshold=True gives one threshold per task: use average=None "
-                         f"(or 'micro'), not average={average!r}")
-    if average == "samples":
-        raise ValueError("average='samples' ranks each sample's labels: it needs 2-D labels "
-                         "and scores, and is not available for this metric yet")
-
-
 def _run(name: str, call: _Call, y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
          average: Any, groups: Any, data: Any, compute: bool, threads: int | None,
          ranges: int | None) -> Any:
@@ -440,7 +429,7 @@ def _run(name: str, call: _Call, y_true: Any, y_score: Any, sample_weight: Any, 
         raise ValueError(f"threads must be a positive integer or None; got {threads!r}")
     batched = groups is not None or getattr(y_score, "ndim", 1) == 2
     if batched:  # one task ignores average, as a 1-D in-process call does
-        _batch_average(average, call.return_threshold)
+        api.check_batch_average(average, call.return_threshold)
     if data is not None:
         if not _is_dask_frame(data):
             raise TypeError(f"data must be a dask DataFrame; got {type(data).__name__}")

@@ -42,6 +42,17 @@ def threshold_of(key: int, canonical: np.dtype[Any], dtype: np.dtype[Any]) -> An
     return float(value) if isinstance(value, bool) else value
 
 
+def check_batch_average(average: Any, return_threshold: bool) -> None:
+    """The checks of ``average`` (and ``return_threshold``) for a batched call."""
+    inputs.check_average(average)
+    if return_threshold and average not in (None, "micro"):
+        raise ValueError("return_threshold=True gives one threshold per task: use average=None "
+                         f"(or 'micro'), not average={average!r}")
+    if average == "samples":
+        raise ValueError("average='samples' ranks each sample's labels: it needs 2-D labels "
+                         "and scores, and is not available for this metric yet")
+
+
 def compute(name: str, y_true: Any, y_score: Any, *, sample_weight: Any = None,
             pos_label: Any = None, average: Any = "macro", groups: Any = None,
             labels: Any = None, ties: str = "grouped", max_fpr: Any = None,
@@ -59,13 +70,7 @@ def compute(name: str, y_true: Any, y_score: Any, *, sample_weight: Any = None,
         t = inputs.task(y_true, s, sample_weight, pos_label)
         return reduce.finish(req, task_results(t, req), None,
                              return_threshold=return_threshold, stacklevel=level)
-    inputs.check_average(average)
-    if return_threshold and average not in (None, "micro"):
-        raise ValueError("return_threshold=True gives one threshold per task: use average=None "
-                         f"(or 'micro'), not average={average!r}")
-    if average == "samples":
-        raise ValueError("average='samples' ranks each sample's labels: it needs 2-D labels "
-                         "and scores, and is not available for this metric yet")
+    check_batch_average(average, return_threshold)
     b = inputs.batch(y_true, s, sample_weight, pos_label, groups, labels)
     if average == "micro":
         res = task_results(engine.pooled(b), req, "micro")

@@ -156,11 +156,6 @@ def weight_shift(pos_max: float, neg_max: float, n: int) -> int:
 weight_shift_k = helper(weight_shift)
 
 
-def unit_exponent(bound: float) -> int:
-    """Exponent ``e`` of the fixed-point unit ``2**e`` for sums up to ``bound``."""
-    return math.frexp(bound)[1] - FX_BITS if bound > 0.0 else 0
-
-
 def new_state(pos: float, neg: float, max_fpr: float, what: int, *, weighted: bool = False,
               pos_bound: float = 0.0, neg_bound: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """A fresh sweep state.
@@ -170,35 +165,16 @@ def new_state(pos: float, neg: float, max_fpr: float, what: int, *, weighted: bo
     ``pos_bound``/``neg_bound`` bound them from above (the largest weight times
     the count), which fixes the units of the running totals.
     """
-    st = np.zeros(S_SIZE, np.float64)
-    st[S_POS] = pos
-    st[S_NEG] = neg
-    st[S_MAX_FPR] = max_fpr
-    st[S_WHAT] = what
-    st[S_WEIGHTED] = 1.0 if weighted else 0.0
-    st[S_PA_OPEN] = 1.0 if max_fpr < 1.0 else 0.0
-    st[S_LEAD_OPEN] = 1.0
-    st[S_TP_FIRST_NEG] = -1.0
-    st[S_FP_FIRST_POS] = -1.0
+    st = np.empty(S_SIZE, np.float64)
+    sk = np.empty(K_SIZE, np.uint64)
+    start_state(st, sk, max_fpr, what, weighted, pos_bound, neg_bound)
     set_totals(st, pos, neg)
-    if weighted:
-        st[S_E_TP] = unit_exponent(pos_bound)
-        st[S_E_FP] = unit_exponent(neg_bound)
-    return st, np.zeros(K_SIZE, np.uint64)
+    return st, sk
 
 
-def set_totals(st: np.ndarray, pos: float, neg: float) -> None:
-    """Record the task's class totals and the units they imply."""
-    st[S_POS] = pos
-    st[S_NEG] = neg
-    st[S_E_AREA] = unit_exponent(pos)
-    st[S_E_AUC] = unit_exponent(2.0 * pos * neg)
-    st[S_FX_AUC] = 1.0 if st[S_WEIGHTED] != 0.0 or 2.0 * pos * neg >= _EXACT_FLOAT else 0.0
-
-
-@helper
-def init_state(st, sk, pos, neg, max_fpr, what, weighted, pos_bound, neg_bound):
-    """:func:`new_state` inside a kernel, on existing arrays."""
+def start_state(st, sk, max_fpr, what, weighted, pos_bound, neg_bound):
+    """Everything of a fresh state but its class totals, on existing arrays (as
+    Python, and as :func:`start_state_k` in kernels: one definition for both)."""
     st[:] = 0.0
     sk[:] = 0
     st[S_MAX_FPR] = max_fpr
@@ -208,21 +184,31 @@ def init_state(st, sk, pos, neg, max_fpr, what, weighted, pos_bound, neg_bound):
     st[S_LEAD_OPEN] = 1.0
     st[S_TP_FIRST_NEG] = -1.0
     st[S_FP_FIRST_POS] = -1.0
-    if weighted:
+    if weighted:  # the units of the running totals: sums up to the bound fit FX_BITS
         st[S_E_TP] = math.frexp(pos_bound)[1] - FX_BITS if pos_bound > 0.0 else 0
         st[S_E_FP] = math.frexp(neg_bound)[1] - FX_BITS if neg_bound > 0.0 else 0
-    set_totals_k(st, pos, neg)
 
 
-@helper
-def set_totals_k(st, pos, neg):
-    """:func:`set_totals` inside a kernel."""
+def set_totals(st, pos, neg):
+    """Record the task's class totals and the units they imply (as Python, and as
+    :func:`set_totals_k` in kernels)."""
     st[S_POS] = pos
     st[S_NEG] = neg
     st[S_E_AREA] = math.frexp(pos)[1] - FX_BITS if pos > 0.0 else 0
     pairs = 2.0 * pos * neg
     st[S_E_AUC] = math.frexp(pairs)[1] - FX_BITS if pairs > 0.0 else 0
     st[S_FX_AUC] = 1.0 if st[S_WEIGHTED] != 0.0 or pairs >= _EXACT_FLOAT else 0.0
+
+
+start_state_k = helper(start_state)
+set_totals_k = helper(set_totals)
+
+
+@helper
+def init_state(st, sk, pos, neg, max_fpr, what, weighted, pos_bound, neg_bound):
+    """:func:`new_state` inside a kernel, on existing arrays."""
+    start_state_k(st, sk, max_fpr, what, weighted, pos_bound, neg_bound)
+    set_totals_k(st, pos, neg)
 
 
 def range_state(st: np.ndarray, tp0: float, fp0: float, sk_tp: tuple[int, int] | None = None,
