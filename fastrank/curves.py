@@ -56,7 +56,7 @@ def _warn(message: str) -> None:
 def confusion_matrix_at_thresholds(
     y_true: Any,
     y_score: Any,
-    *,
+    *positional: Any,
     pos_label: Any = None,
     sample_weight: Any = None,
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, np.ndarray]:
@@ -64,6 +64,14 @@ def confusion_matrix_at_thresholds(
 
     The sweep every other curve is built from, with scikit-learn's signature
     and return order (``sklearn.metrics.confusion_matrix_at_thresholds``).
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As in :func:`fastrank.average_precision`. ``pos_label`` and
+        ``sample_weight`` are meant to be passed by keyword; passing them by
+        position still works, as in scikit-learn 1.9, with a
+        ``FutureWarning``.
 
     Returns
     -------
@@ -82,11 +90,38 @@ def confusion_matrix_at_thresholds(
     >>> tps, fps, thr
     (array([1., 1., 2., 2.]), array([0., 1., 1., 2.]), array([0.8 , 0.4 , 0.35, 0.1 ]))
     """
+    if positional:
+        pos_label, sample_weight = _positional_options(positional, pos_label, sample_weight)
     task = inputs.task(y_true, y_score, sample_weight, pos_label)
     fps, tps, thresholds = _cumulative(task)
     if fps.shape[0] == 0:  # every weight is zero: no thresholds
         return fps, fps, tps, tps, thresholds
     return fps[-1] - fps, fps, tps[-1] - tps, tps, thresholds
+
+
+_POSITIONAL_NOTE = "positional arguments after y_score are deprecated; pass them by keyword"
+
+
+def _positional_options(
+    positional: tuple[Any, ...], pos_label: Any, sample_weight: Any
+) -> tuple[Any, Any]:
+    """``pos_label`` and ``sample_weight`` by position (scikit-learn 1.9's deprecated form)."""
+    names = ("pos_label", "sample_weight")
+    if len(positional) > len(names):
+        raise TypeError(
+            "confusion_matrix_at_thresholds() takes at most 4 positional arguments "
+            f"(y_true, y_score, pos_label, sample_weight); got {2 + len(positional)}"
+        )
+    given = dict(zip(names[: len(positional)], positional, strict=True))
+    keywords = {"pos_label": pos_label, "sample_weight": sample_weight}
+    for name in given:
+        if keywords[name] is not None:
+            raise TypeError(
+                f"confusion_matrix_at_thresholds() got {name} both by position and by keyword"
+            )
+    shown = ", ".join(f"{name}={value!r}" for name, value in given.items())
+    warnings.warn(f"Pass {shown} as keyword args: {_POSITIONAL_NOTE}", FutureWarning, stacklevel=3)
+    return given.get("pos_label", pos_label), given.get("sample_weight", sample_weight)
 
 
 def roc_curve(
@@ -238,11 +273,14 @@ def det_curve(
     thresholds : ndarray of shape (n_points,)
         Increasing float64 cutoffs (``inf`` last when it is kept).
 
+    Raises
+    ------
+    ValueError
+        When ``y_true`` holds one class only (or every weight of one class is
+        zero): a DET curve needs both rates, as in scikit-learn.
+
     Notes
     -----
-    scikit-learn raises for a task with one class; fastrank returns the
-    rates with NaN where they are undefined and emits an
-    :class:`~fastrank.UndefinedMetricWarning`, like its other functions.
     Plot on normal-deviate axes (``scipy.stats.norm.ppf`` of both rates).
 
     Examples
@@ -254,6 +292,12 @@ def det_curve(
     """
     task = inputs.task(y_true, y_score, sample_weight, pos_label)
     fps, tps, thresholds = _cumulative(task)
+    if fps.shape[0] == 0 or fps[-1] <= 0 or tps[-1] <= 0:
+        missing = "positive" if fps.shape[0] == 0 or tps[-1] <= 0 else "negative"
+        raise ValueError(
+            f"det_curve needs both classes, but y_true has no {missing} samples "
+            "(with nonzero weight): the DET curve is undefined"
+        )
     fps = np.concatenate(([0.0], fps))
     tps = np.concatenate(([0.0], tps))
     thresholds = np.concatenate(([np.inf], thresholds.astype(np.float64)))
@@ -263,15 +307,13 @@ def det_curve(
         fps, tps, thresholds = fps[keep], tps[keep], thresholds[keep]
     p_count = tps[-1]
     n_count = fps[-1]
-    if p_count <= 0 or n_count <= 0:
-        _warn("only one class is present: the DET curve is undefined (NaN rates)")
     fns = p_count - tps
     end = int(np.searchsorted(fps, fps[0], side="right"))
     first = end - 1 if end > 0 else None
     last = int(np.searchsorted(tps, tps[-1])) + 1
     part = slice(first, last)
-    fpr = fps[part][::-1] / n_count if n_count > 0 else np.full(fps[part].shape, np.nan)
-    fnr = fns[part][::-1] / p_count if p_count > 0 else np.full(fns[part].shape, np.nan)
+    fpr = fps[part][::-1] / n_count
+    fnr = fns[part][::-1] / p_count
     return fpr, fnr, thresholds[part][::-1]
 
 

@@ -209,18 +209,28 @@ def test_blog_example_curves() -> None:
 # --------------------------------------------------------------- one class only
 
 
-def test_det_curve_one_class_warns_instead_of_raising() -> None:
+def test_det_curve_one_class_raises_as_sklearn() -> None:
     s = [0.3, 0.1, 0.3, 0.8]
-    for y, nan_rate in (([0, 0, 0, 0], 1), ([1, 1, 1, 1], 0)):
+    for y in ([0, 0, 0, 0], [1, 1, 1, 1]):
         with pytest.raises(ValueError, match="Only one class"):
             skm.det_curve(y, s)
-        with pytest.warns(fastrank.UndefinedMetricWarning) as record:
-            fpr, fnr, thr = fastrank.det_curve(y, s)
-        assert len(record) == 1
-        undefined = fnr if nan_rate == 1 else fpr
-        assert np.all(np.isnan(undefined))
-        assert fpr.shape == fnr.shape == thr.shape
-        assert thr.dtype == np.float64
+        with pytest.raises(ValueError, match="needs both classes"):
+            fastrank.det_curve(y, s)
+
+
+def test_confusion_matrix_positional_options_as_sklearn() -> None:
+    y, s, w = [0, 1, 1, 0, 1], [0.2, 0.1, 0.7, 0.7, 0.1], [1.0, 2.0, 0.5, 1.0, 3.0]
+    for args in ((None,), (1,), (1, w)):
+        with pytest.warns(FutureWarning, match="keyword"):
+            sk = skm.confusion_matrix_at_thresholds(y, s, *args)
+        with pytest.warns(FutureWarning, match="as keyword args"):
+            got = fastrank.confusion_matrix_at_thresholds(y, s, *args)
+        for a, b in zip(got, sk, strict=True):
+            np.testing.assert_array_equal(a, b)
+    with pytest.raises(TypeError, match="both by position and by keyword"):
+        fastrank.confusion_matrix_at_thresholds(y, s, 1, pos_label=1)
+    with pytest.raises(TypeError, match="at most 4 positional"):
+        fastrank.confusion_matrix_at_thresholds(y, s, 1, w, 3)
 
 
 @pytest.mark.parametrize("y", [[0, 0, 0, 0, 0], [1, 1, 1, 1, 1]])

@@ -516,10 +516,11 @@ def test_precision_recall_curve_no_negatives():
 
 
 @pytest.mark.parametrize("labels", [NEG_ONLY[0], POS_ONLY[0]], ids=["no-positives", "no-negatives"])
-def test_det_curve_one_class(labels):
-    (fpr, fnr, _), rec = recorded(fastrank.det_curve, labels, NEG_ONLY[1])
-    assert len(rec) == 1 and len(undefined_warnings(rec)) == 1
-    assert np.all(np.isnan(fnr if labels[0] == 0 else fpr))
+def test_det_curve_one_class_raises(labels):
+    # A DET curve follows scikit-learn's curve conventions: one class raises.
+    missing = "positive" if labels[0] == 0 else "negative"
+    with pytest.raises(ValueError, match=rf"det_curve needs both classes.*no {missing} samples"):
+        fastrank.det_curve(labels, NEG_ONLY[1])
 
 
 def test_interpolated_curve_no_positives():
@@ -553,7 +554,12 @@ def test_confusion_matrix_one_class_is_well_defined(labels):
 
 @every_function
 def test_single_sample(func):
-    # one sample is one class: never an exception
+    # one sample is one class: never an exception, except det_curve's documented one
+    if func is fastrank.det_curve:
+        for label in (0, 1):
+            with pytest.raises(ValueError, match="needs both classes"):
+                func([label], [0.5])
+        return
     _, rec = recorded(func, [1], [0.5])
     assert len(rec) <= 1
     _, rec = recorded(func, [0], [0.5])
@@ -582,13 +588,21 @@ def test_all_weights_zero_all_metrics():
 
 @pytest.mark.parametrize(
     "func",
-    [fastrank.roc_curve, fastrank.det_curve, fastrank.interpolated_precision_recall_curve],
+    [fastrank.roc_curve, fastrank.interpolated_precision_recall_curve],
     ids=lambda f: f.__name__,
 )
 def test_all_weights_zero_curves_nan(func):
     result, rec = recorded(func, Y, S, sample_weight=np.zeros(6))
     assert len(rec) == 1 and len(undefined_warnings(rec)) == 1
     assert np.all(np.isnan(result[1]))
+
+
+def test_all_weights_zero_det_curve_raises():
+    with pytest.raises(ValueError, match=r"needs both classes.*no positive samples"):
+        fastrank.det_curve(Y, S, sample_weight=np.zeros(6))
+    w = np.where(np.asarray(Y) == 1, 1.0, 0.0)  # every negative weighs zero
+    with pytest.raises(ValueError, match="no negative samples"):
+        fastrank.det_curve(Y, S, sample_weight=w)
 
 
 @pytest.mark.parametrize(
@@ -637,7 +651,9 @@ def test_zero_weight_samples_are_dropped():
         assert func(Y, S, sample_weight=w) == pytest.approx(func(Y[keep], S[keep]), abs=1e-12)
 
 
-WARNING_FUNCS = [f for f in FUNCS if f is not fastrank.confusion_matrix_at_thresholds]
+WARNING_FUNCS = [
+    f for f in FUNCS if f not in (fastrank.confusion_matrix_at_thresholds, fastrank.det_curve)
+]
 
 
 @pytest.mark.parametrize("func", WARNING_FUNCS, ids=lambda f: f.__name__)

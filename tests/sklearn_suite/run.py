@@ -137,12 +137,6 @@ DIAGNOSES: dict[str, str] = {
     "test_average_precision_score_multiclass_pos_label_errors":
         "multiclass y_true, pos_label=3: scikit-learn raises; fastrank ignores pos_label "
         "silently, whatever its value (bug)",
-    "test_det_curve_bad_input":
-        "one-class det_curve: scikit-learn raises ValueError; fastrank returns NaN rates "
-        "with an UndefinedMetricWarning (documented)",
-    "test_confusion_matrix_at_thresholds_positional_args_deprecation":
-        "positional pos_label: scikit-learn 1.9.1 accepts it with a FutureWarning; "
-        "fastrank is keyword-only, as scikit-learn will be from 1.11 (intended)",
 }
 
 
