@@ -144,6 +144,7 @@ _ARGS = {
     "delong_test_unpaired": (_Y, _S, _Y, _S),
     "delong_covariance": (_Y, [_S, _S]),
     "show_config": (),
+    "det_curve": ([0, 1, 0], _S),  # one class raises, as in scikit-learn
     "compile_kernels": (),
 }
 _KWARGS = {"bootstrap_ci": {"n_resamples": 5, "seed": 0}, "show_config": {"file": io.StringIO()},
