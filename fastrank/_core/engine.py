@@ -96,7 +96,7 @@ from .inputs import (
 # ------------------------------------------------------------------ threads
 
 PARALLEL_MIN = 1 << 17  # samples below which one thread does the whole call
-RANGES_PER_THREAD = 2  # score ranges per thread for one large task
+RANGES_PER_THREAD = 3  # score ranges per thread for one large task
 HASH_MIN = 1 << 15  # tasks from this size on try counting their ties first
 SMALL_TASK = 4096  # batch tasks up to this size are sorted inside the kernel
 
@@ -262,6 +262,7 @@ _EMPTY_F = readonly(np.empty(0, np.float64))
 _EMPTY_FW = np.empty(0, np.float64)
 _EMPTY_U = readonly(np.empty(0, np.uint64))
 _EMPTY_I = readonly(np.empty(0, np.int64))
+_EMPTY_U8 = np.empty(0, np.uint8)  # an unused writable label output
 
 
 # ------------------------------------------------------------------ sorting
@@ -421,16 +422,26 @@ def _quarters(lo: int, hi: int) -> np.ndarray:
     return np.array([lo, lo + m, lo + 2 * m, lo + 3 * m, hi], np.int64)
 
 
-def _pivots(t: Task, ranges: int) -> np.ndarray:
-    """Keys cutting a task's scores into about ``ranges`` equal ranges.
+POSITIVE_COST = 5.0  # a positive's share of a range's work, in negatives (sort + sweep)
 
-    Chosen from a strided sample; they only balance the work: any pivots
-    give the same results, bit for bit.
+
+def _pivots(t: Task, ranges: int) -> np.ndarray:
+    """Keys cutting a task's scores into about ``ranges`` ranges of equal work.
+
+    Chosen from a strided sample, in which a positive counts as
+    :data:`POSITIVE_COST` negatives: sorting costs the same per sample, but
+    the sweep's work is mostly per positive, and positives crowd the top
+    ranges. Pivots only balance the work: any pivots give the same results,
+    bit for bit.
     """
     spec = t.spec
     step = max(1, t.values.shape[0] // (64 * ranges))
-    sample = np.sort(keys_of(t.values[::step], spec))
-    at = (np.arange(1, ranges) * sample.shape[0]) // ranges
+    keys = keys_of(t.values[::step], spec)
+    order = np.argsort(keys, kind="stable")
+    sample = keys[order]
+    cost = np.cumsum(np.where(t.labels[::step][order] != 0, POSITIVE_COST, 1.0))
+    targets = cost[-1] * np.arange(1, ranges) / ranges
+    at = np.minimum(np.searchsorted(cost, targets), sample.shape[0] - 1)
     piv = np.unique(sample[at])
     return readonly(piv[piv > sample[0]].astype(np.uint64))
 
@@ -463,11 +474,6 @@ class _Range(NamedTuple):
     npos: int
 
 
-def _ranges(t: Task, nthreads: int) -> list[_Range]:
-    """A large task cut into score ranges (highest first), on ``nthreads`` threads."""
-    return cut_ranges(t, _pivots(t, min(MAX_PIVOTS + 1, 2 * nthreads)), nthreads, "ranges")
-
-
 def cut_ranges(t: Task, pivots: np.ndarray, nthreads: int = 1,
                slot: str | None = None) -> list[_Range]:
     """A task's samples cut into the score ranges ``pivots`` (keys, ascending) define,
@@ -485,12 +491,13 @@ def cut_ranges(t: Task, pivots: np.ndarray, nthreads: int = 1,
     chunks = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
     pivots = readonly(np.ascontiguousarray(pivots, dtype=np.uint64))
 
+    padded, npiv = _padded(pivots)
+
     def count(chunk: tuple[int, int]) -> np.ndarray:
-        above = np.zeros((LANES, nr - 1), np.int64)
-        count_above(bits, spec.kind, spec.sign, spec.ones, pivots, chunk[0], chunk[1], above)
-        lane_n = np.diff(_quarters(*chunk))
-        ge = np.concatenate((lane_n[:, None], above, np.zeros((LANES, 1), np.int64)), axis=1)
-        return np.asarray(ge[:, :-1] - ge[:, 1:])  # (lanes, ranges): samples per lane and range
+        ge = np.zeros((LANES, 2, nr + 1), np.int64)
+        count_above(bits, labels, w, spec.kind, spec.sign, spec.ones, padded, npiv, chunk[0],
+                    chunk[1], False, ge)
+        return np.asarray(ge[:, 0, :-1] - ge[:, 0, 1:])  # (lanes, ranges): samples per lane, range
 
     sizes = np.array(parallel_map(count, chunks, nthreads))  # (chunks, lanes, ranges)
     flat = sizes.reshape(-1, nr)  # (chunk, lane) in order, then ranges
@@ -501,10 +508,11 @@ def cut_ranges(t: Task, pivots: np.ndarray, nthreads: int = 1,
     out, at = _carve(buf, 0, n, values.dtype)
     lout, at = _carve(buf, at, n, np.uint8)
     wout = _carve(buf, at, n, np.float64)[0] if weighted else _EMPTY_FW
+    ids = scratch("bucket-ids", n)
 
     def write(k: int) -> None:
-        partition(bits, labels, w, spec.kind, spec.sign, spec.ones, pivots, chunks[k][0],
-                  chunks[k][1], cursors[k].copy(), out.view(spec.bits), lout, wout)
+        partition(bits, labels, w, spec.kind, spec.sign, spec.ones, padded, npiv, chunks[k][0],
+                  chunks[k][1], False, cursors[k].copy(), ids, out.view(spec.bits), lout, wout)
 
     parallel_map(write, list(range(len(chunks))), nthreads)
     parts = []
@@ -513,6 +521,66 @@ def cut_ranges(t: Task, pivots: np.ndarray, nthreads: int = 1,
         lab = lout[a:b]
         parts.append(_Range(out[a:b], lab, wout[a:b] if weighted else None,
                             int(np.count_nonzero(lab))))
+    return parts
+
+
+def _padded(pivots: np.ndarray) -> tuple[np.ndarray, int]:
+    """Pivot keys padded to ``MAX_PIVOTS`` with ``2**64 - 1``, and how many are real."""
+    out = np.full(MAX_PIVOTS, np.iinfo(np.uint64).max, np.uint64)
+    out[:pivots.shape[0]] = pivots
+    return readonly(out), int(pivots.shape[0])
+
+
+def split_ranges(t: Task, nthreads: int) -> list[Classes]:
+    """A large task cut into score ranges and split by class in one pass, on
+    ``nthreads`` threads: each range's positives and negatives (unsorted, zero
+    weights dropped), highest range first, in this thread's scratch.
+
+    One counting pass and one moving pass over the samples; the ranges are
+    then sorted and swept side by side (:func:`task_metrics`).
+    """
+    pivots = _pivots(t, min(MAX_PIVOTS + 1, RANGES_PER_THREAD * nthreads))
+    padded, npiv = _padded(pivots)
+    values = t.values
+    n = values.shape[0]
+    spec = t.spec
+    nr = npiv + 1
+    bits = readonly(values.view(spec.bits))
+    labels = readonly(t.labels)
+    weighted = t.weights is not None
+    w = readonly(t.weights) if t.weights is not None else _EMPTY_F
+    bounds = np.linspace(0, n, nthreads + 1).astype(np.int64)
+    chunks = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+
+    def count(chunk: tuple[int, int]) -> np.ndarray:
+        ge = np.zeros((LANES, 2, nr + 1), np.int64)
+        count_above(bits, labels, w, spec.kind, spec.sign, spec.ones, padded, npiv, chunk[0],
+                    chunk[1], True, ge)
+        kept = ge[:, 0, :-1] - ge[:, 0, 1:]  # (lanes, ranges)
+        pos = ge[:, 1, :-1] - ge[:, 1, 1:]
+        return np.stack((kept - pos, pos), axis=2).reshape(LANES, 2 * nr)  # bucket 2r + label
+
+    sizes = np.array(parallel_map(count, chunks, nthreads))  # (chunks, lanes, buckets)
+    flat = sizes.reshape(-1, 2 * nr)
+    start = np.concatenate(([0], np.cumsum(flat.sum(axis=0))))
+    cursors = (start[:-1] + np.cumsum(flat, axis=0) - flat).reshape(sizes.shape)
+    m = int(start[-1])
+    buf = scratch("ranges", m * (values.itemsize + (8 if weighted else 0)) + 256)
+    out, at = _carve(buf, 0, m, values.dtype)
+    wout = _carve(buf, at, m, np.float64)[0] if weighted else _EMPTY_FW
+    ids = scratch("bucket-ids", n)
+
+    def write(k: int) -> None:
+        partition(bits, labels, w, spec.kind, spec.sign, spec.ones, padded, npiv, chunks[k][0],
+                  chunks[k][1], True, cursors[k].copy(), ids, out.view(spec.bits), _EMPTY_U8,
+                  wout)
+
+    parallel_map(write, list(range(len(chunks))), nthreads)
+    parts = []
+    for r in range(nr - 1, -1, -1):
+        a, b, c = int(start[2 * r]), int(start[2 * r + 1]), int(start[2 * r + 2])
+        parts.append(Classes(out[b:c], out[a:b], wout[b:c] if weighted else _EMPTY_FW,
+                             wout[a:b] if weighted else _EMPTY_FW))
     return parts
 
 
@@ -571,19 +639,14 @@ def sorted_range(values: np.ndarray, labels: np.ndarray, weights: np.ndarray | N
         raise  # unreachable
 
 
-def _parts(t: Task) -> tuple[list[_Range], int]:
-    """A task's score ranges, highest first, and the threads to run them on."""
+def _parts(t: Task) -> tuple[list[Classes], int]:
+    """A task's score ranges split by class (unsorted), highest first, and the
+    threads to run them on."""
     n = t.values.shape[0]
     nthreads = threads() if n >= PARALLEL_MIN else 1
     if nthreads <= 1:
-        return [_Range(t.values, t.labels, t.weights, t.npos)], 1
-    return _ranges(t, nthreads), nthreads
-
-
-def _classes(part: _Range, spec: Spec, weighted: bool, slot: str) -> Classes:
-    """One range split by class and sorted (in this thread's scratch ``slot``)."""
-    c = _split(part.values, part.labels, part.weights, part.npos, slot)
-    return _sort_classes(c, spec, weighted)
+        return [_split(t.values, t.labels, t.weights, t.npos, "classes")], 1
+    return split_ranges(t, nthreads), nthreads
 
 
 def _base_state(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, np.ndarray]:
@@ -658,9 +721,9 @@ def combine_states(st: np.ndarray, sk: np.ndarray, states: np.ndarray,
     return out, int(sk[K_PRBE])
 
 
-def _sweep_parts(parts: list[_Range], t: Task, max_fpr: float, what: int,
+def _sweep_parts(parts: list[Classes], t: Task, max_fpr: float, what: int,
                  nthreads: int) -> tuple[np.ndarray, int]:
-    """Split, sort and sweep every score range (in parallel), then combine them exactly."""
+    """Sort and sweep every score range (in parallel), then combine them exactly."""
     spec = t.spec
     weighted = t.weights is not None
     st, sk = _base_state(t, max_fpr, what)
@@ -671,11 +734,10 @@ def _sweep_parts(parts: list[_Range], t: Task, max_fpr: float, what: int,
     above: list[tuple[int, int]] = []
     if weighted:
         def totals(r: int) -> tuple[int, int]:
-            # kept until the sweep: a scratch slot of its own per range
-            c = sorted_parts[r] = _classes(parts[r], spec, True, f"classes-{r}")
+            c = sorted_parts[r] = _sort_classes(parts[r], spec, True)
             return range_totals(c, st, spec)
 
-        sums = parallel_map(totals, list(range(nr)), nthreads)
+        sums = _by_size(totals, parts, nthreads)
         set_weighted_totals(st, sum(x[0] for x in sums), sum(x[1] for x in sums))
         p = q = 0
         for x in sums:
@@ -685,16 +747,28 @@ def _sweep_parts(parts: list[_Range], t: Task, max_fpr: float, what: int,
         p = q = 0
         for part in parts:
             above.append((p, q))
-            p, q = p + part.npos, q + part.values.shape[0] - part.npos
+            p, q = p + part.p.shape[0], q + part.q.shape[0]
 
     def sweep(r: int) -> None:
         c = sorted_parts[r]
         if c is None:
-            c = _classes(parts[r], spec, False, "classes")
+            c = _sort_classes(parts[r], spec, False)
         states[r], keys[r] = sweep_range(c, st, spec, above[r], weighted)
 
-    parallel_map(sweep, list(range(nr)), nthreads)
+    _by_size(sweep, parts, nthreads)
     return combine_states(st, sk, states, keys)
+
+
+def _by_size(fn: Callable[[int], Any], parts: list[Classes], nthreads: int) -> list[Any]:
+    """``[fn(r) for r in range(len(parts))]``, the largest ranges started first, so
+    that the threads finish together (sizes as in :func:`_pivots`)."""
+    order = sorted(range(len(parts)),
+                   key=lambda r: -(parts[r].q.shape[0] + POSITIVE_COST * parts[r].p.shape[0]))
+    done = parallel_map(fn, order, nthreads)
+    out: list[Any] = [None] * len(parts)
+    for r, x in zip(order, done, strict=True):
+        out[r] = x
+    return out
 
 
 def _ties(t: Task, nthreads: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -810,8 +884,8 @@ def task_table(t: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     parts, nthreads = _parts(t)
     st, _ = _base_state(t, 1.0, 0)
 
-    def build(part: _Range) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        c = _classes(part, spec, weighted, "classes")
+    def build(part: Classes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        c = _sort_classes(part, spec, weighted)
         m = c.p.shape[0] + c.q.shape[0]
         gpos = np.empty(m, np.float64)
         gneg = np.empty(m, np.float64)
