@@ -17,12 +17,15 @@ from . import engine, inputs, reduce, registry
 from .registry import Request
 
 
-def task_results(t: inputs.Task, req: Request, mode: str = "one") -> reduce.Results:
-    """One canonical task through the engine, totals in the caller's units."""
+def task_results(t: inputs.Task, req: Request, mode: str = "one",
+                 threshold: bool = True) -> reduce.Results:
+    """One canonical task through the engine, totals in the caller's units
+    (the break-even score left NaN unless ``threshold``)."""
     out, key = engine.task_metrics(t, req.max_fpr, req.what)
-    threshold = threshold_of(key, t.values.dtype, t.dtype) if out[OUT_POS] > 0 else np.nan
-    thresholds = np.empty(1, object if isinstance(threshold, int) else np.float64)
-    thresholds[0] = threshold
+    value = threshold_of(key, t.values.dtype, t.dtype) if out[OUT_POS] > 0 and threshold \
+        else np.nan
+    thresholds = np.empty(1, object if isinstance(value, int) else np.float64)
+    thresholds[0] = value
     return reduce.Results(out[None, :], thresholds, np.array([t.values.shape[0]]), None, mode)
 
 
@@ -68,7 +71,8 @@ def compute(name: str, y_true: Any, y_score: Any, *, sample_weight: Any = None,
     level = stacklevel + 1
     if groups is None and s.ndim == 1:
         t = inputs.task(y_true, s, sample_weight, pos_label)
-        return reduce.finish(req, task_results(t, req), None,
+        wanted = return_threshold or req.metric is None  # the break-even score is returned
+        return reduce.finish(req, task_results(t, req, threshold=wanted), None,
                              return_threshold=return_threshold, stacklevel=level)
     check_batch_average(average, return_threshold)
     b = inputs.batch(y_true, s, sample_weight, pos_label, groups, labels)

@@ -69,6 +69,7 @@ from .._kernels.sweep import (
     new_state,
     range_state,
     set_totals,
+    sweep_one,
     sweep_split,
     sweep_table,
 )
@@ -224,6 +225,8 @@ class _Scratch(threading.local):
         self.chunk = (np.empty(CHUNK, np.float64), np.empty(CHUNK, np.float64),
                       np.empty(CHUNK, np.uint64))
         self.hist = np.empty(HIST_SHAPE, np.int64)
+        self.counts = np.empty(2, np.int64)
+        self.state = (np.empty(S_SIZE, np.float64), np.empty(K_SIZE, np.uint64))
         self.slots: dict[str, np.ndarray] = {}
 
 
@@ -832,8 +835,38 @@ def _task_metrics(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
         table = _ties(t, nthreads)
         if table is not None:
             return table_metrics(table, max_fpr, what)
+    if t.weights is None and (n < PARALLEL_MIN or threads() <= 1):
+        return _one_range(t, max_fpr, what)
     parts, nthreads = _parts(t)
     return _sweep_parts(parts, t, max_fpr, what, nthreads)
+
+
+def _one_range(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
+    """An unweighted task on one thread: split, the machine's sort of each class,
+    then state, sweep and results in one kernel call
+    (:func:`~fastrank._kernels.sweep.sweep_one`). Small tasks are what this
+    saves for: the steps of a multi-range sweep cost them more than the task."""
+    spec = t.spec
+    values = t.values
+    n = values.shape[0]
+    m = t.npos
+    size = values.itemsize
+    at = ((m + 1) * size + 63) // 64 * 64
+    buf = scratch("classes", at + (n - m + 1) * size)
+    pb = buf[:(m + 1) * size].view(spec.bits)  # + 1: the split's slack slot
+    qb = buf[at:at + (n - m + 1) * size].view(spec.bits)
+    split(readonly(values.view(spec.bits)), readonly(t.labels), _EMPTY_F, 0, n, pb, qb,
+          _EMPTY_FW, _EMPTY_FW, _scratch.counts)  # unweighted: m positives, n - m negatives
+    p = pb[:m].view(values.dtype)
+    q = qb[:n - m].view(values.dtype)
+    _sort_class(p, spec)
+    _sort_class(q, spec)
+    st, sk = _scratch.state
+    out = np.empty(OUT_SIZE, np.float64)
+    if not sweep_one(p, pb[:m], q, qb[:n - m], spec.exp, max_fpr, what, st, sk, *_scratch.chunk,
+                     out):
+        raise _NonFinite
+    return out, int(sk[K_PRBE])
 
 
 def table_metrics(table: tuple[np.ndarray, np.ndarray, np.ndarray], max_fpr: float, what: int,

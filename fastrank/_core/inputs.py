@@ -336,7 +336,18 @@ def binary_labels(y: np.ndarray, pos_label: Any) -> tuple[np.ndarray, int]:
         if y.dtype == np.bool_:
             labels = (native(y).view(np.uint8) != 0).view(np.uint8)
             return labels, int(np.count_nonzero(labels))
-        if y.dtype.kind in "iuf" or y.dtype.kind == "O":
+        if y.dtype.kind in "iuf":  # numbers compare without warnings or errors
+            one = y == 1
+            n_one = int(np.count_nonzero(one))
+            size = y.size
+            if n_one != size:
+                n_zero = int(np.count_nonzero(y == 0))
+                if n_one + n_zero != size and (
+                        n_zero or y.dtype.kind == "u"
+                        or n_one + int(np.count_nonzero(y == -1)) != size):
+                    raise _bad_labels(y.reshape(-1))
+            return one.view(np.uint8), n_one
+        if y.dtype.kind == "O":
             one = _equal(y, 1)
             n_one = int(np.count_nonzero(one))
             n_zero = int(np.count_nonzero(_equal(y, 0)))

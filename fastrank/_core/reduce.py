@@ -302,6 +302,9 @@ def finish(req: Request, res: Results, average: Any, *, return_threshold: bool =
         per = batch_metrics(res, req)
         return per if average is None else per.mean(average)
     metric = req.metric
+    if scalar and float(pos[0]) > 0 and float(neg[0]) > 0:  # defined: no masks, no warning
+        value = float(metric.values(res.out[:1])[0])
+        return (value, _scalar(res.thresholds[0])) if return_threshold else value
     values = _column(req, res, metric)
     undefined = np.isnan(values) & metric.undefined(pos, neg)
     mode = "one" if scalar else res.mode

@@ -694,6 +694,37 @@ def sweep_split(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey):
     return sweep_classes(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey)
 
 
+_ONE = [(rw(t), rw(b), rw(t), rw(b), u64, f64, i64, rw(f64), rw(u64), rw(f64), rw(f64), rw(u64),
+         rw(f64)) for t, b in VALUES]
+
+
+@kernel(_ONE)
+def sweep_one(p, pb, q, qb, exp_mask, max_fpr, what, st, sk, gpos, gneg, gkey, out):
+    """An unweighted task's results from its two sorted classes, in one call.
+
+    The task's state is made, swept and finished here (``st``/``sk``: scratch
+    state, ``gpos/gneg/gkey``: the chunk buffers); ``out`` receives the
+    ``OUT_*`` row and ``sk[K_PRBE]`` the break-even score bits. A one-range
+    task from Python otherwise takes a dozen steps, which cost more than the
+    sweep of a small task. Returns False, computing nothing, when a class
+    starts or ends with a NaN or infinity (``exp_mask``: the exponent mask of
+    float scores, 0 for integers; both sorts put those at an end).
+    """
+    m = p.shape[0]
+    k = q.shape[0]
+    if exp_mask != np.uint64(0):
+        for x in (pb, qb):
+            n = x.shape[0]
+            if n > 0 and ((np.uint64(x[0]) & exp_mask) == exp_mask
+                          or (np.uint64(x[n - 1]) & exp_mask) == exp_mask):
+                return False
+    init_state(st, sk, float(m), float(k), max_fpr, what, False, 0.0, 0.0)
+    none = np.empty(0, np.float64)
+    sweep_classes(p, pb, q, qb, none, none, False, st, sk, MODE_SWEEP, gpos, gneg, gkey)
+    finish(st, sk, out)
+    return True
+
+
 @helper
 def sweep_classes(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey):
     """The tie groups of a task (or of one score range of it).
