@@ -296,14 +296,15 @@ def finish(req: Request, res: Results, average: Any, *, return_threshold: bool =
     pos, neg = res.positives, res.negatives
     scalar = res.mode in ("one", "micro")
     if req.metric is None:
-        _warn_all(res, None if scalar else average, level)
+        if not (scalar and float(pos[0]) > 0 and float(neg[0]) > 0):  # else nothing to say
+            _warn_all(res, None if scalar else average, level)
         if scalar:
             return binary_metrics(res.out[0], _scalar(res.thresholds[0]), req)
         per = batch_metrics(res, req)
         return per if average is None else per.mean(average)
     metric = req.metric
     if scalar and float(pos[0]) > 0 and float(neg[0]) > 0:  # defined: no masks, no warning
-        value = float(metric.values(res.out[:1])[0])
+        value = metric.value_of(res.out[0])
         return (value, _scalar(res.thresholds[0])) if return_threshold else value
     values = _column(req, res, metric)
     undefined = np.isnan(values) & metric.undefined(pos, neg)
@@ -344,14 +345,8 @@ def _warn_all(res: Results, average: Any, level: int) -> None:
 
 def binary_metrics(out: np.ndarray, threshold: Any, req: Request) -> BinaryMetrics:
     """A :class:`BinaryMetrics` from one task's ``OUT_*`` row (totals in caller units)."""
-    row = out[None, :]
-    pos, neg = row[:, OUT_POS], row[:, OUT_NEG]
-
     def value(name: str) -> float:
-        m = METRICS[name]
-        v = m.values(row)
-        v[m.undefined(pos, neg)] = math.nan
-        return float(v[0])
+        return METRICS[name].value_of(out)
 
     return BinaryMetrics(
         average_precision=value("average_precision"),

@@ -23,6 +23,8 @@ from .._kernels.sweep import (
     OUT_AP_EXPECTED,
     OUT_AUC,
     OUT_AUC_PARTIAL,
+    OUT_NEG,
+    OUT_POS,
     OUT_PR_AUC,
     OUT_PRBE,
     WANT_EXPECTED_AP,
@@ -59,6 +61,14 @@ class Metric:
         if self.needs == BOTH:
             mask = mask | (neg == 0)
         return mask
+
+    def value_of(self, row: np.ndarray) -> float:
+        """This metric of one task from its ``OUT_*`` row, NaN where undefined."""
+        pos, neg = row[OUT_POS], row[OUT_NEG]
+        if pos == 0 or (self.needs == BOTH and neg == 0):
+            return math.nan
+        v = float(row[self.column])
+        return float(d_prime_of(v)) if self.d_prime else v
 
     def values(self, out: np.ndarray) -> np.ndarray:
         """This metric from ``OUT_*`` rows (``(n_tasks, OUT_SIZE)``), undefined left as is."""
@@ -184,11 +194,40 @@ def _ratio(num: tuple[float, ...], den: tuple[float, ...], x: np.ndarray) -> np.
     return ratio
 
 
+def _ratio1(num: tuple[float, ...], den: tuple[float, ...], x: float) -> float:
+    """:func:`_ratio` of one number, with the same operations in the same order."""
+    top = 0.0
+    bottom = 0.0
+    for i in range(7, -1, -1):
+        top = top * x + num[i]
+        bottom = bottom * x + den[i]
+    return top / bottom
+
+
+def _ndtri1(p: float) -> float:
+    """:func:`ndtri` of one number, without arrays: the same operations in the same
+    order, and numpy's ``log`` (so the same float as the array form)."""
+    if not 0.0 <= p <= 1.0:  # NaN too
+        return math.nan
+    q = p - 0.5
+    if abs(q) <= 0.425:
+        return q * _ratio1(_A, _B, 0.180625 - q * q)
+    t = p if q < 0.0 else 1.0 - p
+    if t == 0.0:
+        z = math.inf
+    else:
+        r = math.sqrt(-float(np.log(np.float64(t))))
+        z = _ratio1(_C, _D, r - 1.6) if r <= 5.0 else _ratio1(_E, _F, r - 5.0)
+    return -z if q < 0.0 else z
+
+
 def ndtri(p: Any) -> Any:
     """The standard normal quantile, ``Phi(ndtri(p)) == p``, elementwise.
 
     ``ndtri(0) == -inf``, ``ndtri(1) == inf``, NaN outside ``[0, 1]``.
     """
+    if isinstance(p, float):
+        return _ndtri1(p)
     arr = np.asarray(p, dtype=np.float64)
     x = np.atleast_1d(arr)
     out = np.full(x.shape, math.nan)
