@@ -731,13 +731,26 @@ def group_codes(groups: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
     return codes.reshape(-1).astype(np.int64), ids
 
 
-def group_segments(codes: np.ndarray, ngroups: int) -> tuple[np.ndarray, np.ndarray]:
-    """Where each group's samples are: the order that puts them group by group
-    (input order within a group) and the ``ngroups + 1`` offsets of the groups."""
+def group_segments(codes: np.ndarray, ngroups: int, values: np.ndarray, labels: np.ndarray,
+                   w: np.ndarray | None) -> tuple[np.ndarray | None, np.ndarray, np.ndarray,
+                                                  np.ndarray, np.ndarray | None]:
+    """The samples group by group (input order within a group): the order that
+    puts them so (None when they already were), the ``ngroups + 1`` offsets of
+    the groups, and the scores, labels and weights in that order."""
+    n = codes.shape[0]
     offsets = np.empty(ngroups + 1, np.int64)
-    order = np.empty(codes.shape[0], np.int64)
-    group_order(readonly(np.ascontiguousarray(codes)), ngroups, offsets, order)
-    return order, offsets
+    order = np.empty(n, np.int64)
+    bits = SPECS[values.dtype].bits
+    vout = np.empty(n, values.dtype)
+    lout = np.empty(n, np.uint8)
+    wout = np.empty(n if w is not None else 0, np.float64)
+    same = group_order(readonly(np.ascontiguousarray(codes)), ngroups,
+                       readonly(values.view(bits)), readonly(labels),
+                       readonly(w) if w is not None else _NO_F64, offsets, order,
+                       vout.view(bits), lout, wout)
+    if same:
+        return None, offsets, values, labels, w
+    return order, offsets, vout, lout, (wout if w is not None else None)
 
 
 # ------------------------------------------------------------------ options
@@ -850,6 +863,7 @@ class Batch(NamedTuple):
 
 
 _NO_INT = np.empty(0, np.int64)
+_NO_F64 = readonly(np.empty(0, np.float64))
 _NO_U8 = np.empty(0, np.uint8)
 
 
@@ -865,15 +879,9 @@ def batch(y_true: Any, s: np.ndarray, sample_weight: Any, pos_label: Any, groups
         lab, _ = labels_1d(y_true, n, pos_label)
         w = weights(sample_weight, n)
         codes, ids = group_codes(groups, n)
-        order, offsets = group_segments(codes, ids.shape[0])
-        identity = bool((np.diff(order) == 1).all())
-        if not identity:
-            values = values[order]
-            lab = lab[order]
-            w = None if w is None else w[order]
+        order, offsets, values, lab, w = group_segments(codes, ids.shape[0], values, lab, w)
         return Batch(values, dtype, SEGMENTS, n, ids.shape[0], offsets, LAB_SAME, lab,
-                     _NO_INT, _NO_INT, w, False, np.diff(offsets), ids, "groups",
-                     None if identity else order)
+                     _NO_INT, _NO_INT, w, False, np.diff(offsets), ids, "groups", order)
     values, c_order, dtype = score_matrix(s)
     n, t = s.shape
     w = weights(sample_weight, n)

@@ -16,7 +16,8 @@ matrix) or parallel to the scores (groups), or absent (empty).
   sort: for small tasks, where a call from Python per task would cost more
   than the task.
 * :func:`group_order` puts samples in order of their group code (a counting
-  sort), so that each group becomes a segment.
+  sort that moves scores, labels and weights in the same pass), so that each
+  group becomes a segment.
 """
 
 from __future__ import annotations
@@ -242,11 +243,21 @@ def run_segments(values, vbits, kind, sign, ones, exp_mask, labels, lab_mode, la
     bad[0] = -1
 
 
-@kernel([(ro(i64), i64, rw(i64), rw(i64))])
-def group_order(codes, ngroups, offsets, order):
-    """A counting sort of group codes ``0 .. ngroups``: ``order`` lists the
-    samples group by group (input order within a group), ``offsets`` where
-    each group starts (``ngroups + 1`` entries)."""
+_GATHER = [(ro(i64), i64, ro(k), ro(u8), ro(f64), rw(i64), rw(i64), rw(k), rw(u8), rw(f64))
+           for k in KEYS]
+
+
+@kernel(_GATHER)
+def group_order(codes, ngroups, bits, labels, weights, offsets, order, vout, lout, wout):
+    """A counting sort of group codes ``0 .. ngroups`` that moves the samples too.
+
+    ``order`` lists the samples group by group (input order within a group),
+    ``offsets`` where each group starts (``ngroups + 1`` entries); each
+    sample's score bits, label and weight (``weights`` empty when unweighted)
+    go to ``vout``/``lout``/``wout`` at its place in that order, in the same
+    pass. Returns True when the samples were in group order already.
+    """
+    weighted = weights.shape[0] > 0
     for g in range(ngroups + 1):
         offsets[g] = 0
     for i in range(codes.shape[0]):
@@ -254,10 +265,18 @@ def group_order(codes, ngroups, offsets, order):
     for g in range(ngroups):
         offsets[g + 1] += offsets[g]
     fill = offsets[:ngroups].copy()
+    same = True
     for i in range(codes.shape[0]):
         g = codes[i]
-        order[fill[g]] = i
-        fill[g] += 1
+        at = fill[g]
+        fill[g] = at + 1
+        order[at] = i
+        vout[at] = bits[i]
+        lout[at] = labels[i]
+        if weighted:
+            wout[at] = weights[i]
+        same &= at == i
+    return same
 
 
 __all__ = [
