@@ -334,8 +334,12 @@ def binary_labels(y: np.ndarray, pos_label: Any) -> tuple[np.ndarray, int]:
     _no_bytes(y, pos_label)
     if pos_label is None:
         if y.dtype == np.bool_:
-            labels = (native(y).view(np.uint8) != 0).view(np.uint8)
-            return labels, int(np.count_nonzero(labels))
+            raw = native(y).view(np.uint8)
+            if raw.size and raw.max() > 1:  # bytes other than 0/1 (a 0/255 mask): every
+                raw = (raw != 0).view(np.uint8)  # nonzero byte is True, as in numpy
+            else:  # the caller's bytes are 0/1 already: no copy (a label matrix is large)
+                raw = readonly(raw)
+            return raw, int(np.count_nonzero(raw))
         if y.dtype.kind in "iuf":  # numbers compare without warnings or errors
             one = y == 1
             n_one = int(np.count_nonzero(one))
