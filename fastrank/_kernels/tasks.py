@@ -254,8 +254,10 @@ def count_ties(bits, kind, sign, ones, labels, lo, hi, tkey, tpos, tneg, used):
     distinct = 0
     for t in range(HASH_SLOTS):
         distinct += used[t]
-    for i in range(lo, hi):
-        k = to_key(np.uint64(bits[i]), kind, sign, ones)
+    xb = bits[lo:hi]  # see NONNEGATIVE
+    xl = labels[lo:hi]
+    for i in range(xb.shape[0]):
+        k = to_key(np.uint64(xb[i]), kind, sign, ones)
         h = (k * _GOLDEN) >> shift
         while True:
             if not used[h]:
@@ -268,7 +270,7 @@ def count_ties(bits, kind, sign, ones, labels, lo, hi, tkey, tpos, tneg, used):
             if tkey[h] == k:
                 break
             h = (h + np.uint64(1)) & mask
-        if labels[i]:
+        if xl[i]:
             tpos[h] += 1.0
         else:
             tneg[h] += 1.0
