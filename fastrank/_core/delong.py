@@ -67,7 +67,10 @@ def table_sums(gpos: np.ndarray, gneg: np.ndarray) -> Sums:
 
 
 def placements(t: Task) -> np.ndarray:
-    """Each sample's placement: V10 for positives, V01 for negatives."""
+    """Each sample's placement: V10 for positives, V01 for negatives (a task
+    with both classes)."""
+    if t.weights is None:
+        return engine.sample_placements(t)
     gid, _, gpos, gneg = engine.group_index(t)
     v10, v01 = group_placements(gpos, gneg)
     return np.asarray(np.where(t.labels.astype(bool), v10[gid], v01[gid]))

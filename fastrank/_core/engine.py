@@ -81,7 +81,9 @@ from .._kernels.tasks import (
     count_above,
     count_ties,
     partition,
+    placements,
     split,
+    tie_groups,
 )
 from .inputs import (
     SAMPLE_MAJOR,
@@ -948,30 +950,42 @@ def decode(bits: np.ndarray | int, canonical: np.dtype[Any], dtype: np.dtype[Any
     return values
 
 
+def _sorted_rows(t: Task) -> tuple[np.ndarray, np.ndarray]:
+    """A task's score bits sorted ascending (radix sort) with their sample indices
+    (float64, moved stably with them)."""
+    spec = t.spec
+    bits = t.values.view(spec.bits).copy()
+    rows = np.arange(bits.shape[0], dtype=np.float64)  # exact below 2**53
+    sort_pairs(bits, np.empty_like(bits), rows, np.empty_like(rows), spec.kind, spec.sign,
+               spec.ones, _scratch.hist)
+    return readonly(bits), readonly(rows)
+
+
+def sample_placements(t: Task) -> np.ndarray:
+    """DeLong's placement of each sample of an unweighted task with both classes
+    (:func:`~fastrank._kernels.tasks.placements`)."""
+    bits, rows = _sorted_rows(t)
+    v = np.empty(bits.shape[0], np.float64)
+    placements(bits, rows, readonly(t.labels), v)
+    return v
+
+
 def group_index(t: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each sample's tie group (0 = highest score) and the table ``(gkey, gpos, gneg)``.
 
-    Weighted group sums here are formed in sample order (these tables serve
-    resampling and placements, not the exact one-shot sums).
+    The scores are radix-sorted with their sample indices, then one kernel
+    pass names the groups. Weighted group sums here are formed in sample order
+    (these tables serve resampling and placements, not the exact one-shot sums).
     """
-    values = t.values
-    spec = t.spec
-    keys = keys_of(values, spec)
-    order = np.argsort(keys, kind="stable")
-    sk = keys[order]
-    new = np.empty(sk.shape[0], bool)
-    new[:1] = True
-    np.not_equal(sk[1:], sk[:-1], out=new[1:])
-    asc = np.cumsum(new) - 1
-    ngroups = int(asc[-1]) + 1 if asc.shape[0] else 0
-    gid = np.empty(values.shape[0], np.int64)
-    gid[order] = ngroups - 1 - asc
-    w = np.ones(values.shape[0]) if t.weights is None else t.weights
-    lab = t.labels.astype(bool)
-    gpos = np.bincount(gid[lab], weights=w[lab], minlength=ngroups)
-    gneg = np.bincount(gid[~lab], weights=w[~lab], minlength=ngroups)
-    gkey = bits_of_keys(sk[new][::-1], spec)
-    return gid, gkey, gpos, gneg
+    n = t.values.shape[0]
+    bits, rows = _sorted_rows(t)
+    gid = np.empty(n, np.int64)
+    gpos = np.zeros(n, np.float64)
+    gneg = np.zeros(n, np.float64)
+    gkey = np.empty(n, np.uint64)
+    w = _EMPTY_F if t.weights is None else readonly(t.weights)
+    ngroups = tie_groups(bits, rows, readonly(t.labels), w, gid, gpos, gneg, gkey)
+    return gid, gkey[:ngroups], gpos[:ngroups], gneg[:ngroups]
 
 
 # ------------------------------------------------------------------ batches

@@ -275,3 +275,89 @@ def count_ties(bits, kind, sign, ones, labels, lo, hi, tkey, tpos, tneg, used):
         else:
             tneg[h] += 1.0
     return distinct
+
+
+_TIE_GROUPS = [(ro(k), ro(f64), ro(u8), ro(f64), rw(i64), rw(f64), rw(f64), rw(u64)) for k in KEYS]
+
+
+@kernel(_TIE_GROUPS)
+def tie_groups(bits, rows, labels, weights, gid, gpos, gneg, gkey):
+    """Each sample's tie group (0 = the highest score) and the groups' class totals.
+
+    ``bits``: the scores sorted ascending (a zero of either sign as +0.0),
+    ``rows``: each one's sample index (a float64 payload moved by the sort,
+    stably, so equal scores keep their sample order). ``gid[row]`` receives
+    the group, ``gpos``/``gneg`` (zeroed by the caller) each group's positive
+    and negative count, or weight sum when ``weights`` is not empty, summed
+    in sample order; ``gkey`` each group's score bits. Returns the number of
+    groups.
+    """
+    n = bits.shape[0]
+    weighted = weights.shape[0] > 0
+    g = 0
+    hi = n  # bits[lo:hi] is the next group down
+    while hi > 0:
+        v = bits[hi - 1]
+        lo = hi - 1
+        while lo > 0 and bits[lo - 1] == v:
+            lo -= 1
+        members = rows[lo:hi]  # in sample order
+        dp = 0.0
+        dn = 0.0
+        for i in range(members.shape[0]):
+            row = np.int64(members[i])
+            gid[row] = g
+            w = weights[row] if weighted else 1.0
+            if labels[row] != 0:
+                dp += w
+            else:
+                dn += w
+        gpos[g] = dp
+        gneg[g] = dn
+        gkey[g] = np.uint64(v)
+        g += 1
+        hi = lo
+    return g
+
+
+_PLACEMENTS = [(ro(k), ro(f64), ro(u8), rw(f64)) for k in KEYS]
+
+
+@kernel(_PLACEMENTS)
+def placements(bits, rows, labels, v):
+    """DeLong's placement of every sample of an unweighted task with both classes.
+
+    ``bits``/``rows`` as in :func:`tie_groups`. ``v[row]`` receives
+    ``(N - fp - dn / 2) / N`` for a positive and ``(tp + dp / 2) / P`` for a
+    negative, where ``fp``/``tp`` count the other class strictly above the
+    sample's tie group and ``dn``/``dp`` within it (the same operations as
+    :func:`fastrank._core.delong.group_placements`, on exact counts).
+    """
+    n = bits.shape[0]
+    npos = 0
+    for i in range(n):
+        npos += labels[i] != 0
+    pos = float(npos)
+    neg = float(n - npos)
+    tp = 0.0
+    fp = 0.0
+    hi = n
+    while hi > 0:
+        x = bits[hi - 1]
+        lo = hi - 1
+        while lo > 0 and bits[lo - 1] == x:
+            lo -= 1
+        members = rows[lo:hi]
+        dp = 0.0
+        for i in range(members.shape[0]):
+            dp += labels[np.int64(members[i])] != 0
+        dn = float(members.shape[0]) - dp
+        v10 = (neg - fp - 0.5 * dn) / neg
+        v01 = (tp + 0.5 * dp) / pos
+        for i in range(members.shape[0]):
+            row = np.int64(members[i])
+            v[row] = v10 if labels[row] != 0 else v01
+        tp += dp
+        fp += dn
+        hi = lo
+
