@@ -484,48 +484,31 @@ def cut_ranges(t: Task, pivots: np.ndarray, nthreads: int = 1,
     """A task's samples cut into the score ranges ``pivots`` (keys, ascending) define,
     highest range first, each a contiguous piece of scores, labels and weights
     (in scratch ``slot``, or fresh arrays when None)."""
-    values = t.values
-    n = values.shape[0]
-    spec = t.spec
-    nr = pivots.shape[0] + 1
-    bits = readonly(values.view(spec.bits))
-    labels = readonly(t.labels)
-    weighted = t.weights is not None
-    w = readonly(t.weights) if t.weights is not None else _EMPTY_F
-    bounds = np.linspace(0, n, nthreads + 1).astype(np.int64)
-    chunks = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
-    pivots = readonly(np.ascontiguousarray(pivots, dtype=np.uint64))
-
-    padded, npiv = _padded(pivots)
-
-    def count(chunk: tuple[int, int]) -> np.ndarray:
-        ge = np.zeros((LANES, 2, nr + 1), np.int64)
-        count_above(bits, labels, w, spec.kind, spec.sign, spec.ones, padded, npiv, chunk[0],
-                    chunk[1], False, ge)
-        return np.asarray(ge[:, 0, :-1] - ge[:, 0, 1:])  # (lanes, ranges): samples per lane, range
-
-    sizes = np.array(parallel_map(count, chunks, nthreads))  # (chunks, lanes, ranges)
-    flat = sizes.reshape(-1, nr)  # (chunk, lane) in order, then ranges
-    start = np.concatenate(([0], np.cumsum(flat.sum(axis=0))))
-    cursors = (start[:-1] + np.cumsum(flat, axis=0) - flat).reshape(sizes.shape)
-    nbytes = n * (values.itemsize + 1 + (8 if weighted else 0)) + 256
-    buf = scratch(slot, nbytes) if slot is not None else np.empty(nbytes, np.uint8)
-    out, at = _carve(buf, 0, n, values.dtype)
-    lout, at = _carve(buf, at, n, np.uint8)
-    wout = _carve(buf, at, n, np.float64)[0] if weighted else _EMPTY_FW
-    ids = scratch("bucket-ids", n)
-
-    def write(k: int) -> None:
-        partition(bits, labels, w, spec.kind, spec.sign, spec.ones, padded, npiv, chunks[k][0],
-                  chunks[k][1], False, cursors[k].copy(), ids, out.view(spec.bits), lout, wout)
-
-    parallel_map(write, list(range(len(chunks))), nthreads)
+    out, lout, wout, start = _cut(t, pivots, nthreads, False, slot)
     parts = []
-    for r in range(nr - 1, -1, -1):
+    for r in range(start.shape[0] - 2, -1, -1):
         a, b = int(start[r]), int(start[r + 1])
         lab = lout[a:b]
-        parts.append(_Range(out[a:b], lab, wout[a:b] if weighted else None,
+        parts.append(_Range(out[a:b], lab, wout[a:b] if t.weights is not None else None,
                             int(np.count_nonzero(lab))))
+    return parts
+
+
+def split_ranges(t: Task, nthreads: int) -> list[Classes]:
+    """A large task cut into score ranges and split by class in one pass, on
+    ``nthreads`` threads: each range's positives and negatives (unsorted, zero
+    weights dropped), highest range first, in this thread's scratch.
+
+    The ranges are then sorted and swept side by side (:func:`task_metrics`).
+    """
+    pivots = _pivots(t, min(MAX_PIVOTS + 1, RANGES_PER_THREAD * nthreads))
+    out, _, wout, start = _cut(t, pivots, nthreads, True, "ranges")
+    weighted = t.weights is not None
+    parts = []
+    for r in range((start.shape[0] - 1) // 2 - 1, -1, -1):
+        a, b, c = int(start[2 * r]), int(start[2 * r + 1]), int(start[2 * r + 2])
+        parts.append(Classes(out[b:c], out[a:b], wout[b:c] if weighted else _EMPTY_FW,
+                             wout[a:b] if weighted else _EMPTY_FW))
     return parts
 
 
@@ -536,19 +519,19 @@ def _padded(pivots: np.ndarray) -> tuple[np.ndarray, int]:
     return readonly(out), int(pivots.shape[0])
 
 
-def split_ranges(t: Task, nthreads: int) -> list[Classes]:
-    """A large task cut into score ranges and split by class in one pass, on
-    ``nthreads`` threads: each range's positives and negatives (unsorted, zero
-    weights dropped), highest range first, in this thread's scratch.
-
-    One counting pass and one moving pass over the samples; the ranges are
-    then sorted and swept side by side (:func:`task_metrics`).
-    """
-    pivots = _pivots(t, min(MAX_PIVOTS + 1, RANGES_PER_THREAD * nthreads))
-    padded, npiv = _padded(pivots)
+def _cut(t: Task, pivots: np.ndarray, nthreads: int, by_class: bool, slot: str | None
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The samples moved into their buckets (:func:`~fastrank._kernels.tasks.partition`):
+    one bucket per score range, or with ``by_class`` two (negatives, then
+    positives; zero weights dropped). One counting pass, then one moving pass,
+    each split over ``nthreads`` threads by sample index. Returns the moved
+    scores, labels (empty ``by_class``) and weights (empty unweighted), and the
+    buckets' starts (one more entry than buckets). In scratch ``slot``, or
+    fresh arrays when None."""
     values = t.values
     n = values.shape[0]
     spec = t.spec
+    padded, npiv = _padded(np.ascontiguousarray(pivots, dtype=np.uint64))
     nr = npiv + 1
     bits = readonly(values.view(spec.bits))
     labels = readonly(t.labels)
@@ -560,33 +543,34 @@ def split_ranges(t: Task, nthreads: int) -> list[Classes]:
     def count(chunk: tuple[int, int]) -> np.ndarray:
         ge = np.zeros((LANES, 2, nr + 1), np.int64)
         count_above(bits, labels, w, spec.kind, spec.sign, spec.ones, padded, npiv, chunk[0],
-                    chunk[1], True, ge)
+                    chunk[1], by_class, ge)
         kept = ge[:, 0, :-1] - ge[:, 0, 1:]  # (lanes, ranges)
+        if not by_class:
+            return np.asarray(kept)
         pos = ge[:, 1, :-1] - ge[:, 1, 1:]
         return np.stack((kept - pos, pos), axis=2).reshape(LANES, 2 * nr)  # bucket 2r + label
 
     sizes = np.array(parallel_map(count, chunks, nthreads))  # (chunks, lanes, buckets)
-    flat = sizes.reshape(-1, 2 * nr)
+    flat = sizes.reshape(-1, sizes.shape[2])
     start = np.concatenate(([0], np.cumsum(flat.sum(axis=0))))
     cursors = (start[:-1] + np.cumsum(flat, axis=0) - flat).reshape(sizes.shape)
     m = int(start[-1])
-    buf = scratch("ranges", m * (values.itemsize + (8 if weighted else 0)) + 256)
+    nbytes = m * (values.itemsize + (0 if by_class else 1) + (8 if weighted else 0)) + 256
+    buf = scratch(slot, nbytes) if slot is not None else np.empty(nbytes, np.uint8)
     out, at = _carve(buf, 0, m, values.dtype)
+    lout = _EMPTY_U8
+    if not by_class:
+        lout, at = _carve(buf, at, m, np.uint8)
     wout = _carve(buf, at, m, np.float64)[0] if weighted else _EMPTY_FW
     ids = scratch("bucket-ids", n)
 
     def write(k: int) -> None:
         partition(bits, labels, w, spec.kind, spec.sign, spec.ones, padded, npiv, chunks[k][0],
-                  chunks[k][1], True, cursors[k].copy(), ids, out.view(spec.bits), _EMPTY_U8,
+                  chunks[k][1], by_class, cursors[k].copy(), ids, out.view(spec.bits), lout,
                   wout)
 
     parallel_map(write, list(range(len(chunks))), nthreads)
-    parts = []
-    for r in range(nr - 1, -1, -1):
-        a, b, c = int(start[2 * r]), int(start[2 * r + 1]), int(start[2 * r + 2])
-        parts.append(Classes(out[b:c], out[a:b], wout[b:c] if weighted else _EMPTY_FW,
-                             wout[a:b] if weighted else _EMPTY_FW))
-    return parts
+    return out, lout, wout, start
 
 
 def sample_keys(t: Task, points: int) -> np.ndarray:
