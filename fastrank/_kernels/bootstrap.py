@@ -100,7 +100,7 @@ def resample_sweeps(gkey, ngroups, pos_gid, neg_gid, pos_w, neg_w, codes, weight
                     gneg[code >> 1] += w
         # Keep the groups the resample holds (a sweep expects no empty group)
         # and clear the counts for the next resample.
-        c = 0
+        c = np.int64(0)  # not a literal: a literal count compiles sweep_table again
         pos = 0.0
         neg = 0.0
         for g in range(ngroups):

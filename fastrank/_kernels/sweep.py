@@ -758,7 +758,7 @@ def sweep_classes(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey
     done = i == 0 and j == 0  # nothing to hand over (a chunk buffer may be empty too)
     total = 0
     while not done:
-        c = 0
+        c = np.int64(0)
         while c < limit:
             if i == 0 and j == 0:
                 done = True
@@ -844,7 +844,7 @@ def _bulk(p, pb, q, qb, st, sk, gpos, gneg, gkey):
     total = 0
     done = False
     while not done:
-        c = 0
+        c = np.int64(0)
         while c < limit:
             if i == 0 and j == 0:
                 done = True
