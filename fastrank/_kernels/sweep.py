@@ -756,7 +756,7 @@ def sweep_classes(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey
     i = p.shape[0]  # p[:i] and q[:j] are not handed over yet
     j = q.shape[0]
     done = i == 0 and j == 0  # nothing to hand over (a chunk buffer may be empty too)
-    total = 0
+    total = np.int64(0)
     while not done:
         c = np.int64(0)
         while c < limit:
@@ -841,7 +841,7 @@ def _bulk(p, pb, q, qb, st, sk, gpos, gneg, gkey):
     limit = gpos.shape[0] - 8  # a step hands over at most 6 entries
     i = p.shape[0]
     j = q.shape[0]
-    total = 0
+    total = np.int64(0)
     done = False
     while not done:
         c = np.int64(0)
