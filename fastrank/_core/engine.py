@@ -102,6 +102,7 @@ PARALLEL_MIN = 1 << 17  # samples below which one thread does the whole call
 RANGES_PER_THREAD = 3  # score ranges per thread for one large task
 HASH_MIN = 1 << 15  # tasks from this size on try counting their ties first
 SMALL_TASK = 4096  # batch tasks up to this size are sorted inside the kernel
+FEW_TASKS = 64  # ... when the batch has more tasks than this (else one call per task)
 
 _local = threading.local()
 
@@ -981,7 +982,11 @@ def batch_metrics(b: Batch, max_fpr: float, what: int) -> tuple[np.ndarray, np.n
 
     Tasks are spread over the threads in units (blocks of columns of a
     C-ordered matrix, runs of segments otherwise); small tasks are computed
-    inside one kernel call per unit, large ones each as a one-task call.
+    inside one kernel call per unit, large ones each as a one-task call. A
+    batch of at most :data:`FEW_TASKS` tasks runs every task as a one-task
+    call: a Python call per task costs it little, and it does not wait for the
+    batch kernel's compilation (the largest of all) on first use. Both give
+    the same numbers.
     """
     out = np.empty((b.t, OUT_SIZE), np.float64)
     prbe = np.zeros(b.t, np.uint64)
@@ -990,10 +995,10 @@ def batch_metrics(b: Batch, max_fpr: float, what: int) -> tuple[np.ndarray, np.n
     nthreads = threads() if int(b.sizes.sum()) >= PARALLEL_MIN else 1
     if b.layout == SAMPLE_MAJOR:
         units = [(j0, min(BLOCK, b.t - j0)) for j0 in range(0, b.t, BLOCK)]
-        run = _block_runner(b, max_fpr, what, out, prbe)
+        run = _block_runner(b, max_fpr, what, out, prbe, b.t > FEW_TASKS)
     else:
         units = _segment_units(b, nthreads)
-        run = _segment_runner(b, max_fpr, what, out, prbe)
+        run = _segment_runner(b, max_fpr, what, out, prbe, b.t > FEW_TASKS)
     try:
         parallel_map(run, units, nthreads)
     except _BatchNonFinite as exc:
@@ -1071,16 +1076,19 @@ def _run_small(b: Batch, values: np.ndarray, labels: np.ndarray, lab_mode: int, 
 
 
 def _segment_runner(b: Batch, max_fpr: float, what: int, out: np.ndarray,
-                    prbe: np.ndarray) -> Callable[[tuple[int, int]], None]:
+                    prbe: np.ndarray, together: bool) -> Callable[[tuple[int, int]], None]:
+    """Runs of segments; with ``together``, their small tasks in one kernel call."""
+    limit = SMALL_TASK if together else -1
+
     def run(unit: tuple[int, int]) -> None:
         j0, j1 = unit
         sizes = b.sizes[j0:j1]
-        small = np.flatnonzero(sizes <= SMALL_TASK) + j0
+        small = np.flatnonzero(sizes <= limit) + j0
         if small.shape[0]:
             _run_small(b, b.values, b.labels, b.lab_mode, b.wshared, b.offsets,
                        small.astype(np.int64), int(b.sizes[small].max()), max_fpr, what, out,
                        prbe)
-        for jj in (np.flatnonzero(sizes > SMALL_TASK) + j0).tolist():
+        for jj in (np.flatnonzero(sizes > limit) + j0).tolist():
             out[jj], prbe[jj] = _task_out(_segment_task(b, jj), max_fpr, what, jj)
 
     return run
@@ -1137,8 +1145,9 @@ def _raise_batch(b: Batch, j: int) -> None:
 
 
 def _block_runner(b: Batch, max_fpr: float, what: int, out: np.ndarray,
-                  prbe: np.ndarray) -> Callable[[tuple[int, int]], None]:
-    """Blocks of neighbouring columns of a C-ordered matrix, made task-major first."""
+                  prbe: np.ndarray, together: bool) -> Callable[[tuple[int, int]], None]:
+    """Blocks of neighbouring columns of a C-ordered matrix, made task-major first;
+    with ``together``, a block of small tasks in one kernel call."""
     spec = SPECS[b.values.dtype]
     bits = readonly(b.values.view(spec.bits))
     labels = readonly(b.labels)
@@ -1152,7 +1161,7 @@ def _block_runner(b: Batch, max_fpr: float, what: int, out: np.ndarray,
         lb, _ = _carve(buf, at, bw * n, np.uint8)
         transpose_block(bits, n, b.t, j0, bw, labels, b.lab_mode, ptr, idx, tb, lb)
         vals = tb.view(b.values.dtype)
-        if n <= SMALL_TASK:
+        if together and n <= SMALL_TASK:
             offsets = np.arange(bw + 1, dtype=np.int64) * n
             sub_out = np.empty((bw, OUT_SIZE), np.float64)
             sub_prbe = np.empty(bw, np.uint64)
