@@ -69,3 +69,24 @@ def test_placements_match_the_group_formula(t: inputs.Task) -> None:
     v10, v01 = delong.group_placements(gpos, gneg)
     want = np.where(t.labels.astype(bool), v10[gid], v01[gid])
     np.testing.assert_array_equal(engine.sample_placements(t), want)
+
+
+def test_large_tasks_sort_their_rows_with_the_radix_sort() -> None:
+    # From engine.ROWS_RADIX_MIN samples on, the rows come from the radix sort.
+    rng = np.random.default_rng(7)
+    n = engine.ROWS_RADIX_MIN + 1234
+    for kind in ("float64", "float32", "int64"):
+        y = (rng.random(n) < 0.3).astype(np.int64)
+        s = np.round(rng.normal(size=n) * 50)
+        s = s.astype(kind)
+        if kind != "int64":
+            s[rng.random(n) < 0.05] = -0.0
+        for w in (None, rng.random(n)):
+            t = inputs.task(y, s, w, None)
+            for a, b in zip(engine.group_index(t), reference_groups(t), strict=True):
+                np.testing.assert_array_equal(a, b)
+        t = inputs.task(y, s, None, None)
+        gid, _, gpos, gneg = reference_groups(t)
+        v10, v01 = delong.group_placements(gpos, gneg)
+        want = np.where(t.labels.astype(bool), v10[gid], v01[gid])
+        np.testing.assert_array_equal(engine.sample_placements(t), want)
