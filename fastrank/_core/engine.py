@@ -422,12 +422,6 @@ def _raise_nonfinite(values: np.ndarray, shape: tuple[int, ...] | None = None,
     raise nonfinite_error(values[i], i + offset, shape or values.shape) from None
 
 
-def _quarters(lo: int, hi: int) -> np.ndarray:
-    """:func:`fastrank._kernels.tasks.quarters` in Python."""
-    m = (hi - lo) // LANES
-    return np.array([lo, lo + m, lo + 2 * m, lo + 3 * m, hi], np.int64)
-
-
 POSITIVE_COST = 5.0  # a positive's share of a range's work, in negatives (sort + sweep)
 
 
