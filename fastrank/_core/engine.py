@@ -966,8 +966,8 @@ def sample_placements(t: Task) -> np.ndarray:
 def group_index(t: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each sample's tie group (0 = highest score) and the table ``(gkey, gpos, gneg)``.
 
-    The scores are radix-sorted with their sample indices, then one kernel
-    pass names the groups. Weighted group sums here are formed in sample order
+    The scores are sorted with their sample indices (:func:`_sorted_rows`), then
+    one kernel pass names the groups. Weighted group sums here are formed in sample order
     (these tables serve resampling and placements, not the exact one-shot sums).
     """
     n = t.values.shape[0]
