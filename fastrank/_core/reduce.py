@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
 
@@ -343,20 +344,26 @@ def _warn_all(res: Results, average: Any, level: int) -> None:
                    stacklevel=level + 1)
 
 
+def _metric_fields(value: Callable[[str], Any], req: Request) -> dict[str, Any]:
+    """The metric fields of :class:`BinaryMetrics` / :class:`BatchMetrics`, each
+    read by ``value(name)``; the ones ``req`` did not compute are None."""
+    return {
+        "average_precision": value("average_precision"),
+        "average_precision_expected": None if req.weighted
+        else value("average_precision_expected"),
+        "roc_auc": value("roc_auc"),
+        "roc_auc_partial": value("roc_auc_partial") if req.partial else None,
+        "max_fpr": req.max_fpr if req.partial else None,
+        "pr_auc": value("pr_auc"),
+        "d_prime": value("d_prime"),
+        "prbe": value("prbe"),
+    }
+
+
 def binary_metrics(out: np.ndarray, threshold: Any, req: Request) -> BinaryMetrics:
     """A :class:`BinaryMetrics` from one task's ``OUT_*`` row (totals in caller units)."""
-    def value(name: str) -> float:
-        return METRICS[name].value_of(out)
-
     return BinaryMetrics(
-        average_precision=value("average_precision"),
-        average_precision_expected=None if req.weighted else value("average_precision_expected"),
-        roc_auc=value("roc_auc"),
-        roc_auc_partial=value("roc_auc_partial") if req.partial else None,
-        max_fpr=req.max_fpr if req.partial else None,
-        pr_auc=value("pr_auc"),
-        d_prime=value("d_prime"),
-        prbe=value("prbe"),
+        **_metric_fields(lambda name: METRICS[name].value_of(out), req),
         prbe_threshold=threshold,
         positives=float(out[OUT_POS]),
         negatives=float(out[OUT_NEG]),
@@ -365,19 +372,8 @@ def binary_metrics(out: np.ndarray, threshold: Any, req: Request) -> BinaryMetri
 
 def batch_metrics(res: Results, req: Request) -> BatchMetrics:
     """A :class:`BatchMetrics` of every task of a batch."""
-
-    def col(name: str) -> np.ndarray:
-        return _column(req, res, METRICS[name])
-
     return BatchMetrics(
-        average_precision=col("average_precision"),
-        average_precision_expected=None if req.weighted else col("average_precision_expected"),
-        roc_auc=col("roc_auc"),
-        roc_auc_partial=col("roc_auc_partial") if req.partial else None,
-        max_fpr=req.max_fpr if req.partial else None,
-        pr_auc=col("pr_auc"),
-        d_prime=col("d_prime"),
-        prbe=col("prbe"),
+        **_metric_fields(lambda name: _column(req, res, METRICS[name]), req),
         prbe_threshold=res.thresholds,
         positives=res.positives.copy(),
         negatives=res.negatives.copy(),
