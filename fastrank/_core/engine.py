@@ -1046,19 +1046,12 @@ def _task_parts(b: Batch, j: int) -> tuple[np.ndarray, np.ndarray | None]:
 
 def _segment_units(b: Batch, nthreads: int) -> list[tuple[int, int]]:
     """Tasks in runs of about equal work, several runs per thread."""
-    target = max(int(b.sizes.sum()) // (8 * nthreads), SMALL_TASK)
-    units = []
-    start = 0
-    acc = 0
-    for j, size in enumerate(b.sizes.tolist()):
-        acc += size
-        if acc >= target or size > SMALL_TASK:
-            units.append((start, j + 1))
-            start = j + 1
-            acc = 0
-    if start < b.t:
-        units.append((start, b.t))
-    return units
+    sizes = b.sizes
+    target = max(int(sizes.sum()) // (8 * nthreads), SMALL_TASK)
+    reach = np.cumsum(sizes) // target  # a run ends where the running total passes a target
+    ends = np.flatnonzero((np.diff(reach, prepend=0) > 0) | (sizes > SMALL_TASK)) + 1
+    edges = np.unique(np.concatenate(([0], ends, [b.t]))).tolist()
+    return list(itertools.pairwise(edges))
 
 
 def _run_small(b: Batch, values: np.ndarray, labels: np.ndarray, lab_mode: int, wshared: bool,
