@@ -777,20 +777,8 @@ def sweep_classes(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey
             while lo_q > 0 and q[lo_q - 1] == v:
                 lo_q -= 1
             if weighted:  # each class's weights of the group, summed exactly
-                h = np.uint64(0)
-                low = np.uint64(0)
-                rem = 0.0
-                for t in range(lo, i):
-                    h, low, r = fx_add_rem(h, low, pw[t], sc_tp, e_tp)
-                    rem += r
-                dp = fx_value(h, low, e_tp) + rem
-                h = np.uint64(0)
-                low = np.uint64(0)
-                rem = 0.0
-                for t in range(lo_q, j):
-                    h, low, r = fx_add_rem(h, low, qw[t], sc_fp, e_fp)
-                    rem += r
-                dn = fx_value(h, low, e_fp) + rem
+                dp = _group_weight(pw[lo:i], sc_tp, e_tp)
+                dn = _group_weight(qw[lo_q:j], sc_fp, e_fp)
             else:
                 dp = float(i - lo)
                 dn = float(j - lo_q)
@@ -811,6 +799,20 @@ def sweep_classes(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey
         sk[K_TP], sk[K_TP + 1] = tot_ph, tot_pl
         sk[K_FP], sk[K_FP + 1] = tot_nh, tot_nl
     return total
+
+
+@helper
+def _group_weight(w, scale, e):
+    """The exact sum of one tie group's weights ``w`` of one class, as a float:
+    fixed point in the class's units (``scale == 2**-e``), with the truncated
+    remainders kept apart (:func:`fx_add_rem`)."""
+    h = np.uint64(0)
+    low = np.uint64(0)
+    rem = 0.0
+    for t in range(w.shape[0]):
+        h, low, r = fx_add_rem(h, low, w[t], scale, e)
+        rem += r
+    return fx_value(h, low, e) + rem
 
 
 def fx_to_float(hi: int, lo: int, e: float) -> float:
