@@ -304,3 +304,82 @@ def test_missing_matplotlib_says_how_to_install(single, monkeypatch):
 
     with pytest.raises(ImportError, match="pip install matplotlib"):
         plot_evaluation(ev)
+
+
+# ------------------------------------------------------------------------------ styles
+
+
+def _model_lines(ax, models) -> list:
+    """The models' curves, in drawing order."""
+    return [ln for ln in ax.get_lines() if ln.get_label().split(" (")[0].split("\n")[0] in models]
+
+
+@pytest.mark.parametrize("kind", ["roc", "pr", "det"])
+def test_each_model_has_its_own_line_style_marker_and_width(kind):
+    y, scores = _data()
+    rng = np.random.default_rng(5)
+    scores["gamma"] = scores["alpha"].copy()  # the same curves as alpha
+    scores["delta"] = rng.standard_normal(y.size) + y
+    ev = fastrank.evaluate(scores, y)
+    (ax,) = ev.plot(kinds=(kind,)).axes
+    lines = _model_lines(ax, scores)
+    assert len(lines) == len(scores)
+    for attr in ("get_color", "get_marker"):
+        values = [str(getattr(ln, attr)()) for ln in lines]
+        assert len(set(values)) == len(values), (attr, values)
+    # only the first is solid: each later one leaves gaps that show what lies under it
+    # (matplotlib names every dash pattern "--", so the patterns are compared in pixels
+    # by test_plot_pixels.py)
+    assert [ln.get_linestyle() for ln in lines] == ["-"] + ["--"] * (len(lines) - 1)
+    for ln in lines:
+        assert ln.get_marker() not in (None, "", " ", "None", "none")
+        assert ln.get_markevery() is not None  # sparse markers, not one per point
+    # drawn widest first: a later curve over an earlier one leaves its rim visible
+    widths = [ln.get_linewidth() for ln in lines]
+    assert widths == sorted(widths, reverse=True) and len(set(widths)) == len(widths), widths
+
+
+def test_several_datasets_keep_one_marker_per_model_and_one_line_style_per_dataset(folds):
+    _, ev = folds
+    (ax,) = ev.plot(kinds=("roc",), average=False).axes
+    lines = [ln for ln in ax.get_lines() if " / " in ln.get_label()]
+    assert len(lines) == len(ev.entries)
+    by_model: dict[str, set] = {}
+    by_dataset: dict[str, set] = {}
+    for ln in lines:
+        model, dataset = ln.get_label().split(" (")[0].split(" / ")
+        by_model.setdefault(model, set()).add(ln.get_marker())
+        by_dataset.setdefault(dataset, set()).add(str(ln.get_linestyle()))
+    assert all(len(v) == 1 for v in by_model.values())
+    assert len({next(iter(v)) for v in by_model.values()}) == len(MODELS)
+    assert all(len(v) == 1 for v in by_dataset.values())
+
+
+# ------------------------------------------------------------------------------ scale
+
+
+def test_default_scale_is_linear(single):
+    _, _, ev = single
+    for ax in ev.plot(kinds=("roc", "pr")).axes:
+        assert ax.get_xscale() == ax.get_yscale() == "linear"
+
+
+def test_logit_scale_sets_roc_and_pr_axes_and_keeps_det(single):
+    _, _, ev = single
+    roc, pr, det = ev.plot(kinds=("roc", "pr", "det"), scale="logit").axes
+    for ax in (roc, pr):
+        assert ax.get_xscale() == ax.get_yscale() == "logit"
+        for lo, hi in (ax.get_xlim(), ax.get_ylim()):
+            assert 0.0 < lo < 0.1 and 0.9 < hi < 1.0
+    assert det.get_xscale() == det.get_yscale() == "linear"
+
+
+@pytest.mark.parametrize("scale", ["log", "LOGIT", "", None, 1, ("logit",)])
+def test_unknown_scale_raises(single, scale):
+    from fastrank.plots import plot_evaluation
+
+    _, _, ev = single
+    with pytest.raises(ValueError, match="scale must be one of 'linear', 'logit'"):
+        ev.plot(scale=scale)
+    with pytest.raises(ValueError, match="scale must be one of"):
+        plot_evaluation(ev, kinds=("roc",), scale=scale)
