@@ -531,38 +531,111 @@ def _is_vector(x: Any) -> bool:
     return np.ndim(x) != 0
 
 
-def _score_vectors(scores: Any) -> tuple[list[Any], list[str] | None]:
-    """The score vectors and, where the input names them, their names."""
+def _is_vector_list(x: Any) -> bool:
+    """Whether ``x`` is a non-empty list or tuple of vectors."""
+    return isinstance(x, list | tuple) and len(x) > 0 and all(_is_vector(v) for v in x)
+
+
+def _folds(value: Any) -> list[tuple[Any, Any]] | None:
+    """A model's per-dataset scores as ``(dataset id, vector)`` pairs, or None when
+    ``value`` is one score vector: a mapping dataset id -> scores, or a list of
+    score vectors (dataset ids 0, 1, ...)."""
+    if isinstance(value, Mapping):
+        return [(_plain(k), v) for k, v in value.items()]
+    if _is_vector_list(value):
+        return list(enumerate(value))
+    return None
+
+
+def _score_vectors(scores: Any) -> tuple[list[Any], list[str] | None, list[Any] | None]:
+    """The score vectors and, where the input names them, their models and datasets."""
     if isinstance(scores, Mapping):
-        return list(scores.values()), [str(k) for k in scores]
+        per_model = {str(k): _folds(v) for k, v in scores.items()}
+        nested = [m for m, f in per_model.items() if f is not None]
+        if not nested:
+            return list(scores.values()), [str(k) for k in scores], None
+        if len(nested) != len(per_model):
+            flat = next(m for m, f in per_model.items() if f is None)
+            raise ValueError(
+                f"scores maps model {nested[0]!r} to per-dataset scores but model {flat!r} "
+                "to one vector: give every model its scores per dataset, or none"
+            )
+        vectors, models, datasets = [], [], []
+        for model, folds in per_model.items():
+            assert folds is not None
+            if not folds:
+                raise ValueError(f"scores[{model!r}] holds no score vectors")
+            for dataset, vector in folds:
+                vectors.append(vector)
+                models.append(model)
+                datasets.append(dataset)
+        return vectors, models, datasets
     if hasattr(scores, "columns") and hasattr(scores, "iloc") and getattr(scores, "ndim", 0) == 2:
         names = [str(c) for c in scores.columns]
-        return [scores.iloc[:, j] for j in range(len(names))], names
+        return [scores.iloc[:, j] for j in range(len(names))], names, None
     if isinstance(scores, list | tuple):
         if len(scores) == 0:
             raise ValueError("scores is empty: pass at least one score vector")
         if all(_is_vector(s) for s in scores):
-            return list(scores), None
+            return list(scores), None, None
         if not any(_is_vector(s) for s in scores):
-            return [scores], None
+            return [scores], None, None
         raise ValueError("scores mixes numbers and vectors: pass one vector or a list of vectors")
     arr = as_array(scores, "scores")
     if arr.ndim == 1:
-        return [arr], None
+        return [arr], None, None
     if arr.ndim == 2:
-        return [arr[:, j] for j in range(arr.shape[1])], None
+        return [arr[:, j] for j in range(arr.shape[1])], None, None
     raise ValueError(f"scores must be 1-D or 2-D (n_samples, n_models); got shape {arr.shape}")
 
 
-def _per_entry(value: Any, count: int, name: str) -> tuple[list[Any], bool]:
-    """``value`` as one item per entry; True when it was given per entry."""
-    if isinstance(value, list | tuple) and len(value) > 0 and all(_is_vector(v) for v in value):
-        if len(value) != count:
+def _plain(v: Any) -> Any:
+    """A numpy scalar as the Python scalar it holds."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _order(datasets: list[Any]) -> list[Any]:
+    """The distinct dataset ids in order of first appearance."""
+    return list(dict.fromkeys(datasets))
+
+
+def _per_entry(
+    value: Any, datasets: list[Any], name: str
+) -> tuple[list[Any], bool]:
+    """``value`` as one item per score vector; True when it was given per vector.
+
+    ``value`` is one vector shared by all; a mapping dataset id -> vector; a
+    list with one vector per score vector; or a list with one vector per
+    dataset, in the order the datasets first appear.
+    """
+    count = len(datasets)
+    distinct = _order(datasets)
+    if isinstance(value, Mapping):
+        keys = {_plain(k): v for k, v in value.items()}
+        missing = [d for d in distinct if d not in keys]
+        if missing:
             raise ValueError(
-                f"{name} has {len(value)} vectors for {count} score vectors; pass one "
-                f"{name} vector shared by all, or one per score vector"
+                f"{name} has no vector for dataset {missing[0]!r}; its keys are "
+                f"{sorted(map(repr, keys))}"
             )
-        return list(value), True
+        extra = [k for k in keys if k not in set(distinct)]
+        if extra:
+            raise ValueError(
+                f"{name} has a vector for dataset {extra[0]!r}, which no score vector is on"
+            )
+        return [keys[d] for d in datasets], False
+    if _is_vector_list(value):
+        if len(value) == count:
+            return list(value), True
+        if len(value) == len(distinct) and len(distinct) > 1:
+            index = {d: k for k, d in enumerate(distinct)}
+            return [value[index[d]] for d in datasets], False
+        per_dataset = (f", or one per dataset ({len(distinct)}, in the order the datasets "
+                       "first appear)" if len(distinct) > 1 else "")
+        raise ValueError(
+            f"{name} has {len(value)} vectors for {count} score vectors; pass one "
+            f"{name} vector shared by all, one per score vector{per_dataset}"
+        )
     return [value] * count, False
 
 
@@ -574,47 +647,191 @@ def _ids(value: Any, count: int, name: str, default: list[Any]) -> list[Any]:
     values = list(value)
     if len(values) != count:
         raise ValueError(f"{name} has {len(values)} entries for {count} score vectors")
-    return [v.item() if isinstance(v, np.generic) else v for v in values]
+    return [_plain(v) for v in values]
+
+
+# -- tables: one row per sample -------------------------------------------------------
+
+
+def _columns_of(table: Any) -> list[str]:
+    """The column names of a DataFrame, a mapping of columns or a structured array."""
+    if hasattr(table, "columns") and hasattr(table, "iloc"):
+        return [str(c) for c in table.columns]
+    if isinstance(table, Mapping):
+        return [str(c) for c in table]
+    names = getattr(getattr(table, "dtype", None), "names", None)
+    if names:
+        return list(names)
+    raise TypeError(
+        "with labels given as a column name, scores must be a table: a pandas DataFrame, "
+        f"a mapping of column names to columns, or a structured array; got {type(table).__name__}"
+    )
+
+
+def _column(table: Any, name: str) -> np.ndarray:
+    if hasattr(table, "columns") and hasattr(table, "iloc"):
+        for c in table.columns:
+            if str(c) == name:
+                return np.asarray(table[c].to_numpy())
+    if isinstance(table, Mapping):
+        for c in table:
+            if str(c) == name:
+                return np.asarray(table[c])
+    return np.asarray(table[name])
+
+
+def row_ids(values: np.ndarray, column: str) -> tuple[list[Any], np.ndarray]:
+    """The distinct values of an id column in order of first appearance, and each
+    row's index into them. A missing value (NaN, None) raises ``ValueError``."""
+    values = np.asarray(values)
+    if values.ndim != 1:
+        raise ValueError(f"column {column!r} must be 1-D; got shape {values.shape}")
+    if values.dtype.kind in "fc":
+        bad = np.flatnonzero(np.isnan(values))
+        if bad.size:
+            raise ValueError(f"column {column!r} row {bad[0] + 1}: missing value (NaN)")
+    if values.dtype.kind == "O":
+        index: dict[Any, int] = {}
+        codes = np.empty(values.shape[0], dtype=np.intp)
+        for i, v in enumerate(values):
+            if v is None or (isinstance(v, float) and math.isnan(v)):
+                raise ValueError(f"column {column!r} row {i + 1}: missing value ({v!r})")
+            codes[i] = index.setdefault(v, len(index))
+        return [_plain(v) for v in index], codes
+    uniq, first, codes = np.unique(values, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.shape[0])
+    ids = [_plain(v) for v in uniq[order]]
+    if values.dtype.kind == "f":
+        ids = [int(v) if float(v).is_integer() and abs(v) < 2**53 else v for v in ids]
+    return ids, rank[codes.reshape(-1)]
+
+
+def _from_table(
+    table: Any,
+    label: str,
+    score_columns: str | Sequence[str] | None,
+    model_names: Any,
+    dataset_ids: Any,
+    sample_weight: Any,
+) -> tuple[list[Any], list[str], list[Any], list[Any], list[Any]]:
+    """Score vectors, models, datasets, labels and weights from a table's columns."""
+    names = _columns_of(table)
+    named = {"labels": label}
+    for arg, value in (("model_names", model_names), ("dataset_ids", dataset_ids),
+                       ("sample_weight", sample_weight)):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(
+                f"with labels given as a column name, {arg} must name a column too; "
+                f"got {type(value).__name__}"
+            )
+        if value is not None:
+            named[arg] = value
+    if isinstance(score_columns, str):
+        score_columns = [score_columns]
+    used = set(named.values())
+    if score_columns is None:
+        score_columns = [c for c in names if c not in used]
+    for arg, col in [*named.items(), *(("score_columns", c) for c in score_columns)]:
+        if col not in names:
+            raise ValueError(f"{arg}: no column {col!r}; the columns are {names}")
+    if not score_columns:
+        raise ValueError(f"no score columns: every column ({names}) is labels, ids or weights")
+    if model_names is not None and len(score_columns) != 1:
+        raise ValueError(
+            f"with a model column ({model_names!r}) the scores are one column; "
+            f"pass score_columns= naming it (candidates: {list(score_columns)})"
+        )
+    columns = {c: _column(table, c) for c in [*named.values(), *score_columns]}
+    n = columns[label].shape[0] if columns[label].ndim == 1 else -1
+    for c, values in columns.items():
+        if values.ndim != 1 or values.shape[0] != n:
+            raise ValueError(
+                f"column {c!r} has shape {values.shape}; every column must be 1-D with "
+                f"one value per row, as the label column {label!r}"
+            )
+    y = columns[label]
+    weights = columns[sample_weight] if sample_weight is not None else None
+    if dataset_ids is not None:
+        datasets, dcode = row_ids(columns[dataset_ids], dataset_ids)
+    else:
+        datasets, dcode = ["data"], np.zeros(n, dtype=np.intp)
+    # One score vector per (model, dataset), model by model: a wide table's models are
+    # its score columns (every row scores each); a long one's are a column's values.
+    models_rows: list[tuple[str, str, int | None]] = [(c, c, None) for c in score_columns]
+    if model_names is not None:
+        models, mcode = row_ids(columns[model_names], model_names)
+        models_rows = [(str(m), score_columns[0], k) for k, m in enumerate(models)]
+    out: tuple[list[Any], list[str], list[Any], list[Any], list[Any]] = ([], [], [], [], [])
+    for model, column, code in models_rows:
+        values = columns[column]
+        for d, dataset in enumerate(datasets):
+            take = dcode == d if code is None else (dcode == d) & (mcode == code)
+            rows = np.flatnonzero(take)
+            if rows.size == 0:
+                continue
+            out[0].append(values[rows])
+            out[1].append(str(model))
+            out[2].append(dataset)
+            out[3].append(y[rows])
+            out[4].append(None if weights is None else weights[rows])
+    return out
 
 
 def evaluate(
     scores: Any,
     labels: Any,
     *,
-    model_names: Sequence[str] | None = None,
-    dataset_ids: Sequence[Any] | None = None,
+    model_names: Sequence[str] | str | None = None,
+    dataset_ids: Sequence[Any] | str | None = None,
     sample_weight: Any = None,
     pos_label: Any = None,
+    score_columns: Sequence[str] | str | None = None,
 ) -> Evaluation:
     """Score several models on several datasets at once.
 
-    A *dataset* is a label vector; a *model* is a score vector on it. Each
-    (model, dataset) pair is validated, sorted and swept once; every table,
-    curve and figure of the result is read from that.
+    A *dataset* is a label vector (a test set, a cross-validation fold); a
+    *model* is a score vector on it. Each (model, dataset) pair is validated,
+    sorted and swept once; every table, curve and figure of the result is read
+    from that.
 
     Parameters
     ----------
     scores : array-like, mapping, DataFrame or list of vectors
         One score vector (1-D); a matrix ``(n_samples, n_models)`` with one
         model per column; a mapping or DataFrame from model name to scores;
+        a mapping from model name to its scores per dataset (a mapping
+        dataset id -> vector, or a list of vectors for datasets 0, 1, ...);
         or a list of score vectors (with ``model_names`` and ``dataset_ids``
-        to say which is which, as precrec's ``mmdata``).
-    labels : array-like or list of vectors
-        One label vector shared by every score vector, or one per score vector.
-    model_names : sequence of str, optional
+        to say which is which, as precrec's ``mmdata``). With ``labels`` a
+        column name: a table (DataFrame, mapping of columns or structured
+        array) with one row per sample, as the command line reads.
+    labels : array-like, mapping, list of vectors or str
+        One label vector shared by every score vector; one per score vector;
+        one per dataset (a mapping dataset id -> labels, or a list in the
+        order the datasets first appear); or, with a table, the label column.
+    model_names : sequence of str or str, optional
         One per score vector. Default: the mapping's keys or the DataFrame's
-        columns, else ``"model1"``, ``"model2"``, ...
-    dataset_ids : sequence, optional
+        columns, else ``"model1"``, ``"model2"``, ... With a table: a column
+        holding each row's model (then ``score_columns`` names the one score
+        column), or None for one model per score column.
+    dataset_ids : sequence or str, optional
         One per score vector; vectors with equal ids share a dataset (and
-        must have the same labels and length). Default: one dataset, ``"data"``.
-    sample_weight : array-like or list of vectors, optional
-        One weight vector shared by all, or one per score vector.
+        its labels, and must have its length). Default: one dataset,
+        ``"data"``. With a table: the column that splits rows into datasets.
+    sample_weight : array-like, mapping, list of vectors or str, optional
+        As ``labels``: shared, per score vector, per dataset, or a column.
     pos_label : optional
         The positive class, as in :func:`fastrank.average_precision`.
+    score_columns : sequence of str or str, optional
+        With a table: the score columns, one model each. Default: every
+        column that is not the label, model, dataset or weight column.
 
     Returns
     -------
     Evaluation
+        Datasets and models keep the order in which they first appear.
 
     Examples
     --------
@@ -628,24 +845,69 @@ def evaluate(
     >>> best = ev.best_cutoffs(as_frame=False)
     >>> list(best["criterion"][:2]), best["threshold"][:2].tolist()
     (['youden', 'f1'], [0.6, 0.6])
+
+    Folds: labels per fold, each model's scores per fold.
+
+    >>> folds = {"f1": [1, 0, 1, 0], "f2": [0, 1, 1, 0]}
+    >>> ev = fastrank.evaluate({"a": {"f1": [.9, .1, .8, .3], "f2": [.2, .7, .9, .4]},
+    ...                         "b": {"f1": [.4, .6, .5, .1], "f2": [.6, .5, .3, .2]}}, folds)
+    >>> t = ev.summary(as_frame=False)
+    >>> list(zip(t["model"], t["dataset"], t["roc_auc"].tolist()))
+    [('a', 'f1', 1.0), ('a', 'f2', 1.0), ('b', 'f1', 0.5), ('b', 'f2', 0.5)]
+
+    A table with one row per sample (a DataFrame works the same way):
+
+    >>> table = {"y": [1, 0, 1, 0, 0, 1, 1, 0], "fold": [0, 0, 0, 0, 1, 1, 1, 1],
+    ...          "a": [.9, .1, .8, .3, .2, .7, .9, .4]}
+    >>> ev = fastrank.evaluate(table, "y", dataset_ids="fold")
+    >>> ev.datasets, ev.models
+    ((0, 1), ('a',))
     """
-    vectors, names = _score_vectors(scores)
+    if isinstance(labels, str):
+        vectors, models, datasets, label_list, weight_list = _from_table(
+            scores, labels, score_columns, model_names, dataset_ids, sample_weight)
+        return _evaluate_vectors(vectors, models, datasets, label_list, weight_list,
+                                 True, True, pos_label)
+    if score_columns is not None:
+        raise TypeError("score_columns names columns of a table: pass labels as a column name")
+    vectors, names, nested = _score_vectors(scores)
     count = len(vectors)
     if count == 0:
         raise ValueError("scores holds no score vectors: pass at least one")
-    label_list, labels_per_entry = _per_entry(labels, count, "labels")
-    weight_list, _ = _per_entry(sample_weight, count, "sample_weight")
     if names is None:
         names = [f"model{i + 1}" for i in range(count)]
+    if nested is not None and (model_names is not None or dataset_ids is not None):
+        raise ValueError(
+            "scores maps each model to its scores per dataset, which names models and "
+            "datasets already: drop model_names and dataset_ids"
+        )
     models = [str(m) for m in _ids(model_names, count, "model_names", names)]
-    datasets = _ids(dataset_ids, count, "dataset_ids", ["data"] * count)
+    datasets = nested if nested is not None else _ids(
+        dataset_ids, count, "dataset_ids", ["data"] * count)
+    label_list, labels_per_entry = _per_entry(labels, datasets, "labels")
+    weight_list, _ = _per_entry(sample_weight, datasets, "sample_weight")
+    return _evaluate_vectors(vectors, models, datasets, label_list, weight_list,
+                             labels_per_entry, dataset_ids is not None or nested is not None,
+                             pos_label)
 
+
+def _evaluate_vectors(
+    vectors: list[Any],
+    models: list[str],
+    datasets: list[Any],
+    label_list: list[Any],
+    weight_list: list[Any],
+    labels_per_entry: bool,
+    ids_given: bool,
+    pos_label: Any,
+) -> Evaluation:
+    """Check how the score vectors fit together, then score them."""
     seen: set[tuple[str, Any]] = set()
     first: dict[Any, tuple[int, np.ndarray | None]] = {}
     for i, (model, dataset) in enumerate(zip(models, datasets, strict=True)):
         if (model, dataset) in seen:
             hint = ("; pass dataset_ids to put its score vectors on different datasets"
-                    if dataset_ids is None else "")
+                    if not ids_given else "")
             raise ValueError(f"model {model!r} appears twice on dataset {dataset!r}{hint}")
         seen.add((model, dataset))
         length = np.shape(vectors[i])[0] if np.ndim(vectors[i]) else 0
@@ -654,7 +916,7 @@ def evaluate(
             first[dataset] = (length, lab)
             continue
         length0, lab0 = first[dataset]
-        if length != length0 and labels_per_entry and dataset_ids is None:
+        if length != length0 and labels_per_entry and not ids_given:
             raise ValueError(
                 "the label vectors differ (in length): pass dataset_ids (and model_names) "
                 "to say which score vectors share a dataset"
@@ -665,7 +927,7 @@ def evaluate(
                 f"model on it has {length0}; models on one dataset score the same samples"
             )
         if lab0 is not None and not np.array_equal(as_array(label_list[i], "labels"), lab0):
-            if dataset_ids is None:
+            if not ids_given:
                 raise ValueError(
                     "the label vectors differ: pass dataset_ids (and model_names) to say "
                     "which score vectors share a dataset"
@@ -673,7 +935,7 @@ def evaluate(
             raise ValueError(f"dataset {dataset!r}: models on it were given different labels")
 
     pairs = list(zip(models, datasets, label_list, vectors, weight_list, strict=True))
-    return score_pairs(pairs, pos_label=pos_label, stacklevel=4)
+    return score_pairs(pairs, pos_label=pos_label, stacklevel=5)
 
 
 def score_pairs(
