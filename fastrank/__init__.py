@@ -33,45 +33,119 @@ a class. Definitions: METRICS.md in the source repository.
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from .accumulator import Accumulator
-from .batch import GroupResult
-from .config import compile_kernels, show_config
-from .curves import (
-    confusion_matrix_at_thresholds,
-    det_curve,
-    interpolated_precision_recall_curve,
-    precision_recall_curve,
-    roc_curve,
-)
-from .evaluation import Entry, Evaluation, MeanCurve, evaluate
-from .exceptions import UndefinedMetricWarning, UnsupportedOptionError
-from .metrics import (
-    BatchMetrics,
-    BinaryMetrics,
-    all_metrics,
-    average_precision,
-    d_prime,
-    pr_auc,
-    prbe,
-    roc_auc,
-)
-from .summaries import BinnedSummary, Bounds
-from .uncertainty import (
-    Comparison,
-    Interval,
-    bootstrap_ci,
-    delong_covariance,
-    delong_test,
-    delong_test_unpaired,
-    roc_auc_ci,
-)
+# Every public name and the module that defines it. They are imported on first use
+# (PEP 562), so that ``import fastrank`` (and ``fastrank --version``, ``--help``) costs
+# no numpy, numba or kernel import; ``from fastrank import roc_auc`` works as before.
+_EXPORTS = {
+    "Accumulator": "accumulator",
+    "GroupResult": "batch",
+    "compile_kernels": "config",
+    "show_config": "config",
+    "confusion_matrix_at_thresholds": "curves",
+    "det_curve": "curves",
+    "interpolated_precision_recall_curve": "curves",
+    "precision_recall_curve": "curves",
+    "roc_curve": "curves",
+    "Entry": "evaluation",
+    "Evaluation": "evaluation",
+    "MeanCurve": "evaluation",
+    "evaluate": "evaluation",
+    "UndefinedMetricWarning": "exceptions",
+    "UnsupportedOptionError": "exceptions",
+    "BatchMetrics": "metrics",
+    "BinaryMetrics": "metrics",
+    "all_metrics": "metrics",
+    "average_precision": "metrics",
+    "d_prime": "metrics",
+    "pr_auc": "metrics",
+    "prbe": "metrics",
+    "roc_auc": "metrics",
+    "BinnedSummary": "summaries",
+    "Bounds": "summaries",
+    "Comparison": "uncertainty",
+    "Interval": "uncertainty",
+    "bootstrap_ci": "uncertainty",
+    "delong_covariance": "uncertainty",
+    "delong_test": "uncertainty",
+    "delong_test_unpaired": "uncertainty",
+    "roc_auc_ci": "uncertainty",
+}
 
-try:
-    __version__ = version("fastrank")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0+unknown"
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        # The distribution is "fastrank-metrics" (the PyPI name "fastrank" is another
+        # project's); the import name is fastrank.
+        return version("fastrank-metrics")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0+unknown"
+
+
+# Submodules reachable as attributes (``fastrank.metrics.roc_auc``) without an import.
+_SUBMODULES = frozenset({
+    "accumulator", "batch", "cli", "config", "curves", "dask", "datasets", "distributed",
+    "evaluation", "exceptions", "metrics", "plots", "readers", "stats", "summaries",
+    "tables", "uncertainty",
+})
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        value: Any = _version()
+    elif name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # later lookups do not come here
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS, *_SUBMODULES, "__version__"})
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .accumulator import Accumulator
+    from .batch import GroupResult
+    from .config import compile_kernels, show_config
+    from .curves import (
+        confusion_matrix_at_thresholds,
+        det_curve,
+        interpolated_precision_recall_curve,
+        precision_recall_curve,
+        roc_curve,
+    )
+    from .evaluation import Entry, Evaluation, MeanCurve, evaluate
+    from .exceptions import UndefinedMetricWarning, UnsupportedOptionError
+    from .metrics import (
+        BatchMetrics,
+        BinaryMetrics,
+        all_metrics,
+        average_precision,
+        d_prime,
+        pr_auc,
+        prbe,
+        roc_auc,
+    )
+    from .summaries import BinnedSummary, Bounds
+    from .uncertainty import (
+        Comparison,
+        Interval,
+        bootstrap_ci,
+        delong_covariance,
+        delong_test,
+        delong_test_unpaired,
+        roc_auc_ci,
+    )
+
+    __version__: str
 
 __all__ = [
     "Accumulator",

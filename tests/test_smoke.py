@@ -1,5 +1,7 @@
 """The README example and the worked blog case, end to end."""
 
+import pytest
+
 import fastrank
 
 
@@ -13,3 +15,31 @@ def test_blog_example_all_metrics() -> None:
     assert m.prbe == 0.625
     assert m.prbe_threshold == 0.6
     assert abs(m.average_precision_expected - 0.79375) < 1e-12
+
+
+def test_lazy_exports_name_every_public_object_and_module() -> None:
+    """``import fastrank`` imports nothing heavy; its three lists of names agree."""
+    import importlib
+    import pkgutil
+
+    exports = fastrank._EXPORTS  # type: ignore[attr-defined]
+    assert sorted(fastrank.__all__) == sorted([*exports, "__version__"])
+    for name, module in exports.items():
+        defined = getattr(importlib.import_module(f"fastrank.{module}"), name)
+        assert defined is getattr(fastrank, name)
+    public = {m.name for m in pkgutil.iter_modules(fastrank.__path__) if not m.name.startswith("_")}
+    assert public == set(fastrank._SUBMODULES)  # type: ignore[attr-defined]
+    for name in public:
+        assert getattr(fastrank, name) is importlib.import_module(f"fastrank.{name}")
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        fastrank.nope  # noqa: B018
+
+
+def test_import_fastrank_loads_no_numpy_or_numba() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, fastrank; fastrank.__version__; "
+            "print(sorted(m for m in ('numpy', 'numba', 'pandas') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
