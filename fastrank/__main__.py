@@ -1,7 +1,5 @@
 """``python -m fastrank`` runs the ``fastrank`` command."""
 
-import sys
+from .cli import run
 
-from .cli import main
-
-sys.exit(main())
+run()

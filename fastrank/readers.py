@@ -3,6 +3,12 @@
 Every problem with the data raises :class:`DataError` with one line that names
 the file, and the column and (1-based, header not counted) row where it
 applies. The command line prints that line and exits with status 1.
+
+CSV files are parsed by pandas' C parser when they are large and pandas is
+installed, else by the csv module (importing pandas costs more than parsing a
+small file). Both paths give the typed-column functions the same columns: the
+cells pandas reads as missing (an empty cell, ``NA``, ``nan``, ``null``, ...)
+are missing on both, and text is typed as pandas types it.
 """
 
 from __future__ import annotations
@@ -30,6 +36,18 @@ SUFFIXES = (".csv", ".parquet", ".pq", ".npz", ".npy")
 Progress = Callable[[str, float], None]
 RAGGED_BLOCK = 16 * 2**20  # bytes read at a time by the ragged-row check
 LONG_ROW = 64 * 2**20  # a row longer than this (an unclosed quote?) is left to the csv module
+# CSV files smaller than this are read by the csv module even when pandas is installed:
+# importing pandas (0.2-0.4 s) costs more than the csv module takes for 2 MiB.
+PANDAS_BYTES = 2 * 2**20
+# The cells pandas' CSV reader reads as missing by default (its STR_NA_VALUES); the csv
+# module's path reads them as missing too (None), so that both paths agree.
+NA_CELLS = frozenset({
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
+    "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+})
+# The texts pandas' CSV reader reads as booleans (a column of nothing else is boolean).
+TRUE_CELLS = frozenset({"True", "TRUE", "true"})
+FALSE_CELLS = frozenset({"False", "FALSE", "false"})
 
 
 class DataError(ValueError):
@@ -41,10 +59,12 @@ def read_columns(
 ) -> dict[str, np.ndarray]:
     """The ``wanted`` columns of a file, as 1-D arrays of equal length.
 
-    CSV columns come back as pandas' C parser types them (quoted or not), or
-    as text (object arrays of ``str``) without pandas; the typed-column
-    functions below read both the same way. The other formats keep their
-    column types. ``progress(stage, fraction)`` is called while reading.
+    CSV columns come back as pandas' C parser types them (quoted or not), or,
+    for files under :data:`PANDAS_BYTES` or without pandas, as text (object
+    arrays of ``str``, with ``None`` for the cells pandas reads as missing);
+    the typed-column functions below read both the same way. The other
+    formats keep their column types. ``progress(stage, fraction)`` is called
+    while reading.
     """
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in SUFFIXES:
@@ -115,7 +135,8 @@ def _csv_header(path: str) -> list[str]:
 
 
 def _read_csv(path: str, wanted: Sequence[str], progress: Progress | None) -> dict[str, np.ndarray]:
-    """Read with pandas' C parser when pandas is installed (about 20x faster), else csv.
+    """Read with pandas' C parser when the file has at least :data:`PANDAS_BYTES`
+    and pandas is installed (about 20x faster per byte), else with the csv module.
 
     Quoted CSV (quoted header, quoted cells, commas or newlines inside quotes)
     takes the fast path like any other. Only a file that :func:`_ragged` cannot
@@ -124,13 +145,15 @@ def _read_csv(path: str, wanted: Sequence[str], progress: Progress | None) -> di
     """
     header = _csv_header(path)
     _missing(path, wanted, header)
+    size = os.path.getsize(path)
+    if size < PANDAS_BYTES:
+        return _read_csv_stdlib(path, wanted, progress)
     try:
         pd = importlib.import_module("pandas")
     except ImportError:
         return _read_csv_stdlib(path, wanted, progress)
     if _ragged(path, len(header)):
         return _read_csv_stdlib(path, wanted, progress)  # it names the bad row
-    size = os.path.getsize(path)
     parts = []
     with open(path, "rb") as handle:
         reader = pd.read_csv(handle, usecols=lambda c: str(c).strip() in wanted, engine="c",
@@ -258,7 +281,7 @@ def _read_csv_stdlib(
     out = {}
     for name, column in zip(wanted, cells, strict=True):
         arr = np.empty(len(column), dtype=object)
-        arr[:] = column
+        arr[:] = [None if cell in NA_CELLS else cell for cell in column]  # as pandas reads them
         out[name] = arr
     return out
 
@@ -333,15 +356,52 @@ def _where(path: str, name: str, row: int) -> str:
     return f"{path}: column {name!r} row {row + 1}"
 
 
+def _is_missing(value: Any) -> bool:
+    """Whether a cell of an object column is missing: None, a float NaN (how pandas
+    marks a missing cell of a text column) or pandas' NA."""
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return math.isnan(value)
+    return type(value).__name__ == "NAType"
+
+
+def _all_text(values: np.ndarray) -> bool:
+    return values.dtype.kind in "US" or all(isinstance(v, str) for v in values)
+
+
+def _text_bools(values: np.ndarray) -> np.ndarray | None:
+    """A text column of nothing but pandas' true and false texts as booleans, else None."""
+    if values.shape[0] == 0 or values.dtype.kind not in "OU":
+        return None
+    cells = TRUE_CELLS | FALSE_CELLS
+    if not all(isinstance(v, str) and v in cells for v in values):
+        return None
+    return np.array([v in TRUE_CELLS for v in values], dtype=bool)
+
+
 def _parse_numbers(path: str, name: str, values: np.ndarray) -> np.ndarray:
-    """A text or object column as float64, naming the first cell that is not a number."""
+    """A text or object column as numbers, typed as pandas' parser types text:
+    booleans, integers (int64, else uint64), else float64. Names the first
+    cell that is not a number."""
+    bools = _text_bools(values)
+    if bools is not None:
+        return bools
+    if _all_text(values):
+        for dtype in (np.int64, np.uint64):
+            try:
+                return np.array(values, dtype=dtype)
+            except (ValueError, TypeError, OverflowError):
+                pass
     try:
         return np.array(values, dtype=np.float64)
     except (ValueError, TypeError):
         pass
     for i, v in enumerate(values):
-        if v is None or (isinstance(v, str) and not v.strip()):
+        if isinstance(v, str) and not v.strip():
             raise DataError(f"{_where(path, name, i)}: empty cell, expected a number")
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            continue  # numpy reads these as NaN: reported as missing once all are numbers
         try:
             float(v)
         except (ValueError, TypeError):
@@ -353,7 +413,7 @@ def number_column(path: str, name: str, values: np.ndarray, what: str) -> np.nda
     """A numeric column (scores or weights): finite numbers, in a numeric dtype.
 
     Columns that are already numeric keep their dtype (integer scores stay
-    exact); text is parsed as float64.
+    exact); text is typed as pandas types it (integers stay integers).
     """
     if values.dtype.kind in "biuf":
         arr = values
@@ -406,7 +466,7 @@ def label_column(path: str, name: str, values: np.ndarray, pos_label: str | None
             positives: np.ndarray = numbers == 1.0
             return positives
         return _two_classes_needed(path, name, [f"{c:g}" for c in classes])
-    text = np.array([("" if v is None else str(v)).strip() for v in values], dtype=object)
+    text = np.array([("" if _is_missing(v) else str(v)).strip() for v in values], dtype=object)
     empty = np.flatnonzero(text == "")
     if empty.shape[0]:
         raise DataError(f"{_where(path, name, int(empty[0]))}: missing label")
@@ -432,20 +492,41 @@ def _two_classes_needed(path: str, name: str, classes: list[str]) -> np.ndarray:
                     "true/false; pass --pos-label V to say which is positive")
 
 
-def id_column(values: np.ndarray) -> np.ndarray:
-    """A dataset or group id column: integers when every cell is one, else as it is.
+def id_column(path: str, name: str, values: np.ndarray, what: str) -> np.ndarray:
+    """A dataset or group id column (``what`` says which): integers when every
+    cell is one, else as it is; a missing cell is a :class:`DataError`.
 
+    Missing is NaN, None, NaT, an empty cell, or a cell pandas' CSV reader
+    reads as missing (``NA``, ``nan``, ``null``, ...): every row needs an id.
     Integers are int64 where every one fits, else exact Python ints (an object
     array), so that ids at or beyond 2**63 stay distinct. A float column whose
     every value is an integer becomes integers the same way (``1.0`` is id
     ``1``); any other float column is kept as floats. Text is parsed like
-    pandas' C parser would type it (integers, then floats), else kept as text.
+    pandas' C parser would type it (booleans, integers, then floats), else
+    kept as text.
     """
-    if values.dtype.kind in "biu":
+    kind = values.dtype.kind
+    if kind in "biu":
         return values
-    if values.dtype.kind == "f":
+    if kind == "f":
+        missing = np.isnan(values)
+    elif kind in "mM":
+        missing = np.isnat(values)
+    else:
+        missing = np.fromiter((_is_missing(v) or (isinstance(v, str) and not v.strip())
+                               for v in values), dtype=bool, count=values.shape[0])
+    bad = np.flatnonzero(missing)
+    if bad.shape[0]:
+        raise DataError(f"{_where(path, name, int(bad[0]))}: missing {what} id; "
+                        f"every row needs one")
+    if kind == "f":
         return _float_ids(values)
-    text = [("" if v is None else str(v)).strip() for v in values]
+    if kind in "mM":
+        return values
+    text = [str(v).strip() for v in values]
+    bools = _text_bools(np.array(text, dtype=object))
+    if bools is not None:
+        return bools
     try:
         return _int_ids([int(t) for t in text])
     except (ValueError, OverflowError):
@@ -481,6 +562,15 @@ def rows_of(ids: np.ndarray) -> list[tuple[Any, np.ndarray]]:
     rows = np.argsort(inverse, kind="stable")
     bounds = np.concatenate(([0], np.cumsum(np.bincount(inverse, minlength=uniq.shape[0]))))
     return [(plain(uniq[k]), rows[bounds[k]:bounds[k + 1]]) for k in order]
+
+
+def first_appearance(ids: np.ndarray, sorted_ids: np.ndarray) -> np.ndarray:
+    """The permutation that puts ``sorted_ids`` (the distinct values of ``ids`` in
+    increasing order, as grouped results list them) in order of first appearance."""
+    uniq, first = np.unique(ids, return_index=True)
+    if uniq.shape[0] != sorted_ids.shape[0] or not np.array_equal(uniq, sorted_ids):
+        raise ValueError("sorted_ids are not the distinct values of ids")  # pragma: no cover
+    return np.argsort(first, kind="stable")
 
 
 def plain(value: Any) -> Any:

@@ -3,30 +3,37 @@
 The command line prints its results through :func:`format_table`. A table is
 a ``dict`` of equally long columns (numpy arrays or lists), as the table
 methods of :class:`~fastrank.Evaluation` return with ``as_frame=False``.
-CSV and JSON keep every float at full precision (``repr``), so they parse
-back to the exact numbers; the aligned and Markdown tables round to 4 decimals.
-JSON is strict (RFC 8259, no ``NaN`` or ``Infinity`` tokens): NaN is written as
-``null`` and +/-infinity (the d' of a model that separates the classes
-perfectly) as the strings ``"inf"`` and ``"-inf"``.
+
+Two formats are for reading and two for programs:
+
+* ``table`` (aligned text) and ``markdown`` round metrics to 4 decimals, print
+  counts as integers (with thousands separators in ``table``) and times in
+  milliseconds to 3 significant digits, and head each column with its display
+  name (:data:`HEADERS`: ``AP`` for ``average_precision``, ...).
+* ``csv`` and ``json`` keep every float at full precision (``repr``), so they
+  parse back to the exact numbers, write integers (unweighted counts) as
+  integers, and head each column with its field name, the name ``--metrics``
+  takes. JSON is strict (RFC 8259, no ``NaN`` or ``Infinity`` tokens): NaN is
+  written as ``null`` and +/-infinity (the d' of a model that separates the
+  classes perfectly) as the strings ``"inf"`` and ``"-inf"``.
+
+Every format has the same columns in the same order. Id columns (``model``,
+``dataset``, ``group``) are printed as they are, never rounded.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
-__all__ = ["FORMATS", "JSON_RULE", "format_table"]
+__all__ = ["FORMATS", "HEADERS", "JSON_RULE", "display_name", "format_table"]
 
 FORMATS = ("table", "csv", "json", "markdown")
 # The rule for values JSON has no number for, as the command line's help states it.
 JSON_RULE = 'JSON writes NaN as null and +/-infinity as "inf" / "-inf"'
-# Short headers of the aligned text table (the other formats keep the column names).
+# Display names of the human-readable formats (table, markdown); CSV and JSON keep
+# the field names. Columns not listed here are shown by their field name.
 HEADERS = {
     "average_precision": "AP",
     "average_precision_expected": "AP(exp.)",
@@ -38,16 +45,30 @@ HEADERS = {
     "prbe_threshold": "PRBE at",
     "all_metrics_ms": "ms",
 }
+# Columns of ids: printed as they are (an id 0.125 is not rounded, an id 2024 gets no
+# thousands separator).
+ID_COLUMNS = ("model", "dataset", "group")
+# Columns of counts (or weight sums): integers print without decimals.
+COUNT_COLUMNS = ("positives", "negatives", "groups")
+# Columns of times in milliseconds (their names end so): 3 significant digits.
+TIME_SUFFIX = "_ms"
+
+
+def display_name(name: str) -> str:
+    """The header of column ``name`` in the human-readable formats."""
+    return HEADERS.get(name, name)
 
 
 def _plain(value: Any) -> Any:
     """A numpy scalar as the Python value it holds."""
-    return value.item() if isinstance(value, np.generic) else value
+    item = getattr(value, "item", None)
+    if item is not None and type(value).__module__ == "numpy":
+        return item()
+    return value
 
 
-def _integral(values: Sequence[Any]) -> bool:
-    return all(isinstance(v, int | float) and not isinstance(v, bool)
-               and math.isfinite(v) and float(v).is_integer() for v in values)
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _json_value(value: Any) -> Any:
@@ -59,30 +80,50 @@ def _json_value(value: Any) -> Any:
     return value
 
 
-def _text_cells(values: Sequence[Any], thousands: bool) -> list[str]:
+def _significant(value: float, digits: int = 3) -> str:
+    """A positive time with ``digits`` significant digits, in fixed notation."""
+    if not math.isfinite(value) or value == 0:
+        return f"{value:.0f}" if value == 0 else str(value)
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
+    return f"{value:,.{decimals}f}"
+
+
+def _text_cells(name: str, values: Sequence[Any], thousands: bool) -> list[str]:
     """Cells of one column for the human-readable formats."""
-    if values and all(isinstance(v, float) for v in values):
-        if _integral(values):
-            return [f"{v:,.0f}" if thousands else f"{v:.0f}" for v in values]
-        return ["nan" if math.isnan(v) else f"{v:.4f}" for v in values]
-    return [str(v) for v in values]
+    sep = "," if thousands else ""
+    if name in ID_COLUMNS or not all(_is_number(v) for v in values):
+        return [str(v) for v in values]
+    if name.endswith(TIME_SUFFIX):
+        cells = [_significant(float(v)) for v in values]
+        return cells if thousands else [c.replace(",", "") for c in cells]
+    out = []
+    for v in values:
+        if isinstance(v, int):
+            out.append(f"{v:{sep}d}")
+        elif name in COUNT_COLUMNS and math.isfinite(v) and v.is_integer():
+            out.append(f"{v:{sep}.0f}")
+        else:
+            out.append(f"{v:{sep}.4f}" if math.isfinite(v) else str(v))
+    return out
 
 
 def format_table(columns: Mapping[str, Any], fmt: str = "table") -> str:
     """Render a table of columns as text in one of :data:`FORMATS`.
 
-    ``"csv"`` and ``"json"`` keep floats at full precision. ``"json"`` is a list
-    of one object per row and is strict JSON: NaN (an undefined metric) is
-    written as ``null``, and +inf / -inf (d' of a perfectly separating or
-    perfectly reversed model) as the strings ``"inf"`` / ``"-inf"``, since JSON
-    has no number for them. ``"csv"`` writes ``nan``, ``inf`` and ``-inf``,
-    which ``float()`` and pandas read back.
+    ``"csv"`` and ``"json"`` keep floats at full precision and head the
+    columns with their names. ``"json"`` is a list of one object per row and
+    is strict JSON: NaN (an undefined metric) is written as ``null``, and +inf
+    / -inf (d' of a perfectly separating or perfectly reversed model) as the
+    strings ``"inf"`` / ``"-inf"``, since JSON has no number for them.
+    ``"csv"`` writes ``nan``, ``inf`` and ``-inf``, which ``float()`` and
+    pandas read back. ``"table"`` and ``"markdown"`` round metrics to 4
+    decimals and head the columns with their display names (:data:`HEADERS`).
 
     Examples
     --------
     >>> from fastrank.tables import format_table
     >>> print(format_table({"model": ["a", "b"], "roc_auc": [0.75, 0.5]}, "markdown"))
-    | model | roc_auc |
+    | model | ROC AUC |
     |---|---|
     | a | 0.7500 |
     | b | 0.5000 |
@@ -90,6 +131,9 @@ def format_table(columns: Mapping[str, Any], fmt: str = "table") -> str:
     '[{"model": "a", "roc_auc": null}]'
     >>> format_table({"model": ["a", "b"], "d_prime": [float("inf"), float("-inf")]}, "json")
     '[{"model": "a", "d_prime": "inf"}, {"model": "b", "d_prime": "-inf"}]'
+    >>> print(format_table({"model": ["a"], "positives": [1234], "all_metrics_ms": [12.345]}))
+    model  positives    ms
+    a          1,234  12.3
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose from {list(FORMATS)}")
@@ -97,29 +141,34 @@ def format_table(columns: Mapping[str, Any], fmt: str = "table") -> str:
     data = [[_plain(v) for v in columns[name]] for name in names]
     rows = list(zip(*data, strict=True)) if data else []
     if fmt == "json":
+        import json
+
         records = [{k: _json_value(v) for k, v in zip(names, row, strict=True)}
                    for row in rows]
         return json.dumps(records, allow_nan=False)
     if fmt == "csv":
+        import csv
+        import io
+
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(names)
         for row in rows:
             writer.writerow([repr(v) if isinstance(v, float) else v for v in row])
         return buffer.getvalue().rstrip("\n")
-    cells = [_text_cells(col, thousands=fmt == "table") for col in data]
+    cells = [_text_cells(name, col, thousands=fmt == "table")
+             for name, col in zip(names, data, strict=True)]
+    headers = [display_name(name) for name in names]
     if fmt == "markdown":
-        lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
+        lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(names)]
         lines += ["| " + " | ".join(c[i] for c in cells) + " |" for i in range(len(rows))]
         return "\n".join(lines)
-    widths = [max(len(c) for c in col) if col else 0 for col in cells]
-    numeric = [bool(col) and all(isinstance(v, int | float) for v in values)
-               for col, values in zip(cells, data, strict=True)]
+    numeric = [bool(col) and name not in ID_COLUMNS and all(_is_number(v) for v in col)
+               for name, col in zip(names, data, strict=True)]
+    widths = [max([len(h), *(len(c) for c in col)]) for h, col in zip(headers, cells, strict=True)]
 
     def line(items: Sequence[str]) -> str:
         return "  ".join(item.rjust(w) if num else item.ljust(w)
                          for item, w, num in zip(items, widths, numeric, strict=True)).rstrip()
 
-    headers = [HEADERS.get(name, name) for name in names]
-    widths = [max(w, len(h)) for w, h in zip(widths, headers, strict=True)]
     return "\n".join([line(headers)] + [line([c[i] for c in cells]) for i in range(len(rows))])

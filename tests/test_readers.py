@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import fastrank.readers as readers
 from fastrank.readers import (
     DataError,
     _ragged,
@@ -45,7 +46,9 @@ BAD = {
 
 def _read(path, monkeypatch, with_pandas):
     with monkeypatch.context() as m:
-        if not with_pandas:
+        if with_pandas:
+            m.setattr(readers, "PANDAS_BYTES", 0)  # pandas for every size
+        else:
             m.setitem(sys.modules, "pandas", None)
         cols = read_columns(str(path), ["y", "a", "b"])
         return (label_column(str(path), "y", cols["y"], None),
@@ -100,8 +103,6 @@ def test_ragged_check_matches_row_counts(tmp_path_factory, widths, crlf, final_n
 @pytest.mark.parametrize("block", [1, 2, 3, 5, 7, 64])
 def test_ragged_check_across_blocks(tmp_path, monkeypatch, block):
     # Lines split across read blocks: shrink the block to a few bytes.
-    import fastrank.readers as readers
-
     monkeypatch.setattr(readers, "RAGGED_BLOCK", block)
     text = "y,a,b\r\n" + "1,2,3\n" * 20 + "\n1,2\n" + "1,2,3\n" * 5
     path = tmp_path / "f.csv"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import subprocess
 import sys
 
 import numpy as np
@@ -37,13 +38,15 @@ WANTED = ["y", "s", "t", "fold"]
 
 def _typed(path, monkeypatch, with_pandas):
     with monkeypatch.context() as m:
-        if not with_pandas:
+        if with_pandas:
+            m.setattr(readers, "PANDAS_BYTES", 0)  # pandas for every size
+        else:
             m.setitem(sys.modules, "pandas", None)
         cols = read_columns(str(path), WANTED)
     return (label_column(str(path), "y", cols["y"], None),
             number_column(str(path), "s", cols["s"], "score"),
             number_column(str(path), "t", cols["t"], "score"),
-            id_column(cols["fold"]))
+            id_column(str(path), "fold", cols["fold"], "dataset"))
 
 
 def _no_stdlib(*args):
@@ -161,31 +164,99 @@ def test_an_unclosed_quote_is_left_to_the_csv_module(tmp_path):
 # -- id columns ---------------------------------------------------------------------------
 
 
+def _ids(values):
+    return id_column("f.csv", "fold", np.asarray(values), "dataset")
+
+
 def test_float_ids_at_or_beyond_2_63_stay_distinct():
     values = np.array([1e19, 2e19, 2.0**63, 1e19])
-    ids = id_column(values)  # pytest runs with -W error: no RuntimeWarning from a cast
+    ids = _ids(values)  # pytest runs with -W error: no RuntimeWarning from a cast
     assert ids.tolist() == [10**19, 2 * 10**19, 2**63, 10**19]
     assert len({v for v, _ in readers.rows_of(ids)}) == 3
     assert [type(v) for v, _ in readers.rows_of(ids)] == [int, int, int]
 
 
 def test_float_ids_within_int64_become_int64():
-    ids = id_column(np.array([1.0, -2.0, 2.0**62, -(2.0**63)]))
+    ids = _ids(np.array([1.0, -2.0, 2.0**62, -(2.0**63)]))
     assert ids.dtype == np.int64 and ids.tolist() == [1, -2, 2**62, -(2**63)]
 
 
-@pytest.mark.parametrize("values", [[1.5, 2.0], [1.0, np.nan], [1.0, np.inf]])
+@pytest.mark.parametrize("values", [[1.5, 2.0], [1.0, np.inf]])
 def test_other_float_ids_stay_floats(values):
-    ids = id_column(np.array(values))
+    ids = _ids(np.array(values))
     assert ids.dtype == np.float64
     np.testing.assert_array_equal(ids, np.array(values))
 
 
 def test_text_ids_type_like_pandas():
     text = np.array(["1.0", "2.0", "1.0"], dtype=object)
-    assert id_column(text).dtype == np.int64 and id_column(text).tolist() == [1, 2, 1]
+    assert _ids(text).dtype == np.int64 and _ids(text).tolist() == [1, 2, 1]
     big = np.array(["9223372036854775808", "1", "99999999999999999999999"], dtype=object)
-    assert id_column(big).tolist() == [2**63, 1, 99999999999999999999999]
-    assert id_column(np.array(["1e19", "2e19"], dtype=object)).tolist() == [10**19, 2 * 10**19]
-    assert id_column(np.array(["a", "1"], dtype=object)).tolist() == ["a", "1"]
-    assert id_column(np.array(["1.5", "2"], dtype=object)).tolist() == [1.5, 2.0]
+    assert _ids(big).tolist() == [2**63, 1, 99999999999999999999999]
+    assert _ids(np.array(["1e19", "2e19"], dtype=object)).tolist() == [10**19, 2 * 10**19]
+    assert _ids(np.array(["a", "1"], dtype=object)).tolist() == ["a", "1"]
+    assert _ids(np.array(["1.5", "2"], dtype=object)).tolist() == [1.5, 2.0]
+    assert _ids(np.array(["True", "false"], dtype=object)).tolist() == [True, False]
+
+
+@pytest.mark.parametrize("values", [
+    [0.0, 1.0, np.nan, 1.0],  # a float column with a NaN (pandas' empty cell)
+    ["a", "b", None, "a"],  # the csv module's missing cell, or Parquet's null
+    ["a", "b", float("nan"), "a"],  # pandas' missing cell in a text column
+    ["a", "b", " ", "a"],  # a blank cell
+    np.array(["2024-01-01", "2024-01-02", "NaT", "2024-01-01"], dtype="datetime64[D]"),
+])
+def test_missing_ids_are_refused(values):
+    text = isinstance(values, list) and any(isinstance(v, str) for v in values)
+    arr = np.array(values, dtype=object) if text else np.asarray(values)
+    with pytest.raises(DataError, match=r"^f\.csv: column 'fold' row 3: missing dataset id"):
+        _ids(arr)
+
+
+def test_the_csv_module_reads_missing_cells_as_pandas_does():
+    # Every cell pandas reads as missing (its default na_values) is missing on both paths.
+    from pandas._libs.parsers import STR_NA_VALUES
+
+    assert set(STR_NA_VALUES) == readers.NA_CELLS
+
+
+def test_text_scores_are_typed_as_pandas_types_them(tmp_path, monkeypatch):
+    # Integer scores stay integers on both paths, so their thresholds print alike.
+    path = tmp_path / "f.csv"
+    path.write_text("y,s,big,flag\n1,3,18446744073709551615,true\n0,-2,1,False\n")
+    for with_pandas in (True, False):
+        with monkeypatch.context() as m:
+            if with_pandas:
+                m.setattr(readers, "PANDAS_BYTES", 0)
+            else:
+                m.setitem(sys.modules, "pandas", None)
+            cols = read_columns(str(path), ["s", "big", "flag"])
+        typed = [number_column(str(path), k, cols[k], "score") for k in ("s", "big", "flag")]
+        assert [t.dtype for t in typed] == [np.int64, np.uint64, np.bool_], with_pandas
+        assert typed[0].tolist() == [3, -2] and typed[2].tolist() == [True, False]
+
+
+@pytest.mark.parametrize("cell", ["", "NA", "nan", "null", "N/A"])
+def test_a_missing_text_label_is_refused_on_both_paths(cell, tmp_path, monkeypatch):
+    path = tmp_path / "f.csv"
+    path.write_text(f"y,s\nspam,1\nham,2\n{cell},3\n")
+    for with_pandas in (True, False):
+        with monkeypatch.context() as m:
+            if with_pandas:
+                m.setattr(readers, "PANDAS_BYTES", 0)
+            else:
+                m.setitem(sys.modules, "pandas", None)
+            cols = read_columns(str(path), ["y"])
+        with pytest.raises(DataError, match=r"column 'y' row 3: missing label"):
+            label_column(str(path), "y", cols["y"], "spam")
+
+
+def test_small_csv_files_do_not_import_pandas(tmp_path):
+    # Importing pandas costs more than the csv module takes for a small file.
+    path = tmp_path / "f.csv"
+    path.write_text("y,s\n1,0.5\n0,0.25\n")
+    code = ("import sys; from fastrank.readers import read_columns; "
+            f"read_columns({str(path)!r}, ['y', 's']); print('pandas' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=True)
+    assert proc.stdout.strip() == "False"
