@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._core import delong, engine, inputs, registry
+from ._core import delong, engine, ids, inputs, registry
 from ._core.api import threshold_of
 from ._core.inputs import Task, as_array
 from ._core.reduce import BinaryMetrics, binary_metrics
@@ -541,7 +541,7 @@ def _folds(value: Any) -> list[tuple[Any, Any]] | None:
     ``value`` is one score vector: a mapping dataset id -> scores, or a list of
     score vectors (dataset ids 0, 1, ...)."""
     if isinstance(value, Mapping):
-        return [(_plain(k), v) for k, v in value.items()]
+        return [(ids.plain(k), v) for k, v in value.items()]
     if _is_vector_list(value):
         return list(enumerate(value))
     return None
@@ -589,11 +589,6 @@ def _score_vectors(scores: Any) -> tuple[list[Any], list[str] | None, list[Any] 
     raise ValueError(f"scores must be 1-D or 2-D (n_samples, n_models); got shape {arr.shape}")
 
 
-def _plain(v: Any) -> Any:
-    """A numpy scalar as the Python scalar it holds."""
-    return v.item() if isinstance(v, np.generic) else v
-
-
 def _order(datasets: list[Any]) -> list[Any]:
     """The distinct dataset ids in order of first appearance."""
     return list(dict.fromkeys(datasets))
@@ -611,7 +606,7 @@ def _per_entry(
     count = len(datasets)
     distinct = _order(datasets)
     if isinstance(value, Mapping):
-        keys = {_plain(k): v for k, v in value.items()}
+        keys = {ids.plain(k): v for k, v in value.items()}
         missing = [d for d in distinct if d not in keys]
         if missing:
             raise ValueError(
@@ -647,7 +642,7 @@ def _ids(value: Any, count: int, name: str, default: list[Any]) -> list[Any]:
     values = list(value)
     if len(values) != count:
         raise ValueError(f"{name} has {len(values)} entries for {count} score vectors")
-    return [_plain(v) for v in values]
+    return [ids.plain(v) for v in values]
 
 
 # -- tables: one row per sample -------------------------------------------------------
@@ -682,7 +677,8 @@ def _column(table: Any, name: str) -> np.ndarray:
 
 def row_ids(values: np.ndarray, column: str) -> tuple[list[Any], np.ndarray]:
     """The distinct values of an id column in order of first appearance, and each
-    row's index into them. A missing value (NaN, None) raises ``ValueError``."""
+    row's index into them. A missing value (NaN, None) raises ``ValueError``; float
+    ids that are all integers become integers."""
     values = np.asarray(values)
     if values.ndim != 1:
         raise ValueError(f"column {column!r} must be 1-D; got shape {values.shape}")
@@ -690,22 +686,16 @@ def row_ids(values: np.ndarray, column: str) -> tuple[list[Any], np.ndarray]:
         bad = np.flatnonzero(np.isnan(values))
         if bad.size:
             raise ValueError(f"column {column!r} row {bad[0] + 1}: missing value (NaN)")
+        values = ids.integral_ids(values) if values.dtype.kind == "f" else values
     if values.dtype.kind == "O":
-        index: dict[Any, int] = {}
-        codes = np.empty(values.shape[0], dtype=np.intp)
-        for i, v in enumerate(values):
+        for i, v in enumerate(values.tolist()):
             if v is None or (isinstance(v, float) and math.isnan(v)):
                 raise ValueError(f"column {column!r} row {i + 1}: missing value ({v!r})")
-            codes[i] = index.setdefault(v, len(index))
-        return [_plain(v) for v in index], codes
-    uniq, first, codes = np.unique(values, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.shape[0])
-    ids = [_plain(v) for v in uniq[order]]
-    if values.dtype.kind == "f":
-        ids = [int(v) if float(v).is_integer() and abs(v) < 2**53 else v for v in ids]
-    return ids, rank[codes.reshape(-1)]
+    split = ids.rows_by_id(values)
+    codes = np.empty(values.shape[0], dtype=np.intp)
+    for k, (_, rows) in enumerate(split):
+        codes[rows] = k
+    return [value for value, _ in split], codes
 
 
 def _from_table(

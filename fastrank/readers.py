@@ -22,6 +22,8 @@ from typing import IO, Any
 
 import numpy as np
 
+from ._core.ids import exact_ints, integral_ids, rows_by_id
+from ._core.ids import plain as plain  # re-exported for the command line
 from ._optional import require
 
 __all__ = [
@@ -520,7 +522,7 @@ def id_column(path: str, name: str, values: np.ndarray, what: str) -> np.ndarray
         raise DataError(f"{_where(path, name, int(bad[0]))}: missing {what} id; "
                         f"every row needs one")
     if kind == "f":
-        return _float_ids(values)
+        return integral_ids(values)
     if kind in "mM":
         return values
     text = [str(v).strip() for v in values]
@@ -528,40 +530,18 @@ def id_column(path: str, name: str, values: np.ndarray, what: str) -> np.ndarray
     if bools is not None:
         return bools
     try:
-        return _int_ids([int(t) for t in text])
+        return exact_ints([int(t) for t in text])
     except (ValueError, OverflowError):
         pass
     try:
-        return _float_ids(np.array([float(t) for t in text], dtype=np.float64))
+        return integral_ids(np.array([float(t) for t in text], dtype=np.float64))
     except (ValueError, OverflowError):
         return np.array(text, dtype=str)
 
 
-def _int_ids(ints: list[int]) -> np.ndarray:
-    """Python ints as int64 when all fit, else as an object array of the exact ints."""
-    if all(-2**63 <= v < 2**63 for v in ints):
-        return np.array(ints, dtype=np.int64)
-    out = np.empty(len(ints), dtype=object)
-    out[:] = ints
-    return out
-
-
-def _float_ids(values: np.ndarray) -> np.ndarray:
-    """Floats as integers when every value is one (int64 where all fit), else unchanged."""
-    if not np.all(np.isfinite(values)) or not np.all(values == np.trunc(values)):
-        return values
-    if np.all((values >= -2.0**63) & (values < 2.0**63)):
-        return values.astype(np.int64)  # every value fits: no cast overflows
-    return _int_ids([int(v) for v in values.tolist()])
-
-
 def rows_of(ids: np.ndarray) -> list[tuple[Any, np.ndarray]]:
     """Each distinct id with the rows holding it, ids in order of first appearance."""
-    uniq, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")
-    rows = np.argsort(inverse, kind="stable")
-    bounds = np.concatenate(([0], np.cumsum(np.bincount(inverse, minlength=uniq.shape[0]))))
-    return [(plain(uniq[k]), rows[bounds[k]:bounds[k + 1]]) for k in order]
+    return rows_by_id(ids)
 
 
 def first_appearance(ids: np.ndarray, sorted_ids: np.ndarray) -> np.ndarray:
@@ -573,6 +553,3 @@ def first_appearance(ids: np.ndarray, sorted_ids: np.ndarray) -> np.ndarray:
     return np.argsort(first, kind="stable")
 
 
-def plain(value: Any) -> Any:
-    """A numpy scalar as the Python value it holds (other values as they are)."""
-    return value.item() if isinstance(value, np.generic) else value

@@ -31,8 +31,8 @@ from hypothesis import strategies as st
 import fastrank
 
 sys.path.insert(0, str(Path(__file__).parent))
-from sklearn_ref import confusion_matrix_at_thresholds as sk_confusion
 from sklearn_ref import SKLEARN_VERSION, needs_sklearn
+from sklearn_ref import confusion_matrix_at_thresholds as sk_confusion
 from strategies import ALL_DTYPES, PROPERTY_SETTINGS, Case, cases
 
 TOL = 1e-12

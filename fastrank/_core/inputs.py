@@ -37,6 +37,7 @@ from .._kernels.batch import group_order
 from .._kernels.keys import KIND_FLOAT, KIND_SIGNED, KIND_UNSIGNED
 from .._kernels.sweep import BEYOND_RANGE, weight_shift
 from .._kernels.sweep import UNIT_FREE as UNIT_FREE  # re-exported for summaries
+from .ids import plain as plain  # re-exported: scalars in messages
 
 _DLPACK_CPU = 1
 
@@ -82,10 +83,6 @@ _WIDEN: dict[str, np.dtype[Any]] = {
 }
 
 
-def plain(value: Any) -> Any:
-    """A numpy scalar as the Python value it holds (for messages: ``nan``, not
-    ``np.float64(nan)``)."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 # ------------------------------------------------------------------ arrays
