@@ -634,3 +634,32 @@ def test_group_result_to_pandas_lists_every_group():
         mask = ids == gid
         assert frame.loc[gid, "value"] == fastrank.roc_auc(y[mask], s[mask])
         assert frame.loc[gid, "positives"] == y[mask].sum()
+
+
+def test_mean_of_plus_and_minus_infinite_d_prime_is_nan_with_one_warning() -> None:
+    """Groups ranked perfectly (d' = +inf) and perfectly backwards (-inf): their mean
+    has no value. It was numpy's RuntimeWarning, an error under ``-W error``; it is NaN
+    with one UndefinedMetricWarning, in a fresh interpreter as in a user's script."""
+    import subprocess
+    import sys
+
+    code = (
+        "import math, warnings, fastrank\n"
+        "y = [1, 0, 1, 0, 1, 0]; s = [.9, .1, .1, .9, .8, .2]; g = [0, 0, 1, 1, 2, 2]\n"
+        "per = fastrank.d_prime(y, s, groups=g, average=None)\n"
+        "assert per.values.tolist() == [math.inf, -math.inf, math.inf], per.values\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    for how in ('macro', 'weighted', 'size', 'pairs'):\n"
+        "        assert math.isnan(fastrank.d_prime(y, s, groups=g, average=how))\n"
+        "    m = fastrank.all_metrics(y, s, groups=g)\n"
+        "    assert math.isnan(m.d_prime) and m.roc_auc == 2 / 3\n"
+        "kinds = {type(x.message).__name__ for x in w}\n"
+        "assert kinds == {'UndefinedMetricWarning'}, [str(x.message) for x in w]\n"
+        "assert len(w) == 5, len(w)\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", code],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"

@@ -98,6 +98,14 @@ def average(values: np.ndarray, pos: np.ndarray, neg: np.ndarray, how: Any) -> f
     if not ok.any():
         return math.nan
     v = values[ok]
+    infinite = v[np.isinf(v)]
+    if infinite.size and infinite.max() > 0 > infinite.min():
+        # d' is +inf for a task ranked perfectly and -inf for one ranked perfectly
+        # backwards; a mean of both has no value (numpy would say so with a RuntimeWarning).
+        warnings.warn("the average is undefined: the values include both +inf and -inf "
+                      "(d' of tasks ranked perfectly and perfectly backwards); it is NaN",
+                      UndefinedMetricWarning, stacklevel=5)
+        return math.nan
     if how == "macro":
         return float(np.mean(v))
     if how == "weighted":
