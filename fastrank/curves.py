@@ -1,7 +1,7 @@
 """Curves of one task: ROC, precision-recall, DET and the interpolated PR curve.
 
 All of them come from the same tie-group table as the scalar metrics (the
-engine's :func:`~fastrank._core.engine.task_table`): one split and sort, one
+engine's ``task_table`` in ``fastrank._core.engine``): one split and sort, one
 walk over the groups, then cumulative sums over the (usually much shorter)
 list of distinct scores.
 ``roc_curve``, ``precision_recall_curve``, ``det_curve`` and

@@ -3,13 +3,13 @@
 :mod:`fastrank.dask` builds task graphs out of these functions; each runs on
 a worker on plain numpy data and returns small results (or the pieces of
 data it hands on), through the same core as the in-process calls
-(:mod:`fastrank._core`):
+(``fastrank._core``):
 
 * **Blocks** (many tasks): :func:`block_results` computes the raw per-task
   results of one block of a batched call (every sample of some tasks, or
   whole groups), as the in-process call does; :func:`concat_results` joins
   the blocks' results in task order (groups: by id), and
-  :func:`fastrank._core.reduce.finish` turns them into what the in-process
+  ``fastrank._core.reduce.finish`` turns them into what the in-process
   call returns, bit for bit (each task's weights have their own unit, so a
   block needs nothing from the others).
 * **One task larger than a worker**: :func:`chunk_task` checks one chunk and
@@ -117,7 +117,7 @@ def thread_budget(threads: int | None) -> Iterator[None]:
 
     The limit holds for the calling thread only and is restored on exit, so a
     scheduler's worker thread never keeps it; Numba's own setting is never
-    changed (:func:`fastrank._core.engine.thread_limit`). ``None`` sets no limit.
+    changed (``fastrank._core.engine.thread_limit``). ``None`` sets no limit.
     """
     with engine.thread_limit(threads):
         yield
@@ -156,7 +156,7 @@ def block_results(
 
     A block is a batched call of its own: 2-D scores and labels (whole
     columns), or 1-D ones with ``groups`` (whole groups), computed as the
-    in-process call computes them (:func:`fastrank._core.api.batch_results`),
+    in-process call computes them (``fastrank._core.api.batch_results``),
     on at most ``threads`` threads. Errors are prefixed with ``where``.
     """
     if groups is not None and np.shape(y_score)[0] == 0:
@@ -483,7 +483,7 @@ def sweep_range(classes: engine.Classes | None, base: Base, r: int,
 def combine_ranges(states: Sequence[tuple[np.ndarray, np.ndarray] | None], base: Base,
                    plan: Plan) -> reduce.Results:
     """The task's raw results from its ranges' sweep states (highest range first),
-    totals in the caller's units (as :func:`fastrank._core.api.task_results`)."""
+    totals in the caller's units (as ``fastrank._core.api.task_results``)."""
     full = [s for s in states if s is not None]
     st = np.array([s[0] for s in full], np.float64).reshape(len(full), S_SIZE)
     sk = np.array([s[1] for s in full], np.uint64).reshape(len(full), K_SIZE)

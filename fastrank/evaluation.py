@@ -151,7 +151,7 @@ class Entry:
         """DeLong's variance of the ROC AUC, from the tie-group table.
 
         Every sample of a tie group has the same placement, so the sums run
-        over groups (:mod:`fastrank._core.delong`). NaN with fewer than two
+        over groups (``fastrank._core.delong``). NaN with fewer than two
         positives or negatives; weighted entries raise ``ValueError``.
         """
         if self.weighted:
@@ -273,7 +273,16 @@ class Evaluation:
 
     Made by :func:`evaluate`. Each table method returns a pandas DataFrame
     (``as_frame=True``, pandas needed) or a ``dict`` of numpy columns.
-    The per-pair numbers and arrays are in :attr:`entries`.
+    The per-pair numbers and arrays are in ``entries``.
+
+    Attributes
+    ----------
+    entries : tuple of Entry
+        One :class:`Entry` per (model, dataset) pair.
+    models : tuple of str
+        The models' names, in order of first appearance in ``entries``.
+    datasets : tuple
+        The datasets' ids, in order of first appearance in ``entries``.
     """
 
     def __init__(self, entries: Sequence[Entry]) -> None:

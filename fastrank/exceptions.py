@@ -11,7 +11,7 @@ class UndefinedMetricWarning(UserWarning):
     A :class:`UserWarning`, as scikit-learn's ``UndefinedMetricWarning`` is, so
     that warning filters written for scikit-learn behave the same here. One
     call emits at most one, counting the undefined tasks
-    (:func:`fastrank._core.reduce.warn_undefined` words it).
+    (``fastrank._core.reduce.warn_undefined`` words it).
     """
 
 

@@ -2,7 +2,7 @@
 
 Each function takes one task (1-D labels and scores) or a batch of tasks
 (2-D ``(n_samples, n_tasks)`` input, 1-D class labels with 2-D scores, or
-``groups``), and computes through the one path of :mod:`fastrank._core`:
+``groups``), and computes through the one path of ``fastrank._core``:
 validation, one split and sort per task, one sweep of its tie groups. The
 exact definitions are in METRICS.md; the Notes of each function restate the
 formula.

@@ -168,7 +168,7 @@ def t_cdf(t: float, df: float) -> float:
 
 
 def two_sided_p(statistic: float, df: float = math.inf) -> float:
-    """P(|T| >= |statistic|): normal when ``df`` is infinite, else Student t."""
+    """``P(|T| >= |statistic|)``: normal when ``df`` is infinite, else Student t."""
     if math.isnan(statistic):
         return math.nan
     if math.isinf(df):

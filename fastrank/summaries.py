@@ -46,7 +46,7 @@ Choosing bins (the trade-off):
   workers; the error depends on how the scores spread over the range (scores
   crowded into a few bins give wide bounds). Scores outside the range raise
   unless ``clip=True``, which puts them in the end bins; the bounds stay
-  certified and :attr:`Bounds.clipped` counts them.
+  certified and the ``clipped`` field of :class:`Bounds` counts them.
 * **edges**: any increasing edges, shared or one row per task.
 * **fitted** (:meth:`BinnedSummary.fit`): equal-count bins in the negatives
   of a first sample. If later data look like the sample, every bin holds

@@ -6,11 +6,11 @@ counting half. For one task every sample of a tie group has the same
 placement, so the variance comes from the same sort as the AUC (its tie
 table). Comparing models on the same samples needs the placements sample by
 sample; columns of a batch run in parallel. The formulas live in
-:mod:`fastrank._core.delong`.
+``fastrank._core.delong``.
 
 The bootstrap resamples the samples (by default within each class), sorting
 only once: a resample changes how often each sample counts, not the order of
-the scores (:mod:`fastrank._kernels.bootstrap`).
+the scores (``fastrank._kernels.bootstrap``).
 """
 
 from __future__ import annotations
