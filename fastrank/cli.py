@@ -7,8 +7,9 @@ without the word ``demo`` too (``fastrank --plot ''``).
 
 ``fastrank evaluate FILE --label COL --score COL [COL ...]`` does the same for a
 file of predictions (CSV, Parquet, .npz or .npy): one row per model (score
-column) and dataset, or per group with ``--group``. Models come in ``--score``
-order; datasets, and groups with ``--per-group``, in order of first appearance
+column) and dataset, or per group with ``--group``. Rows go model by model (in
+``--score`` order), as :meth:`fastrank.Evaluation.summary` lists them; each
+model's datasets, and groups with ``--per-group``, in order of first appearance
 in the file. Unweighted counts are integers. CSV and JSON head the columns with
 their field names, the table and Markdown with the display names of
 :data:`fastrank.tables.HEADERS`.
@@ -47,6 +48,8 @@ if TYPE_CHECKING:  # pragma: no cover
 METRIC_COLUMNS = ("positives", "negatives", "average_precision", "average_precision_expected",
                   "roc_auc", "pr_auc", "d_prime", "prbe", "prbe_threshold")
 PLOT_FORMATS = ("png", "svg", "pdf")
+PLOT_KINDS = ("roc", "pr", "det")   # fastrank.plots.KINDS
+PLOT_SCALES = ("linear", "logit")   # fastrank.plots.SCALES
 DEFAULT_METRICS = ("positives", "negatives", "average_precision", "roc_auc", "pr_auc",
                    "d_prime", "prbe")
 ALIASES = {"ap": "average_precision", "auc": "roc_auc", "ap_expected": "average_precision_expected"}
@@ -129,8 +132,10 @@ def _installed(module: str) -> bool:
         return False
 
 
-def _write_plot(evaluation: Evaluation, path: str, **kwargs: Any) -> None:
-    """Save the figure atomically: a complete file at ``path`` or none at all."""
+def _write_plot(evaluation: Evaluation, path: str, kinds: Sequence[str] = ("roc", "pr"),
+                **kwargs: Any) -> None:
+    """Save the figure atomically: a complete file at ``path`` or none at all, with the
+    permissions a newly created file gets (``mkstemp`` makes its file owner-only)."""
     import tempfile
 
     from .plots import plot_evaluation
@@ -140,7 +145,10 @@ def _write_plot(evaluation: Evaluation, path: str, **kwargs: Any) -> None:
     fd, tmp = tempfile.mkstemp(prefix=".fastrank-", suffix=suffix, dir=directory)
     os.close(fd)
     try:
-        plot_evaluation(evaluation, ("roc", "pr"), path=tmp, **kwargs)
+        plot_evaluation(evaluation, kinds, path=tmp, **kwargs)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -276,7 +284,7 @@ def _evaluate(args: argparse.Namespace, metrics: list[str]) -> int:
         _warn_lines(caught)
         if args.plot and evaluation is not None:
             try:
-                _write_plot(evaluation, args.plot)
+                _write_plot(evaluation, args.plot, args.plot_kinds, scale=args.plot_scale)
             except OSError as exc:
                 raise DataError(f"{args.plot}: cannot write the plot: {exc.strerror or exc}") \
                     from exc
@@ -298,9 +306,9 @@ def _pairs(path: str, y: np.ndarray, scores: dict[str, np.ndarray], weights: np.
     from .readers import DataError
 
     pairs = []
-    for dataset, rows in datasets:
-        labels, w = _take(rows, y, weights)
-        for model, s in scores.items():
+    parts = [(dataset, rows, *_take(rows, y, weights)) for dataset, rows in datasets]
+    for model, s in scores.items():  # model by model, as Evaluation.summary() lists them
+        for dataset, rows, labels, w in parts:
             pairs.append((model, dataset, labels, _take(rows, s)[0], w))
     try:
         return score_pairs(pairs, progress=progress)
@@ -326,10 +334,10 @@ def _grouped(path: str, args: argparse.Namespace, y: np.ndarray, scores: dict[st
     for name in metrics:
         rows_out[name] = []
     total, done = len(scores) * len(datasets), 0
-    for dataset, rows in datasets:
-        labels, g, w = _take(rows, y, groups, weights)
-        order = None
-        for model, s in scores.items():
+    parts = [(dataset, rows, *_take(rows, y, groups, weights)) for dataset, rows in datasets]
+    orders: dict[int, np.ndarray] = {}  # each dataset's groups, the same for every model
+    for model, s in scores.items():  # model by model, as Evaluation.summary() lists them
+        for k, (dataset, rows, labels, g, w) in enumerate(parts):
             progress("computing", done / total)
             done += 1
             try:
@@ -339,8 +347,9 @@ def _grouped(path: str, args: argparse.Namespace, y: np.ndarray, scores: dict[st
                 raise DataError(f"{path}: model {model!r}, dataset {dataset!r}: {exc}") from exc
             assert isinstance(per, BatchMetrics) and per.groups is not None
             if args.per_group:
-                if order is None:  # the same groups for every model of the dataset
-                    order = first_appearance(g, per.groups)
+                if k not in orders:
+                    orders[k] = first_appearance(g, per.groups)
+                order = orders[k]
                 count = len(per)
                 rows_out["model"] += [model] * count
                 rows_out["dataset"] += [dataset] * count
@@ -403,8 +412,8 @@ def _columns_help() -> str:
     names = ", ".join(f"{n} ({HEADERS[n]})" if n in HEADERS else n for n in METRIC_COLUMNS)
     return (f"Columns, by the names CSV and JSON use (and the table and markdown headers): "
             f"model, dataset (then with --group: groups, their number, or with --per-group: "
-            f"group), then --metrics from {names}. Rows: the models in --score order "
-            "within each dataset; datasets, and with --per-group the groups of each dataset, "
+            f"group), then --metrics from {names}. Rows: model by model in --score order; "
+            "each model's datasets, and with --per-group the groups of each dataset, "
             "in order of first appearance in the file. positives and negatives are counts "
             "(integers), or weight sums with --weight. A missing --dataset or --group id is a "
             "data error. Exit status: 0 success, 1 data error, 2 usage error.")
@@ -466,6 +475,12 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
                          "(aliases: ap, auc, ap_expected)")
     ev.add_argument("--plot", type=_plot_path, metavar="PATH",
                     help="write ROC and PR curves (.png, .svg, .pdf)")
+    ev.add_argument("--plot-kinds", nargs="+", choices=PLOT_KINDS, default=["roc", "pr"],
+                    metavar="KIND", help="the panels of --plot, left to right: roc, pr, det "
+                                         "(default: roc pr)")
+    ev.add_argument("--plot-scale", choices=PLOT_SCALES, default="linear",
+                    help="axes of the ROC and PR panels: linear (default), or logit to spread "
+                         "near-perfect models out of the corner")
     group = ev.add_mutually_exclusive_group()
     group.add_argument("--progress", dest="progress", action="store_true", default=None,
                        help="show progress on stderr (default: for large files on a terminal)")

@@ -220,7 +220,10 @@ def test_the_cli_knows_the_columns_and_figure_formats_of_the_library():
     from fastrank.plots import SAVE_FORMATS
 
     assert cli.METRIC_COLUMNS == SUMMARY_COLUMNS
+    from fastrank.plots import KINDS, SCALES
+
     assert cli.PLOT_FORMATS == SAVE_FORMATS
+    assert cli.PLOT_KINDS == KINDS and cli.PLOT_SCALES == SCALES
     assert set(cli.DEFAULT_METRICS) <= set(cli.METRIC_COLUMNS)
 
 
@@ -419,3 +422,60 @@ def test_a_data_error_with_plot_imports_no_matplotlib(tmp_path):
             "print('matplotlib' in sys.modules)")
     assert _python(code, tmp_path) == "False"
     assert not (tmp_path / "f.png").exists()
+
+
+# -- figures of the command line: their permissions, panels and scale ------------------------
+
+
+def _small_csv(path: Path) -> Path:
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 200)
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["y", "fold", "a", "b"])
+        for i in range(200):
+            w.writerow([y[i], i % 2, y[i] + rng.normal(), 3 * y[i] + rng.normal()])
+    return path
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
+def test_figures_get_the_permissions_of_a_new_file(tmp_path, capsys, umask):
+    """The figure was written through mkstemp, so it was owner-only (0600) whatever the
+    umask, and overwriting an existing figure tightened its mode too."""
+    pytest.importorskip("matplotlib")
+    data = _small_csv(tmp_path / "p.csv")
+    out = tmp_path / "f.png"
+    out.write_bytes(b"old")
+    os.chmod(out, 0o644)
+    old = os.umask(umask)
+    try:
+        code, _, err = run(["evaluate", str(data), "--label", "y", "--score", "a", "b",
+                            "--plot", str(out)], capsys)
+    finally:
+        os.umask(old)
+    assert code == 0, err
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask
+    assert out.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_plot_kinds_and_scale(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("matplotlib")
+    import fastrank.plots as plots
+
+    data = _small_csv(tmp_path / "p.csv")
+    seen = {}
+    real = plots.plot_evaluation
+
+    def spy(evaluation, kinds, **kwargs):
+        seen["kinds"], seen["scale"] = tuple(kinds), kwargs.get("scale")
+        return real(evaluation, kinds, **kwargs)
+
+    monkeypatch.setattr(plots, "plot_evaluation", spy)
+    code, _, err = run(["evaluate", str(data), "--label", "y", "--score", "a", "b",
+                        "--dataset", "fold", "--plot", str(tmp_path / "f.png"),
+                        "--plot-kinds", "roc", "det", "--plot-scale", "logit"], capsys)
+    assert code == 0, err
+    assert seen == {"kinds": ("roc", "det"), "scale": "logit"}
+    code, _, err = run(["evaluate", str(data), "--label", "y", "--score", "a",
+                        "--plot", str(tmp_path / "g.png"), "--plot-kinds", "lift"], capsys)
+    assert code == 2 and "invalid choice: 'lift'" in err and "fastrank evaluate" in err

@@ -193,7 +193,7 @@ def test_subprocess_csv_with_datasets_and_plot(tmp_path):
     header, rows = parse_csv(proc.stdout)
     assert header == ["model", "dataset", *DEFAULT_METRICS]
     order = [(r["model"], r["dataset"]) for r in rows]
-    assert order == [(m, d) for d in ("b", "a", "c") for m in ("alpha", "beta")]
+    assert order == [(m, d) for m in ("alpha", "beta") for d in ("b", "a", "c")]
     for r in rows:
         mask = folds == r["dataset"]
         m = fastrank.all_metrics(y[mask], scores[r["model"]][mask])
@@ -347,7 +347,7 @@ def test_parquet_with_dataset_and_bool_labels(tmp_path, monkeypatch, capsys):
         assert code == 0, err
         _, rows = parse_csv(out)
         assert [(r["model"], r["dataset"]) for r in rows] == [
-            ("alpha", "train"), ("beta", "train"), ("alpha", "test"), ("beta", "test")
+            ("alpha", "train"), ("alpha", "test"), ("beta", "train"), ("beta", "test")
         ]
         for r in rows:
             mask = fold == r["dataset"]
@@ -371,7 +371,7 @@ def test_npz_columns_int_datasets_and_groups(tmp_path, monkeypatch, capsys):
     assert code == 0, err
     rows = json.loads(out)
     assert [(r["model"], str(r["dataset"])) for r in rows] == [
-        ("alpha", "0"), ("beta", "0"), ("alpha", "1"), ("beta", "1")
+        ("alpha", "0"), ("alpha", "1"), ("beta", "0"), ("beta", "1")
     ]
     for r in rows:
         mask = fold == int(r["dataset"])
@@ -550,7 +550,7 @@ def test_per_group_rows_with_datasets(tmp_path, monkeypatch, capsys):
         key = (r["dataset"], r["model"])
         if not blocks or blocks[-1] != key:
             blocks.append(key)
-    assert blocks == [(d, m) for d in ("first", "second") for m in ("alpha", "beta")]
+    assert blocks == [(d, m) for m in ("alpha", "beta") for d in ("first", "second")]
     got = {(r["model"], r["dataset"], r["group"]): r for r in rows}
     for part in ("first", "second"):
         mask = parts == part
