@@ -731,7 +731,12 @@ def _from_table(
         score_columns = [score_columns]
     used = set(named.values())
     if score_columns is None:
-        score_columns = [c for c in names if c not in used]
+        # Every other column would become a model, an id or a forgotten fold column too.
+        candidates = [c for c in names if c not in used]
+        raise TypeError(
+            f"name the score columns: score_columns=[...] (one model each; with a model "
+            f"column, the one column of scores); the other columns are {candidates}"
+        )
     for arg, col in [*named.items(), *(("score_columns", c) for c in score_columns)]:
         if col not in names:
             raise ValueError(f"{arg}: no column {col!r}; the columns are {names}")
@@ -824,8 +829,10 @@ def evaluate(
     pos_label : optional
         The positive class, as in :func:`fastrank.average_precision`.
     score_columns : sequence of str or str, optional
-        With a table: the score columns, one model each. Default: every
-        column that is not the label, model, dataset or weight column.
+        With a table, required: the score columns, one model each (with a
+        model column, the one column of scores). There is no default, so that
+        an id column, or a fold column left out of ``dataset_ids``, never
+        becomes a model.
 
     Returns
     -------
@@ -858,7 +865,7 @@ def evaluate(
 
     >>> table = {"y": [1, 0, 1, 0, 0, 1, 1, 0], "fold": [0, 0, 0, 0, 1, 1, 1, 1],
     ...          "a": [.9, .1, .8, .3, .2, .7, .9, .4]}
-    >>> ev = fastrank.evaluate(table, "y", dataset_ids="fold")
+    >>> ev = fastrank.evaluate(table, "y", dataset_ids="fold", score_columns=["a"])
     >>> ev.datasets, ev.models
     ((0, 1), ('a',))
     """

@@ -147,16 +147,14 @@ def test_wide_data_frame(plain: fastrank.Evaluation) -> None:
     df = _frame()
     ev = fastrank.evaluate(df, "y", dataset_ids="fold", score_columns=list(MODELS))
     assert _table(ev) == _table(plain)
-    # Default score columns: every column that is not labels, ids or weights.
-    ev2 = fastrank.evaluate(df, "y", dataset_ids="fold", sample_weight="w")
+    ev2 = fastrank.evaluate(df, "y", dataset_ids="fold", sample_weight="w",
+                            score_columns=list(MODELS))
     labels, scores, weights = _data()
     _check_against_sklearn(ev2, labels, scores, weights)
 
 
 def test_long_data_frame(plain: fastrank.Evaluation) -> None:
     df = _frame(long=True)
-    ev = fastrank.evaluate(df.drop(columns="w"), "y", model_names="model", dataset_ids="fold")
-    assert _table(ev) == _table(plain)
     ev2 = fastrank.evaluate(df, "y", model_names="model", dataset_ids="fold",
                             score_columns="score")
     assert _table(ev2) == _table(plain)
@@ -165,20 +163,21 @@ def test_long_data_frame(plain: fastrank.Evaluation) -> None:
 def test_mapping_of_columns_and_structured_array(plain: fastrank.Evaluation) -> None:
     df = _frame()
     cols = {c: df[c].to_numpy() for c in ["fold", "y", *MODELS]}
-    assert _table(fastrank.evaluate(cols, "y", dataset_ids="fold")) == _table(plain)
+    kw = {"dataset_ids": "fold", "score_columns": list(MODELS)}
+    assert _table(fastrank.evaluate(cols, "y", **kw)) == _table(plain)
     rec = df[["fold", "y", *MODELS]].to_records(index=False)
-    assert _table(fastrank.evaluate(rec, "y", dataset_ids="fold")) == _table(plain)
+    assert _table(fastrank.evaluate(rec, "y", **kw)) == _table(plain)
 
 
 def test_table_ids_in_order_of_first_appearance_and_integral_floats() -> None:
     y = np.array([1, 0, 1, 0, 1, 0])
     s = np.array([.9, .1, .8, .7, .2, .3])
     ev = fastrank.evaluate({"y": y, "fold": [3.0, 3.0, 1.0, 1.0, 2.0, 2.0], "a": s}, "y",
-                           dataset_ids="fold")
+                           dataset_ids="fold", score_columns="a")
     assert ev.datasets == (3, 1, 2)
     assert all(type(d) is int for d in ev.datasets)
     ev = fastrank.evaluate({"y": y, "fold": ["z", "z", "a", "a", "m", "m"], "a": s}, "y",
-                           dataset_ids="fold")
+                           dataset_ids="fold", score_columns="a")
     assert ev.datasets == ("z", "a", "m")
 
 
@@ -190,14 +189,19 @@ def test_table_ids_in_order_of_first_appearance_and_integral_floats() -> None:
 def test_missing_ids_are_refused(bad: np.ndarray) -> None:
     table = {"y": [1, 0, 1, 0, 1, 0], "fold": bad, "a": [.9, .1, .8, .7, .2, .3]}
     with pytest.raises(ValueError, match=r"column 'fold' row 2: missing value"):
-        fastrank.evaluate(table, "y", dataset_ids="fold")
+        fastrank.evaluate(table, "y", dataset_ids="fold", score_columns="a")
 
 
 @pytest.mark.parametrize(("kwargs", "error", "match"), [
-    ({"dataset_ids": "nope"}, ValueError, "dataset_ids: no column 'nope'"),
+    ({"dataset_ids": "fold"}, TypeError,
+     r"name the score columns: .*the other columns are \['w', 'good', 'fair', 'poor'\]"),
+    ({"dataset_ids": "nope", "score_columns": "good"}, ValueError,
+     "dataset_ids: no column 'nope'"),
     ({"score_columns": ["good", "zz"]}, ValueError, "score_columns: no column 'zz'"),
-    ({"model_names": ["a"]}, TypeError, "model_names must name a column too"),
-    ({"sample_weight": np.ones(3)}, TypeError, "sample_weight must name a column too"),
+    ({"model_names": ["a"], "score_columns": "good"}, TypeError,
+     "model_names must name a column too"),
+    ({"sample_weight": np.ones(3), "score_columns": "good"}, TypeError,
+     "sample_weight must name a column too"),
     ({"dataset_ids": "fold", "score_columns": []}, ValueError, "no score columns"),
 ])
 def test_table_errors(kwargs, error, match) -> None:
@@ -207,17 +211,18 @@ def test_table_errors(kwargs, error, match) -> None:
 
 def test_long_table_needs_one_score_column() -> None:
     with pytest.raises(ValueError, match="the scores are one column"):
-        fastrank.evaluate(_frame(long=True), "y", model_names="model")
+        fastrank.evaluate(_frame(long=True), "y", model_names="model",
+                          score_columns=["score", "w"])
 
 
 def test_table_columns_of_different_lengths() -> None:
     with pytest.raises(ValueError, match="column 'a' has shape"):
-        fastrank.evaluate({"y": [1, 0, 1], "a": [.1, .2]}, "y")
+        fastrank.evaluate({"y": [1, 0, 1], "a": [.1, .2]}, "y", score_columns="a")
 
 
 def test_not_a_table() -> None:
     with pytest.raises(TypeError, match="scores must be a table"):
-        fastrank.evaluate(np.ones(4), "y")
+        fastrank.evaluate(np.ones(4), "y", score_columns="a")
     with pytest.raises(TypeError, match="score_columns names columns of a table"):
         fastrank.evaluate(np.ones(4), [0, 1, 0, 1], score_columns=["a"])
 
