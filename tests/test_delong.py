@@ -1137,3 +1137,19 @@ def test_evaluation_auc_ci_level_checked():
     ev = fastrank.evaluate(a, y)
     with pytest.raises(ValueError, match=r"level"):
         ev.auc_ci(level=1.5)
+
+
+@PROPERTIES
+@given(st.integers(0, 2**32 - 1), st.integers(4, 400), st.integers(0, 3))
+def test_delong_aucs_are_roc_auc_to_the_last_bit(seed: int, n: int, decimals: int) -> None:
+    """auc_a, auc_b and delong_covariance's AUCs are the very floats roc_auc returns
+    (the mean of the placements could be an ulp off the correctly rounded AUC)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    y[:4] = [0, 1, 0, 1]  # two of each class: the test is defined
+    a = np.round(y + rng.normal(size=n), decimals)
+    b = np.round(2 * y + rng.normal(size=n), 2)
+    t = fastrank.delong_test(y, a, b)
+    assert (t.auc_a, t.auc_b) == (fastrank.roc_auc(y, a), fastrank.roc_auc(y, b))
+    aucs, _ = fastrank.delong_covariance(y, [a, b])
+    assert aucs.tolist() == [fastrank.roc_auc(y, a), fastrank.roc_auc(y, b)]

@@ -76,6 +76,16 @@ def placements(t: Task) -> np.ndarray:
     return np.asarray(np.where(t.labels.astype(bool), v10[gid], v01[gid]))
 
 
+def theta(v10: np.ndarray, k: float, counted: bool) -> float:
+    """The positives' mean placement, the AUC. With counts (``counted``), ``2k V10`` is
+    an integer (ties count half), so the sum is exact in int64 and one division rounds
+    it, as :func:`fastrank.roc_auc` rounds its exact sum: the two are the same float."""
+    if not counted:
+        return float(v10.mean())
+    twice = np.rint(v10 * (2.0 * k)).astype(np.int64)
+    return int(twice.sum()) / (2 * int(k) * v10.shape[0])
+
+
 class PairSums(NamedTuple):
     """DeLong's sums of two models scored on the same samples."""
 
@@ -107,8 +117,8 @@ def pair_sums(ta: Task, tb: Task | None) -> PairSums:
         return PairSums(m, k, nan, nan, nan, nan, nan, nan, nan, nan)
     va = placements(ta)
     vb = va if tb is None else placements(tb)
-    theta_a = float(va[lab].mean())
-    theta_b = theta_a if tb is None else float(vb[lab].mean())
+    theta_a = theta(va[lab], k, ta.weights is None)
+    theta_b = theta_a if tb is None else theta(vb[lab], k, tb.weights is None)
     da = va - theta_a
     db = vb - theta_b
     dpa, dna = da[lab], da[~lab]
