@@ -83,7 +83,7 @@ def theta(v10: np.ndarray, k: float, counted: bool) -> float:
     if not counted:
         return float(v10.mean())
     twice = np.rint(v10 * (2.0 * k)).astype(np.int64)
-    return int(twice.sum()) / (2 * int(k) * v10.shape[0])
+    return float(int(twice.sum()) / (2 * int(k) * int(v10.shape[0])))
 
 
 class PairSums(NamedTuple):
