@@ -663,3 +663,20 @@ def test_mean_of_plus_and_minus_infinite_d_prime_is_nan_with_one_warning() -> No
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_one_warning_says_which_metrics_each_kind_of_group_lacks() -> None:
+    """Groups without positives lack every metric; groups without negatives only
+    roc_auc and d_prime. The warning used to name all five for all of them."""
+    y = [1, 0, 0, 0, 1, 1, 1, 0]
+    s = [.9, .3, .5, .2, .4, .8, .7, .1]
+    g = ["a", "a", "b", "b", "c", "c", "d", "d"]
+    with pytest.warns(fastrank.UndefinedMetricWarning) as record:
+        per = fastrank.all_metrics(y, s, groups=g, average=None)
+    assert len(record) == 1
+    text = str(record[0].message)
+    assert text.startswith("metrics undefined for 2 of 4 groups: average_precision, pr_auc "
+                           "and prbe for the 1 without positive samples, roc_auc and d_prime "
+                           "for those and the 1 without negative samples")
+    assert np.isnan(per.average_precision[1]) and per.average_precision[2] == 1.0
+    assert np.isnan(per.roc_auc[1]) and np.isnan(per.roc_auc[2])

@@ -347,6 +347,17 @@ def _warn_all(res: Results, average: Any, level: int) -> None:
     no_pos = res.positives == 0
     one_class = no_pos | (res.negatives == 0)
     mode = "one" if res.mode in ("one", "micro") else res.mode
+    mixed = int(np.count_nonzero(no_pos)), int(np.count_nonzero(one_class & ~no_pos))
+    if mode != "one" and mixed[0] and mixed[1]:
+        # Tasks of both kinds: say which metrics each kind lacks.
+        count, total = mixed[0] + mixed[1], len(res.positives)
+        left_out = "" if average is None else f" and left out of the {average!r} average"
+        warnings.warn(
+            f"metrics undefined for {count} of {total} {mode}: average_precision, pr_auc "
+            f"and prbe for the {mixed[0]} without positive samples, roc_auc and d_prime "
+            f"for those and the {mixed[1]} without negative samples; they are NaN{left_out}",
+            UndefinedMetricWarning, stacklevel=level + 1)
+        return
     names = ALL_NAMES if (no_pos.any() or not one_class.any()) else AUC_NAMES
     warn_undefined(names, mode, res.positives, res.negatives, one_class, average,
                    stacklevel=level + 1)
