@@ -108,7 +108,9 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS, *_SUBMODULES, "__version__"})
+    # The public names and the module's own dunders, not this file's helpers.
+    dunders = {n for n in globals() if n.startswith("__") and n != "__getattr__"}
+    return sorted({*_EXPORTS, *_SUBMODULES, "__version__", *dunders})
 
 
 if TYPE_CHECKING:  # pragma: no cover

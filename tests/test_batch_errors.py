@@ -375,3 +375,11 @@ def test_no_tasks_prbe_with_thresholds():
     )
     assert values.shape == thresholds.shape == (0,)
     assert values.dtype == thresholds.dtype == np.float64
+
+
+def test_average_samples_is_refused_as_unsupported_with_what_to_use() -> None:
+    Y = np.array([[1, 0], [0, 1], [1, 1]])
+    S = np.array([[.9, .2], [.4, .8], [.7, .3]])
+    with pytest.raises(fastrank.UnsupportedOptionError, match=r"average='samples' .* not "
+                       r"supported yet; average=None gives one value per label"):
+        fastrank.roc_auc(Y, S, average="samples")

@@ -31,6 +31,7 @@ def test_lazy_exports_name_every_public_object_and_module() -> None:
     assert public == set(fastrank._SUBMODULES)  # type: ignore[attr-defined]
     for name in public:
         assert getattr(fastrank, name) is importlib.import_module(f"fastrank.{name}")
+    assert {n for n in dir(fastrank) if not n.startswith("__")} == {*exports, *public}
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         fastrank.nope  # noqa: B018
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels.sweep import OUT_POS
+from ..exceptions import UnsupportedOptionError
 from . import engine, inputs, reduce, registry
 from .registry import Request
 
@@ -52,8 +53,9 @@ def check_batch_average(average: Any, return_threshold: bool) -> None:
         raise ValueError("return_threshold=True gives one threshold per task: use average=None "
                          f"(or 'micro'), not average={average!r}")
     if average == "samples":
-        raise ValueError("average='samples' ranks each sample's labels: it needs 2-D labels "
-                         "and scores, and is not available for this metric yet")
+        raise UnsupportedOptionError("average='samples' (each sample's labels ranked against "
+                                     "each other) is not supported yet; average=None gives "
+                                     "one value per label (column), 'macro' their mean")
 
 
 def compute(name: str, y_true: Any, y_score: Any, *, sample_weight: Any = None,
