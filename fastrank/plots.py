@@ -425,7 +425,7 @@ def _baseline(ax: Axes, prevalences: list[float]) -> list[tuple[np.ndarray, np.n
         return []
     prevalence = float(np.mean(prevalences))
     ax.axhline(prevalence, color="0.45", ls="--", lw=1.0, zorder=BASELINE_Z,
-               label=f"random (prevalence {prevalence:.3f})")
+               label=f"chance (prevalence {prevalence:.3f})")
     return [(np.empty(0), np.array([prevalence]))]
 
 
@@ -447,7 +447,7 @@ def _decorate(
         dev = ndtri(ticks)
         span = (float(dev[0]), float(dev[-1]))
         ax.plot(span, span[::-1], color="0.6", ls=":", lw=1.0, zorder=BASELINE_Z,
-                label="random")
+                label="chance")
         ax.set_xticks(dev, [f"{100 * t:g}%" for t in ticks])
         ax.set_yticks(dev, [f"{100 * t:g}%" for t in ticks])
         ax.set_xlim(*span)
@@ -460,7 +460,7 @@ def _decorate(
     if kind == "roc":
         ends = (EDGE, 1.0 - EDGE) if axis == "logit" else (0.0, 1.0)
         ax.plot(ends, ends, color="0.6", ls=":", lw=1.0, zorder=BASELINE_Z,
-                label="random (AUC 0.500)")
+                label="chance (AUC 0.500)")
         xlabel, ylabel, title = "False positive rate", "True positive rate", "ROC"
     else:
         xlabel, ylabel, title = "Recall", "Precision", "Precision-recall (interpolated)"
