@@ -26,5 +26,5 @@ def require(module: str, feature: str) -> ModuleType:
         package, extra = _PACKAGES.get(top, (top, None))
         hint = f"pip install {package}"
         if extra is not None:
-            hint += f" (or pip install 'fastrank[{extra}]')"
+            hint += f" (or pip install 'fastrank-metrics[{extra}]')"
         raise ImportError(f"{feature} need {package}, which is not installed: {hint}") from exc

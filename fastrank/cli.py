@@ -49,6 +49,7 @@ METRIC_COLUMNS = ("positives", "negatives", "average_precision", "average_precis
                   "roc_auc", "pr_auc", "d_prime", "prbe", "prbe_threshold")
 PLOT_FORMATS = ("png", "svg", "pdf")
 PLOT_KINDS = ("roc", "pr", "det")   # fastrank.plots.KINDS
+READABLE = (".csv", ".parquet", ".npz", ".npy")  # the files fastrank.readers reads
 PLOT_SCALES = ("linear", "logit")   # fastrank.plots.SCALES
 DEFAULT_METRICS = ("positives", "negatives", "average_precision", "roc_auc", "pr_auc",
                    "d_prime", "prbe")
@@ -215,7 +216,8 @@ def _demo(args: argparse.Namespace) -> int:
             plot_note = f"wrote the ROC and PR curves to {args.plot}"
         except ImportError:
             print("fastrank: note: matplotlib is not installed, so no plot was drawn "
-                  "(pip install matplotlib, or pip install 'fastrank[plot]')", file=sys.stderr)
+                  "(pip install matplotlib, or pip install 'fastrank-metrics[plot]')",
+                  file=sys.stderr)
     if fmt == "table":
         print(f"fastrank {__version__}: {n:,} samples, {int(y.sum()):,} positives (seed {seed}); "
               "model d scores negatives from N(0,1) and positives from N(d,1)")
@@ -451,11 +453,13 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
 
     ev = sub.add_parser(
         "evaluate", help="metrics of the score columns of a CSV, Parquet, .npz or .npy file",
+        usage="fastrank evaluate FILE --label COL --score COL [COL ...] [options]",
         description="Evaluate every score column (model) against a label column, per dataset "
                     "or per group, and print one table row per model and dataset.",
         epilog=_columns_help(),
     )
-    ev.add_argument("file", metavar="FILE", help=".csv, .parquet, .npz or .npy file")
+    ev.add_argument("file", metavar="FILE", nargs="?",  # a missing FILE is explained in main
+                    help=".csv, .parquet, .npz or .npy file")
     ev.add_argument("--label", required=True, metavar="COL", help="the label column")
     ev.add_argument("--score", required=True, nargs="+", metavar="COL",
                     help="one or more score columns, one model each")
@@ -533,6 +537,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _info()
     if args.command == "compile":
         return _compile()
+    if args.file is None:
+        last = args.score[-1]
+        if len(args.score) > 1 and os.path.splitext(last)[1].lower() in READABLE:
+            command.error(f"the following arguments are required: FILE ({last!r} was read "
+                          "as a --score column: put FILE before the options, or end the "
+                          "--score list with --)")
+        command.error("the following arguments are required: FILE")
     metrics = _metric_names(args.metrics)
     unknown = [m for m in metrics if m not in METRIC_COLUMNS]
     if unknown:
@@ -545,7 +556,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                           "combined with --group")
         if not _installed("matplotlib"):  # checked now, imported only to draw
             print("fastrank: error: --plot needs matplotlib: pip install matplotlib "
-                  "(or pip install 'fastrank[plot]')", file=sys.stderr)
+                  "(or pip install 'fastrank-metrics[plot]')", file=sys.stderr)
             return 1
     from .readers import DataError
 

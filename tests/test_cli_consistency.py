@@ -479,3 +479,17 @@ def test_plot_kinds_and_scale(tmp_path, capsys, monkeypatch):
     code, _, err = run(["evaluate", str(data), "--label", "y", "--score", "a",
                         "--plot", str(tmp_path / "g.png"), "--plot-kinds", "lift"], capsys)
     assert code == 2 and "invalid choice: 'lift'" in err and "fastrank evaluate" in err
+
+
+def test_a_file_after_score_columns_gets_a_hint(tmp_path, capsys):
+    data = _small_csv(tmp_path / "p.csv")
+    code, _, err = run(["evaluate", "--label", "y", "--score", "a", "b", str(data)], capsys)
+    assert code == 2
+    assert "usage: fastrank evaluate FILE --label COL --score COL" in err
+    assert (f"required: FILE ({str(data)!r} was read as a --score column: put FILE before "
+            "the options, or end the --score list with --)") in " ".join(err.split())
+    code, _, err = run(["evaluate", "--label", "y", "--score", "a", "b", "--", str(data)],
+                         capsys)
+    assert code == 0, err
+    code, _, err = run(["evaluate", "--label", "y", "--score", "a"], capsys)
+    assert code == 2 and err.rstrip().endswith("required: FILE")
