@@ -372,8 +372,8 @@ def delong_test(
         raise ValueError(f"score_a and score_b must have the same shape; got {a.shape} "
                          f"and {b.shape}")
     sums = _pairs(y_true, a, b, pos_label)
-    # The AUCs as the mean placements (pROC's theta): roc_auc up to rounding
-    # (about 1e-16), and the same number for identical predictors.
+    # The AUCs as the mean placements (pROC's theta), rounded once from their exact
+    # sum: the floats roc_auc returns, and the same number for identical predictors.
     auc_a = np.array([p.theta_a for p in sums])
     auc_b = np.array([p.theta_b for p in sums])
     var = np.array([p.variances() for p in sums])
