@@ -7,7 +7,8 @@ Scalar metrics of one task (:mod:`fastrank.metrics`)::
 Curves (:mod:`fastrank.curves`), with scikit-learn's conventions::
 
     roc_curve, precision_recall_curve, det_curve,
-    confusion_matrix_at_thresholds, interpolated_precision_recall_curve
+    confusion_matrix_at_thresholds, interpolated_precision_recall_curve,
+    cumulative_gain_curve, lift_curve, gain_at_depth, lift_at_depth
 
 Many models on many datasets, as tables, averaged curves and figures
 (:mod:`fastrank.evaluation`, :mod:`fastrank.plots`)::
@@ -45,6 +46,10 @@ _EXPORTS = {
     "compile_kernels": "config",
     "show_config": "config",
     "confusion_matrix_at_thresholds": "curves",
+    "cumulative_gain_curve": "curves",
+    "gain_at_depth": "curves",
+    "lift_at_depth": "curves",
+    "lift_curve": "curves",
     "det_curve": "curves",
     "interpolated_precision_recall_curve": "curves",
     "precision_recall_curve": "curves",
@@ -119,8 +124,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from .config import compile_kernels, show_config
     from .curves import (
         confusion_matrix_at_thresholds,
+        cumulative_gain_curve,
         det_curve,
+        gain_at_depth,
         interpolated_precision_recall_curve,
+        lift_at_depth,
+        lift_curve,
         precision_recall_curve,
         roc_curve,
     )
@@ -169,13 +178,17 @@ __all__ = [
     "bootstrap_ci",
     "compile_kernels",
     "confusion_matrix_at_thresholds",
+    "cumulative_gain_curve",
     "d_prime",
     "delong_covariance",
     "delong_test",
     "delong_test_unpaired",
     "det_curve",
     "evaluate",
+    "gain_at_depth",
     "interpolated_precision_recall_curve",
+    "lift_at_depth",
+    "lift_curve",
     "pr_auc",
     "prbe",
     "precision_recall_curve",

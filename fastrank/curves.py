@@ -1,4 +1,5 @@
-"""Curves of one task: ROC, precision-recall, DET and the interpolated PR curve.
+"""Curves of one task: ROC, precision-recall, DET, the interpolated PR curve, and
+cumulative gain and lift over the depth of a ranking.
 
 All of them come from the same tie-group table as the scalar metrics (the
 engine's ``task_table`` in ``fastrank._core.engine``): one split and sort, one
@@ -23,8 +24,12 @@ from .exceptions import UndefinedMetricWarning
 
 __all__ = [
     "confusion_matrix_at_thresholds",
+    "cumulative_gain_curve",
     "det_curve",
+    "gain_at_depth",
     "interpolated_precision_recall_curve",
+    "lift_at_depth",
+    "lift_curve",
     "precision_recall_curve",
     "roc_curve",
 ]
@@ -422,3 +427,187 @@ def _precision_at(
     # Recall 0: the start of the first segment, whose precision is constant.
     at_zero: FloatArray = np.where(t > 0, precision, gpos[0] / (gpos[0] + gneg[0]))
     return at_zero
+
+
+# -- cumulative gain and lift ------------------------------------------------------------
+
+
+def _gain_points(task: Task) -> tuple[FloatArray, FloatArray, FloatArray, float, float]:
+    """Depth and gain at each distinct score (highest first, after a (0, 0) start),
+    the thresholds (``inf`` first), the positives' total and the samples' total."""
+    fps, tps, thresholds = _cumulative(task)
+    pos, total = float(tps[-1]), float(tps[-1] + fps[-1])
+    if pos <= 0:
+        _warn("no positive samples: the gain and lift are undefined (NaN)")
+    depth = np.concatenate(([0.0], (tps + fps) / total))
+    gain = (np.concatenate(([0.0], tps / pos)) if pos > 0
+            else np.full(depth.shape, np.nan))
+    return depth, gain, np.concatenate(([np.inf], thresholds.astype(np.float64))), pos, total
+
+
+def _depths(depth: Any) -> tuple[FloatArray, bool]:
+    """``depth`` as a float64 array of shares in [0, 1], and whether it was a scalar."""
+    d = np.asarray(depth, dtype=np.float64) if not isinstance(depth, np.ndarray) \
+        else depth.astype(np.float64)
+    if d.ndim > 1:
+        raise ValueError(f"depth must be a number or a 1-D sequence; got shape {d.shape}")
+    bad = np.flatnonzero(~((d >= 0.0) & (d <= 1.0)))
+    if bad.size:
+        raise ValueError(f"depth must lie in [0, 1] (a share of the samples); got "
+                         f"{d.reshape(-1)[bad[0]]!r}")
+    return d, d.ndim == 0
+
+
+def cumulative_gain_curve(
+    y_true: Any, y_score: Any, *, pos_label: Any = None, sample_weight: Any = None
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Cumulative gain: the share of all positives among the top-scored samples.
+
+    At each distinct score, ``depth`` is the share of the samples (or of the
+    weight) scoring at least it and ``gain`` the share of the positives
+    among them, so ``gain`` is the recall of the rule "positive when score
+    >= threshold" against the share of samples it flags. Tied samples are one
+    cutoff: between two points the curve is the straight line that is the
+    expected gain over every order of the tied samples (:func:`gain_at_depth`
+    reads it at any depth).
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As in :func:`fastrank.average_precision`.
+
+    Returns
+    -------
+    depth, gain : ndarray of shape (n_points,)
+        Increasing, from (0, 0) to (1, 1); a random ranking gives
+        ``gain == depth`` on average.
+    thresholds : ndarray of shape (n_points,)
+        Decreasing float64 cutoffs; ``thresholds[0]`` is ``inf`` (no sample
+        flagged).
+
+    Notes
+    -----
+    Without positives the gain is NaN, with an
+    :class:`~fastrank.UndefinedMetricWarning`. Samples of zero weight are not
+    cutoffs, as in :func:`roc_curve`.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> depth, gain, thr = fastrank.cumulative_gain_curve([1, 0, 1, 0], [.9, .6, .6, .2])
+    >>> depth, gain
+    (array([0.  , 0.25, 0.75, 1.  ]), array([0. , 0.5, 1. , 1. ]))
+    >>> thr
+    array([inf, 0.9, 0.6, 0.2])
+    """
+    task = inputs.task(y_true, y_score, sample_weight, pos_label)
+    depth, gain, thresholds, _, _ = _gain_points(task)
+    return depth, gain, thresholds
+
+
+def lift_curve(
+    y_true: Any, y_score: Any, *, pos_label: Any = None, sample_weight: Any = None
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Lift: how many times the prevalence the top-scored samples' share of positives is.
+
+    ``lift = gain / depth``, the precision of the samples scoring at least
+    each threshold divided by the prevalence: 1 for a random ranking, ``1 /
+    prevalence`` at most.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As in :func:`fastrank.average_precision`.
+
+    Returns
+    -------
+    depth, lift : ndarray of shape (n_points,)
+        One point per distinct score, depth increasing to 1 (where the lift
+        is 1); there is no point at depth 0.
+    thresholds : ndarray of shape (n_points,)
+        The distinct scores, decreasing (float64).
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> depth, lift, thr = fastrank.lift_curve([1, 0, 1, 0], [.9, .6, .6, .2])
+    >>> depth, lift.round(4)
+    (array([0.25, 0.75, 1.  ]), array([2.    , 1.3333, 1.    ]))
+    """
+    task = inputs.task(y_true, y_score, sample_weight, pos_label)
+    depth, gain, thresholds, _, _ = _gain_points(task)
+    return depth[1:], gain[1:] / depth[1:], thresholds[1:]
+
+
+def gain_at_depth(
+    y_true: Any, y_score: Any, depth: Any, *, pos_label: Any = None, sample_weight: Any = None
+) -> Any:
+    """The share of all positives among the top ``depth`` share of the samples.
+
+    Tie-aware: where the depth cuts through samples of equal score, the value
+    is the expected one over every order of them (the straight line of
+    :func:`cumulative_gain_curve` between its points), so it never depends
+    on the input order.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As in :func:`fastrank.average_precision`.
+    depth : float or 1-D array-like of floats in [0, 1]
+        Shares of the samples (of the weight, when weighted), e.g. 0.1 for
+        the top 10%.
+
+    Returns
+    -------
+    float or ndarray
+        One value per depth; NaN (with a warning) without positives.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> y, s = [1, 0, 1, 0], [.9, .6, .6, .2]
+    >>> fastrank.gain_at_depth(y, s, 0.5)     # the top 2: .9, then one of the two .6
+    0.75
+    >>> fastrank.gain_at_depth(y, s, [0.25, 1.0])
+    array([0.5, 1. ])
+    """
+    d, scalar = _depths(depth)
+    task = inputs.task(y_true, y_score, sample_weight, pos_label)
+    xs, gain, _, _, _ = _gain_points(task)
+    out = np.interp(d, xs, gain)
+    return float(out) if scalar else out
+
+
+def lift_at_depth(
+    y_true: Any, y_score: Any, depth: Any, *, pos_label: Any = None, sample_weight: Any = None
+) -> Any:
+    """The lift of the top ``depth`` share of the samples: :func:`gain_at_depth`
+    divided by ``depth``, tie-aware in the same way.
+
+    At depth 0 the value is its limit, the lift of the top-scored tie group.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As in :func:`fastrank.average_precision`.
+    depth : float or 1-D array-like of floats in [0, 1]
+        Shares of the samples (of the weight, when weighted).
+
+    Returns
+    -------
+    float or ndarray
+        One value per depth; NaN (with a warning) without positives.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> fastrank.lift_at_depth([1, 0, 1, 0], [.9, .6, .6, .2], [0.0, 0.5])
+    array([2. , 1.5])
+    """
+    d, scalar = _depths(depth)
+    task = inputs.task(y_true, y_score, sample_weight, pos_label)
+    xs, gain, _, _, _ = _gain_points(task)
+    top = gain[1] / xs[1]  # the first segment's slope: its lift, at every depth inside it
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(d > 0.0, np.interp(d, xs, gain) / np.where(d > 0.0, d, 1.0), top)
+    return float(out) if scalar else out
