@@ -68,6 +68,7 @@ _EXPORTS = {
     "pr_auc": "metrics",
     "prbe": "metrics",
     "roc_auc": "metrics",
+    "partial_roc_auc": "readouts",
     "BinnedSummary": "summaries",
     "Bounds": "summaries",
     "Comparison": "uncertainty",
@@ -94,7 +95,7 @@ def _version() -> str:
 # Submodules reachable as attributes (``fastrank.metrics.roc_auc``) without an import.
 _SUBMODULES = frozenset({
     "accumulator", "batch", "cli", "config", "curves", "dask", "datasets", "distributed",
-    "evaluation", "exceptions", "metrics", "plots", "readers", "stats", "summaries",
+    "evaluation", "exceptions", "metrics", "plots", "readers", "readouts", "stats", "summaries",
     "tables", "uncertainty",
 })
 
@@ -145,6 +146,7 @@ if TYPE_CHECKING:  # pragma: no cover
         prbe,
         roc_auc,
     )
+    from .readouts import partial_roc_auc
     from .summaries import BinnedSummary, Bounds
     from .uncertainty import (
         Comparison,
@@ -189,6 +191,7 @@ __all__ = [
     "interpolated_precision_recall_curve",
     "lift_at_depth",
     "lift_curve",
+    "partial_roc_auc",
     "pr_auc",
     "prbe",
     "precision_recall_curve",
