@@ -68,7 +68,12 @@ _EXPORTS = {
     "pr_auc": "metrics",
     "prbe": "metrics",
     "roc_auc": "metrics",
+    "OperatingPoint": "readouts",
     "partial_roc_auc": "readouts",
+    "precision_at_recall": "readouts",
+    "recall_at_precision": "readouts",
+    "sensitivity_at_specificity": "readouts",
+    "specificity_at_sensitivity": "readouts",
     "BinnedSummary": "summaries",
     "Bounds": "summaries",
     "Comparison": "uncertainty",
@@ -146,7 +151,14 @@ if TYPE_CHECKING:  # pragma: no cover
         prbe,
         roc_auc,
     )
-    from .readouts import partial_roc_auc
+    from .readouts import (
+        OperatingPoint,
+        partial_roc_auc,
+        precision_at_recall,
+        recall_at_precision,
+        sensitivity_at_specificity,
+        specificity_at_sensitivity,
+    )
     from .summaries import BinnedSummary, Bounds
     from .uncertainty import (
         Comparison,
@@ -172,6 +184,7 @@ __all__ = [
     "GroupResult",
     "Interval",
     "MeanCurve",
+    "OperatingPoint",
     "UndefinedMetricWarning",
     "UnsupportedOptionError",
     "__version__",
@@ -194,9 +207,13 @@ __all__ = [
     "partial_roc_auc",
     "pr_auc",
     "prbe",
+    "precision_at_recall",
     "precision_recall_curve",
+    "recall_at_precision",
     "roc_auc",
     "roc_auc_ci",
     "roc_curve",
+    "sensitivity_at_specificity",
     "show_config",
+    "specificity_at_sensitivity",
 ]

@@ -1,4 +1,8 @@
-"""Readouts of one task's ROC curve: partial areas over a range of FPR, of TPR, or both.
+"""Readouts of one task's curves: partial ROC areas, and operating points.
+
+Partial areas are taken over a range of FPR, of TPR, or both; operating points
+answer "what recall at 99% precision", "what sensitivity at 95% specificity",
+each with the threshold that gives it.
 
 The curve is the one :func:`fastrank.roc_curve` returns (one sort; equal scores
 are one cutoff, joined to the next by a straight line, the expected curve over
@@ -15,14 +19,21 @@ rounding of a few float operations per piece.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ._core import inputs
 from .curves import _cumulative, _warn
 
-__all__ = ["partial_roc_auc"]
+__all__ = [
+    "OperatingPoint",
+    "partial_roc_auc",
+    "precision_at_recall",
+    "recall_at_precision",
+    "sensitivity_at_specificity",
+    "specificity_at_sensitivity",
+]
 
 
 def _range(value: Any, name: str) -> tuple[float, float]:
@@ -148,3 +159,287 @@ def partial_roc_auc(
               "standardisation is undefined there; returning NaN")
         return math.nan
     return 0.5 * (1.0 + (area - diagonal) / (full - diagonal))
+
+
+# -- operating points ------------------------------------------------------------------
+
+
+class OperatingPoint(NamedTuple):
+    """One operating point of a task: the rate asked for and the cutoff giving it.
+
+    ``threshold`` is the score of the rule "positive when score >= threshold"
+    (``inf``: flag nothing). With ``interpolate=True`` the point may lie inside
+    a tie group; ``threshold`` is then that group's score, and the point is
+    reached by flagging the right share of the group's samples at random
+    (its expected rates). Of cutoffs equal in the rate asked for, the one
+    better in the other rate (e.g. the most specific of equally sensitive
+    ones) is returned.
+    """
+
+    value: float
+    threshold: float
+
+
+def _target(value: Any, name: str) -> float:
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.number):
+        raise TypeError(f"{name} must be a number in [0, 1]; got {value!r}")
+    v = float(value)
+    if not 0.0 <= v <= 1.0:
+        raise ValueError(f"{name} must lie in [0, 1]; got {v!r}")
+    return v
+
+
+def _counts(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any, interpolate: Any,
+            needs_negatives: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Cumulative FP and TP at every cutoff from the (inf) start, and the thresholds;
+    None (after one warning) when the task lacks a class the readout needs."""
+    if not isinstance(interpolate, bool | np.bool_):
+        raise TypeError(f"interpolate must be True or False; got {interpolate!r}")
+    task = inputs.task(y_true, y_score, sample_weight, pos_label)
+    fps, tps, thresholds = _cumulative(task)
+    missing = "positive" if tps[-1] <= 0 else "negative" if needs_negatives and fps[-1] <= 0 \
+        else None
+    if missing:
+        _warn(f"no {missing} samples: the operating point is undefined; returning NaN")
+        return None
+    return (np.concatenate(([0.0], fps)), np.concatenate(([0.0], tps)),
+            np.concatenate(([np.inf], thresholds.astype(np.float64))))
+
+
+_NAN_POINT = OperatingPoint(math.nan, math.nan)
+
+
+def sensitivity_at_specificity(
+    y_true: Any, y_score: Any, min_specificity: float, *, interpolate: bool = False,
+    sample_weight: Any = None, pos_label: Any = None,
+) -> OperatingPoint:
+    """The highest sensitivity (TPR, recall) with specificity at least ``min_specificity``.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As in :func:`fastrank.average_precision`.
+    min_specificity : float in [0, 1]
+        E.g. 0.95: at most 5% of the negatives flagged.
+    interpolate : bool, default False
+        False: the best cutoff that meets the bound (a cutoff flags a whole
+        tie group or none of it, so the specificity reached may exceed the
+        bound). True: the ROC curve's point at exactly the bound, on the
+        straight line through a tie group, reached by flagging a random share
+        of that group; its sensitivity is at least the cutoff's.
+
+    Returns
+    -------
+    OperatingPoint
+        ``(value, threshold)``: the sensitivity and the cutoff score. NaN,
+        with an :class:`~fastrank.UndefinedMetricWarning`, when a class is
+        missing.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> y = [1, 1, 0, 1, 0, 1, 0, 0, 0, 0]
+    >>> s = [.9, .8, .8, .7, .6, .5, .4, .3, .2, .1]
+    >>> fastrank.sensitivity_at_specificity(y, s, 0.8)
+    OperatingPoint(value=0.75, threshold=0.7)
+    >>> p = fastrank.sensitivity_at_specificity(y, s, 0.9, interpolate=True)
+    >>> round(p.value, 12), p.threshold      # 60% of the group at 0.8 flagged
+    (0.4, 0.8)
+    """
+    bound = _target(min_specificity, "min_specificity")
+    got = _counts(y_true, y_score, sample_weight, pos_label, interpolate, True)
+    if got is None:
+        return _NAN_POINT
+    fp, tp, thr = got
+    neg, pos = fp[-1], tp[-1]
+    ok = (neg - fp) / neg >= bound  # specificity of each cutoff, as users compute it
+    last = int(np.flatnonzero(ok)[-1])  # the start (flag nothing) always qualifies
+    k = int(np.searchsorted(tp, tp[last]))  # of equal sensitivity, the most specific
+    value = tp[k] / pos
+    if interpolate and last + 1 < fp.shape[0] and fp[last + 1] > fp[last]:
+        # Along the next group's line, FP grows to the bound's (1 - bound) * neg.
+        share = ((1.0 - bound) * neg - fp[last]) / (fp[last + 1] - fp[last])
+        inside = (tp[last] + min(max(share, 0.0), 1.0) * (tp[last + 1] - tp[last])) / pos
+        if inside > value:  # the group holds positives: part of it helps
+            return OperatingPoint(float(inside), float(thr[last + 1]))
+    return OperatingPoint(float(value), float(thr[k]))
+
+
+def specificity_at_sensitivity(
+    y_true: Any, y_score: Any, min_sensitivity: float, *, interpolate: bool = False,
+    sample_weight: Any = None, pos_label: Any = None,
+) -> OperatingPoint:
+    """The highest specificity with sensitivity (TPR) at least ``min_sensitivity``.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As in :func:`fastrank.average_precision`.
+    min_sensitivity : float in [0, 1]
+        E.g. 0.95: at least 95% of the positives flagged.
+    interpolate : bool, default False
+        As in :func:`sensitivity_at_specificity`: the best cutoff, or the
+        ROC curve's point at exactly the bound.
+
+    Returns
+    -------
+    OperatingPoint
+        ``(value, threshold)``: the specificity and the cutoff score.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> y = [1, 1, 0, 1, 0, 1, 0, 0, 0, 0]
+    >>> s = [.9, .8, .8, .7, .6, .5, .4, .3, .2, .1]
+    >>> fastrank.specificity_at_sensitivity(y, s, 1.0)
+    OperatingPoint(value=0.6666666666666666, threshold=0.5)
+    >>> fastrank.specificity_at_sensitivity(y, s, 0.25, interpolate=True)
+    OperatingPoint(value=1.0, threshold=0.9)
+    """
+    bound = _target(min_sensitivity, "min_sensitivity")
+    got = _counts(y_true, y_score, sample_weight, pos_label, interpolate, True)
+    if got is None:
+        return _NAN_POINT
+    fp, tp, thr = got
+    neg, pos = fp[-1], tp[-1]
+    k = int(np.flatnonzero(tp / pos >= bound)[0])  # the last cutoff always qualifies
+    if interpolate and k > 0 and tp[k] > tp[k - 1] and tp[k - 1] / pos < bound:
+        share = (bound * pos - tp[k - 1]) / (tp[k] - tp[k - 1])
+        fp_at = fp[k - 1] + min(max(share, 0.0), 1.0) * (fp[k] - fp[k - 1])
+        if fp_at < fp[k]:  # the group holds negatives: flagging part of it spares some
+            return OperatingPoint(float((neg - fp_at) / neg), float(thr[k]))
+    k = int(np.searchsorted(fp, fp[k], side="right")) - 1  # of equal specificity, the most
+    return OperatingPoint(float((neg - fp[k]) / neg), float(thr[k]))  # sensitive
+
+
+def recall_at_precision(
+    y_true: Any, y_score: Any, min_precision: float, *, interpolate: bool = False,
+    sample_weight: Any = None, pos_label: Any = None,
+) -> OperatingPoint:
+    """The highest recall with precision at least ``min_precision``.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As in :func:`fastrank.average_precision`.
+    min_precision : float in [0, 1]
+        E.g. 0.99.
+    interpolate : bool, default False
+        False: the best cutoff whose precision meets the bound. True: also
+        the points inside tie groups, flagging a random share of a group
+        (Davis and Goadrich's interpolation, which :func:`fastrank.pr_auc`
+        integrates), where the precision reaches the bound exactly.
+
+    Returns
+    -------
+    OperatingPoint
+        ``(value, threshold)``: the recall and the cutoff score. When no
+        cutoff reaches the precision, recall 0 at threshold ``inf`` (flag
+        nothing). NaN, with an :class:`~fastrank.UndefinedMetricWarning`,
+        without positives.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> y = [1, 1, 0, 1, 0, 1, 0, 0, 0, 0]
+    >>> s = [.9, .8, .8, .7, .6, .5, .4, .3, .2, .1]
+    >>> fastrank.recall_at_precision(y, s, 0.75)
+    OperatingPoint(value=0.75, threshold=0.7)
+    >>> fastrank.recall_at_precision(y, s, 0.99)
+    OperatingPoint(value=0.25, threshold=0.9)
+    """
+    bound = _target(min_precision, "min_precision")
+    got = _counts(y_true, y_score, sample_weight, pos_label, interpolate, False)
+    if got is None:
+        return _NAN_POINT
+    fp, tp, thr = got
+    pos = tp[-1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = tp / (tp + fp)
+    ok = np.flatnonzero(precision[1:] >= bound) + 1
+    if ok.size:  # the most recall; of equal recall, the best precision (fewest FP)
+        j = int(ok[np.searchsorted(tp[ok], tp[ok[-1]])])
+        best = OperatingPoint(float(tp[j] / pos), float(thr[j]))
+    else:
+        best = OperatingPoint(0.0, math.inf)
+    if not interpolate:
+        return best
+    # Inside group k (between cutoffs k - 1 and k): flagging a share a of it gives
+    # TP = tp0 + a dp and flagged = n0 + a g; precision is monotone in a, so where
+    # the group starts at or above the bound and ends below it, the bound is met at
+    # a = (bound n0 - tp0) / (dp - bound g).
+    tp0, n0 = tp[:-1], tp[:-1] + fp[:-1]
+    dp, g = np.diff(tp), np.diff(tp + fp)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        start = np.where(n0 > 0, tp0 / n0, dp / g)  # at a -> 0: the group's own precision
+        crossing = (start >= bound) & (precision[1:] < bound) & (dp > 0)
+        share = (bound * n0 - tp0) / (dp - bound * g)
+    cand = np.flatnonzero(crossing & (share > 0))
+    if cand.size:
+        recalls = (tp0[cand] + np.clip(share[cand], 0.0, 1.0) * dp[cand]) / pos
+        j = int(np.argmax(recalls))
+        if recalls[j] > best.value:
+            return OperatingPoint(float(recalls[j]), float(thr[cand[j] + 1]))
+    return best
+
+
+def precision_at_recall(
+    y_true: Any, y_score: Any, min_recall: float, *, interpolate: bool = False,
+    sample_weight: Any = None, pos_label: Any = None,
+) -> OperatingPoint:
+    """The highest precision with recall at least ``min_recall``.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As in :func:`fastrank.average_precision`.
+    min_recall : float in [0, 1]
+        E.g. 0.9.
+    interpolate : bool, default False
+        False: the best cutoff whose recall meets the bound. True: also the
+        point inside a tie group where the recall reaches the bound exactly
+        (flagging a random share of the group; Davis and Goadrich's
+        interpolated precision there).
+
+    Returns
+    -------
+    OperatingPoint
+        ``(value, threshold)``: the precision and the cutoff score. NaN,
+        with an :class:`~fastrank.UndefinedMetricWarning`, without positives.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> y = [1, 1, 0, 1, 0, 1, 0, 0, 0, 0]
+    >>> s = [.9, .8, .8, .7, .6, .5, .4, .3, .2, .1]
+    >>> fastrank.precision_at_recall(y, s, 1.0)
+    OperatingPoint(value=0.6666666666666666, threshold=0.5)
+    >>> fastrank.precision_at_recall(y, s, 0.3)
+    OperatingPoint(value=0.75, threshold=0.7)
+    >>> p = fastrank.precision_at_recall(y, s, 0.3, interpolate=True)  # 20% of the 0.8 group
+    >>> round(p.value, 12), p.threshold
+    (0.857142857143, 0.8)
+    """
+    bound = _target(min_recall, "min_recall")
+    got = _counts(y_true, y_score, sample_weight, pos_label, interpolate, False)
+    if got is None:
+        return _NAN_POINT
+    fp, tp, thr = got
+    pos = tp[-1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = tp / (tp + fp)
+    ok = np.flatnonzero((tp / pos >= bound)[1:]) + 1  # cutoffs only: the start flags none
+    top = precision[ok] == precision[ok].max()  # of equal precision, the most recall
+    j = int(ok[np.flatnonzero(top)[-1]])
+    best = OperatingPoint(float(precision[j]), float(thr[j]))
+    if not interpolate:
+        return best
+    k = int(ok[0])  # the group inside which TP reaches bound * pos
+    need = bound * pos
+    if tp[k - 1] < need < tp[k]:
+        share = (need - tp[k - 1]) / (tp[k] - tp[k - 1])
+        flagged = tp[k - 1] + fp[k - 1] + share * (tp[k] + fp[k] - tp[k - 1] - fp[k - 1])
+        at = need / flagged
+        if at > best.value:
+            return OperatingPoint(float(at), float(thr[k]))
+    return best

@@ -1,0 +1,178 @@
+"""Operating points against brute force over every cutoff, and a dense search inside ties.
+
+Conservative points (``interpolate=False``) are checked against a loop over
+every distinct score (and "flag nothing"), counting the flagged samples
+directly, maximising the rate asked for and then the other rate. Interpolated
+points must be at least as good as every cutoff, feasible, and match a dense
+search over the share of each tie group flagged at random (its expected
+counts).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import fastrank
+
+sys.path.insert(0, str(Path(__file__).parent))
+from strategies import PROPERTY_SETTINGS
+
+READOUTS = {
+    # name: (value of (tp, fp, P, N), constraint rate, bound's name)
+    "sensitivity_at_specificity": (lambda tp, fp, P, N: tp / P, lambda tp, fp, P, N: (N - fp) / N),
+    "specificity_at_sensitivity": (lambda tp, fp, P, N: (N - fp) / N, lambda tp, fp, P, N: tp / P),
+    "recall_at_precision": (lambda tp, fp, P, N: tp / P,
+                            lambda tp, fp, P, N: tp / (tp + fp) if tp + fp > 0 else -1.0),
+    "precision_at_recall": (lambda tp, fp, P, N: tp / (tp + fp) if tp + fp > 0 else -1.0,
+                            lambda tp, fp, P, N: tp / P),
+}
+
+
+def cutoffs(y, s, w):
+    """(threshold, tp, fp) for "flag nothing" and every distinct score, by direct counting."""
+    y, s, w = np.asarray(y), np.asarray(s, dtype=np.float64), np.asarray(w, dtype=np.float64)
+    out = [(math.inf, 0.0, 0.0)]
+    for t in sorted({v for v, wi in zip(s, w, strict=True) if wi > 0}, reverse=True):
+        flagged = s >= t
+        out.append((t, float(w[flagged & (y == 1)].sum()), float(w[flagged & (y == 0)].sum())))
+    return out
+
+
+def brute(name, y, s, w, bound):
+    value, rate = READOUTS[name]
+    P = float(np.dot(w, np.asarray(y) == 1))
+    N = float(np.dot(w, np.asarray(y) == 0))
+    best = None
+    for t, tp, fp in cutoffs(y, s, w):
+        if name == "precision_at_recall" and tp + fp == 0:
+            continue  # flagging nothing has no precision
+        if rate(tp, fp, P, N) >= bound:
+            other = READOUTS[name][1](tp, fp, P, N)
+            key = (value(tp, fp, P, N), other)
+            if best is None or key > best[0]:
+                best = (key, t)
+    if best is None:
+        return 0.0, math.inf  # recall at an unreachable precision: flag nothing
+    return best[0][0], best[1]
+
+
+cases = st.integers(3, 30).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(0, 1), min_size=n, max_size=n),
+    st.lists(st.integers(0, 5), min_size=n, max_size=n),
+    st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]), min_size=n, max_size=n),
+))
+bounds = st.one_of(st.sampled_from([0.0, 0.25, 0.5, 0.75, 0.9, 0.95, 1.0]),
+                   st.floats(0, 1))
+
+
+@PROPERTY_SETTINGS
+@given(cases, bounds, st.sampled_from(sorted(READOUTS)), st.booleans())
+def test_conservative_points_are_the_best_cutoff(case, bound, name, weighted) -> None:
+    y, s, w = case
+    y[:2] = [0, 1]
+    w = [max(wi, 0.5) for wi in w] if not weighted else w
+    w[:2] = [1.0, 1.0]
+    kw = {"sample_weight": w} if weighted else {}
+    if not weighted:
+        w = [1.0] * len(y)
+    got = getattr(fastrank, name)(y, s, bound, **kw)
+    want_value, want_threshold = brute(name, y, s, w, bound)
+    assert got.value == pytest.approx(want_value, rel=1e-12, abs=1e-15)
+    assert got.threshold == want_threshold
+
+
+def dense(name, y, s, bound, steps=2000):
+    """The best value over every share of every tie group flagged (expected counts)."""
+    value, rate = READOUTS[name]
+    y = np.asarray(y)
+    P, N = float((y == 1).sum()), float((y == 0).sum())
+    pts = cutoffs(y, s, np.ones(len(y)))
+    best = -math.inf
+    for (_, tp0, fp0), (_, tp1, fp1) in itertools.pairwise(pts):
+        a = np.linspace(0.0, 1.0, steps + 1)
+        tp, fp = tp0 + a * (tp1 - tp0), fp0 + a * (fp1 - fp0)
+        for t, f in zip(tp, fp, strict=True):
+            if name == "precision_at_recall" and t + f == 0:
+                continue
+            if rate(t, f, P, N) >= bound - 1e-12:
+                best = max(best, value(t, f, P, N))
+    return best
+
+
+@PROPERTY_SETTINGS
+@given(cases, st.sampled_from([0.1, 0.3, 0.5, 0.7, 0.85, 0.95]),
+       st.sampled_from(sorted(READOUTS)))
+def test_interpolated_points_match_a_dense_search_inside_ties(case, bound, name) -> None:
+    y, s, _ = case
+    y = y[:12]
+    s = s[:12]
+    y[:2] = [0, 1]
+    got = getattr(fastrank, name)(y, s, bound, interpolate=True)
+    plain = getattr(fastrank, name)(y, s, bound)
+    assert got.value >= plain.value - 1e-15
+    want = dense(name, y, s, bound)
+    if want == -math.inf:  # nothing reaches the precision: flag nothing
+        assert got == (0.0, math.inf)
+        return
+    assert want - 1e-12 <= got.value <= want + 2e-3  # the grid misses the exact crossing
+    thresholds = {t for t, _, _ in cutoffs(y, s, np.ones(len(y)))}
+    assert got.threshold in thresholds
+
+
+def test_worked_example() -> None:
+    y = [1, 1, 0, 1, 0, 1, 0, 0, 0, 0]
+    s = [.9, .8, .8, .7, .6, .5, .4, .3, .2, .1]
+    assert fastrank.sensitivity_at_specificity(y, s, 0.8) == (0.75, 0.7)
+    assert fastrank.specificity_at_sensitivity(y, s, 1.0) == (4 / 6, 0.5)
+    assert fastrank.recall_at_precision(y, s, 0.75) == (0.75, 0.7)
+    assert fastrank.precision_at_recall(y, s, 1.0) == (4 / 6, 0.5)
+    # Halfway into the tie at 0.8 (one positive, one negative): specificity 1 - 0.5 / 6.
+    p = fastrank.sensitivity_at_specificity(y, s, 1 - 0.5 / 6, interpolate=True)
+    assert p.value == pytest.approx(1.5 / 4) and p.threshold == 0.8
+    assert fastrank.recall_at_precision(y, s, 1.0) == (0.25, 0.9)
+    assert fastrank.recall_at_precision([0, 1], [.9, .1], 0.99) == (0.0, math.inf)
+
+
+def test_undefined_is_nan_with_one_warning() -> None:
+    with pytest.warns(fastrank.UndefinedMetricWarning, match="no negative samples") as rec:
+        p = fastrank.sensitivity_at_specificity([1, 1], [.1, .2], 0.9)
+    assert len(rec) == 1 and math.isnan(p.value) and math.isnan(p.threshold)
+    with pytest.warns(fastrank.UndefinedMetricWarning, match="no positive samples"):
+        assert math.isnan(fastrank.precision_at_recall([0, 0], [.1, .2], 0.5).value)
+    # Precision and recall need no negatives.
+    assert fastrank.recall_at_precision([1, 1], [.1, .2], 0.9) == (1.0, 0.1)
+
+
+@pytest.mark.parametrize("name", sorted(READOUTS))
+def test_bad_bounds_and_options(name) -> None:
+    f = getattr(fastrank, name)
+    for bad in (-0.1, 1.01, math.nan):
+        with pytest.raises(ValueError, match="must lie in \\[0, 1\\]"):
+            f([0, 1], [.1, .2], bad)
+    for bad in ("0.5", None, True):
+        with pytest.raises(TypeError, match="must be a number in \\[0, 1\\]"):
+            f([0, 1], [.1, .2], bad)
+    with pytest.raises(TypeError, match="interpolate must be True or False"):
+        f([0, 1], [.1, .2], 0.5, interpolate="yes")
+    with pytest.raises(ValueError, match="non-finite"):
+        f([0, 1], [math.nan, .2], 0.5)
+
+
+def test_the_input_order_does_not_matter() -> None:
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 2, 400)
+    s = np.round(y + rng.normal(size=400), 1)
+    perm = rng.permutation(400)
+    for name in READOUTS:
+        for interpolate in (False, True):
+            f = getattr(fastrank, name)
+            assert f(y, s, 0.8, interpolate=interpolate) == f(y[perm], s[perm], 0.8,
+                                                                interpolate=interpolate)
