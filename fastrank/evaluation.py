@@ -423,6 +423,65 @@ class Evaluation:
                    else np.array(v, dtype=np.float64) for name, v in rows.items()}
         return _frame(columns, as_frame)
 
+    def operating_points(
+        self,
+        *,
+        min_precision: float | Sequence[float] = (),
+        min_recall: float | Sequence[float] = (),
+        min_specificity: float | Sequence[float] = (),
+        min_sensitivity: float | Sequence[float] = (),
+        interpolate: bool = False,
+        as_frame: bool = True,
+    ) -> Any:
+        """Operating points of every pair: recall at a precision, sensitivity at a
+        specificity, ..., each with its threshold.
+
+        One row per pair and bound, bounds in the order of the keywords. Columns:
+        ``model, dataset, readout`` (``"recall_at_precision"``,
+        ``"precision_at_recall"``, ``"sensitivity_at_specificity"``,
+        ``"specificity_at_sensitivity"``), ``bound, value, threshold``: each
+        value that of :func:`fastrank.recall_at_precision` and the others on the
+        pair (NaN where the pair lacks a class the readout needs).
+
+        Examples
+        --------
+        >>> import fastrank
+        >>> ev = fastrank.evaluate({"a": [.9, .8, .8, .7, .6, .5, .4, .3]},
+        ...                        [1, 1, 0, 1, 0, 1, 0, 0])
+        >>> t = ev.operating_points(min_precision=0.75, min_specificity=[0.75, 1.0],
+        ...                         as_frame=False)
+        >>> list(t["readout"])
+        ['recall_at_precision', 'sensitivity_at_specificity', 'sensitivity_at_specificity']
+        >>> t["bound"].tolist(), t["value"].tolist(), t["threshold"].tolist()
+        ([0.75, 0.75, 1.0], [0.75, 0.75, 0.25], [0.7, 0.7, 0.9])
+        """
+        from .readouts import readout
+
+        if not isinstance(interpolate, bool | np.bool_):
+            raise TypeError(f"interpolate must be True or False; got {interpolate!r}")
+        asked: list[tuple[str, float]] = []
+        for name, bounds in (("recall_at_precision", min_precision),
+                             ("precision_at_recall", min_recall),
+                             ("sensitivity_at_specificity", min_specificity),
+                             ("specificity_at_sensitivity", min_sensitivity)):
+            for bound in np.atleast_1d(np.asarray(bounds, dtype=object)).tolist():
+                asked.append((name, bound))
+        if not asked:
+            raise ValueError("pass at least one bound: min_precision=, min_recall=, "
+                             "min_specificity= or min_sensitivity=")
+        rows: dict[str, list[Any]] = {k: [] for k in ("model", "dataset", "readout", "bound",
+                                                      "value", "threshold")}
+        for e in self.entries:
+            for name, bound in asked:
+                point = readout(name, e.fp, e.tp, e.thresholds, bound, interpolate=interpolate)
+                for key, v in (("model", e.model), ("dataset", e.dataset), ("readout", name),
+                               ("bound", float(bound)), ("value", point.value),
+                               ("threshold", point.threshold)):
+                    rows[key].append(v)
+        columns = {k: _names(v) if k in ("model", "dataset", "readout")
+                   else np.array(v, dtype=np.float64) for k, v in rows.items()}
+        return _frame(columns, as_frame)
+
     def auc_ci(self, *, level: float = 0.95, as_frame: bool = True) -> Any:
         """ROC AUC with DeLong's interval, one row per model and dataset.
 

@@ -248,9 +248,12 @@ def sensitivity_at_specificity(
     """
     bound = _target(min_specificity, "min_specificity")
     got = _counts(y_true, y_score, sample_weight, pos_label, interpolate, True)
-    if got is None:
-        return _NAN_POINT
-    fp, tp, thr = got
+    return _NAN_POINT if got is None else _sens_at_spec(*got, bound, interpolate)
+
+
+def _sens_at_spec(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray, bound: float,
+                  interpolate: bool) -> OperatingPoint:
+    """:func:`sensitivity_at_specificity` from cumulative FP and TP from the (inf) start."""
     neg, pos = fp[-1], tp[-1]
     ok = (neg - fp) / neg >= bound  # specificity of each cutoff, as users compute it
     last = int(np.flatnonzero(ok)[-1])  # the start (flag nothing) always qualifies
@@ -298,9 +301,12 @@ def specificity_at_sensitivity(
     """
     bound = _target(min_sensitivity, "min_sensitivity")
     got = _counts(y_true, y_score, sample_weight, pos_label, interpolate, True)
-    if got is None:
-        return _NAN_POINT
-    fp, tp, thr = got
+    return _NAN_POINT if got is None else _spec_at_sens(*got, bound, interpolate)
+
+
+def _spec_at_sens(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray, bound: float,
+                  interpolate: bool) -> OperatingPoint:
+    """:func:`specificity_at_sensitivity` from cumulative FP and TP from the (inf) start."""
     neg, pos = fp[-1], tp[-1]
     k = int(np.flatnonzero(tp / pos >= bound)[0])  # the last cutoff always qualifies
     if interpolate and k > 0 and tp[k] > tp[k - 1] and tp[k - 1] / pos < bound:
@@ -350,9 +356,12 @@ def recall_at_precision(
     """
     bound = _target(min_precision, "min_precision")
     got = _counts(y_true, y_score, sample_weight, pos_label, interpolate, False)
-    if got is None:
-        return _NAN_POINT
-    fp, tp, thr = got
+    return _NAN_POINT if got is None else _recall_at_precision(*got, bound, interpolate)
+
+
+def _recall_at_precision(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray, bound: float,
+                         interpolate: bool) -> OperatingPoint:
+    """:func:`recall_at_precision` from cumulative FP and TP from the (inf) start."""
     pos = tp[-1]
     with np.errstate(divide="ignore", invalid="ignore"):
         precision = tp / (tp + fp)
@@ -422,9 +431,12 @@ def precision_at_recall(
     """
     bound = _target(min_recall, "min_recall")
     got = _counts(y_true, y_score, sample_weight, pos_label, interpolate, False)
-    if got is None:
-        return _NAN_POINT
-    fp, tp, thr = got
+    return _NAN_POINT if got is None else _precision_at_recall(*got, bound, interpolate)
+
+
+def _precision_at_recall(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray, bound: float,
+                         interpolate: bool) -> OperatingPoint:
+    """:func:`precision_at_recall` from cumulative FP and TP from the (inf) start."""
     pos = tp[-1]
     with np.errstate(divide="ignore", invalid="ignore"):
         precision = tp / (tp + fp)
@@ -443,3 +455,26 @@ def precision_at_recall(
         if at > best.value:
             return OperatingPoint(float(at), float(thr[k]))
     return best
+
+
+# The readouts by name: (function of the cumulative counts, whether it needs negatives,
+# the name of its bound). Evaluation tables and the command line look them up here.
+READOUTS = {
+    "sensitivity_at_specificity": (_sens_at_spec, True, "min_specificity"),
+    "specificity_at_sensitivity": (_spec_at_sens, True, "min_sensitivity"),
+    "recall_at_precision": (_recall_at_precision, False, "min_precision"),
+    "precision_at_recall": (_precision_at_recall, False, "min_recall"),
+}
+
+
+def readout(name: str, fp: np.ndarray, tp: np.ndarray, thresholds: np.ndarray, bound: float,
+            *, interpolate: bool = False) -> OperatingPoint:
+    """Readout ``name`` from one task's cumulative counts at its distinct scores
+    (highest first, without the start), as the public function gives it; NaN
+    where the task lacks a class it needs (no warning: the caller warns)."""
+    fn, needs_negatives, bound_name = READOUTS[name]
+    bound = _target(bound, bound_name)
+    if tp[-1] <= 0 or (needs_negatives and fp[-1] <= 0):
+        return _NAN_POINT
+    return fn(np.concatenate(([0.0], fp)), np.concatenate(([0.0], tp)),
+              np.concatenate(([np.inf], thresholds.astype(np.float64))), bound, interpolate)

@@ -176,3 +176,41 @@ def test_the_input_order_does_not_matter() -> None:
             f = getattr(fastrank, name)
             assert f(y, s, 0.8, interpolate=interpolate) == f(y[perm], s[perm], 0.8,
                                                                 interpolate=interpolate)
+
+
+def test_evaluation_table_is_the_one_task_functions() -> None:
+    rng = np.random.default_rng(4)
+    folds = [rng.integers(0, 2, 300) for _ in range(3)]
+    scores = {m: [np.round(y * sep + rng.normal(size=300), 1) for y in folds]
+              for m, sep in (("good", 2.0), ("poor", 0.5))}
+    ev = fastrank.evaluate(scores, folds)
+    for interpolate in (False, True):
+        t = ev.operating_points(min_precision=[0.8, 0.95], min_recall=0.5,
+                                min_specificity=0.9, min_sensitivity=[0.9],
+                                interpolate=interpolate, as_frame=False)
+        asked = [("recall_at_precision", 0.8), ("recall_at_precision", 0.95),
+                 ("precision_at_recall", 0.5), ("sensitivity_at_specificity", 0.9),
+                 ("specificity_at_sensitivity", 0.9)]
+        i = 0
+        for m in ("good", "poor"):
+            for k in range(3):
+                for name, bound in asked:
+                    want = getattr(fastrank, name)(folds[k], scores[m][k], bound,
+                                                   interpolate=interpolate)
+                    assert (t["model"][i], t["dataset"][i], t["readout"][i]) == (m, k, name)
+                    assert (t["bound"][i], t["value"][i], t["threshold"][i]) == (bound, *want)
+                    i += 1
+        assert i == len(t["value"])
+    with pytest.raises(ValueError, match="pass at least one bound"):
+        ev.operating_points()
+    with pytest.raises(ValueError, match="min_recall must lie in"):
+        ev.operating_points(min_recall=1.5)
+
+
+def test_evaluation_table_of_a_pair_without_negatives_is_nan() -> None:
+    with pytest.warns(fastrank.UndefinedMetricWarning):
+        ev = fastrank.evaluate([[.3, .2, .1], [.9, .1, .5]], [[1, 1, 1], [1, 0, 0]],
+                               model_names=["m", "m"], dataset_ids=[0, 1])
+    t = ev.operating_points(min_specificity=0.5, min_precision=0.5, as_frame=False)
+    assert math.isnan(t["value"][1]) and math.isnan(t["threshold"][1])  # no negatives
+    assert t["value"][0] == 1.0  # recall at precision needs positives only
