@@ -280,6 +280,7 @@ def _evaluate(args: argparse.Namespace, metrics: list[str]) -> int:
                 evaluation = _pairs(path, y, scores, weights, datasets, progress)
                 summary = evaluation.summary(as_frame=False)
                 table = {k: summary[k] for k in ("model", "dataset", *metrics)}
+                table.update(_operating_columns(evaluation, args))
         if weights is None:
             _integer_counts(table)
         progress.close()
@@ -294,6 +295,43 @@ def _evaluate(args: argparse.Namespace, metrics: list[str]) -> int:
         progress.close()
     print(format_table(table, args.format))
     return 0
+
+
+# --at-* options: the readout each asks for (fastrank.readouts.READOUTS).
+AT_OPTIONS = {"at_precision": "recall_at_precision", "at_recall": "precision_at_recall",
+              "at_specificity": "sensitivity_at_specificity",
+              "at_sensitivity": "specificity_at_sensitivity"}
+
+
+def _operating_columns(evaluation: Evaluation, args: argparse.Namespace) -> dict[str, Any]:
+    """Two columns per --at-* bound, after the metrics: the readout's value, named
+    ``<readout>_<bound>``, and its threshold, ``<readout>_<bound>_threshold``."""
+    asked = {option: getattr(args, option) or [] for option in AT_OPTIONS}
+    if not any(asked.values()):
+        return {}
+    points = evaluation.operating_points(
+        min_precision=asked["at_precision"], min_recall=asked["at_recall"],
+        min_specificity=asked["at_specificity"], min_sensitivity=asked["at_sensitivity"],
+        interpolate=args.interpolate, as_frame=False)
+    out: dict[str, Any] = {}
+    count = len(evaluation.entries)
+    per_pair = len(points["value"]) // count
+    for j in range(per_pair):
+        name = f"{points['readout'][j]}_{points['bound'][j]:g}"
+        out[name] = points["value"][j::per_pair]
+        out[f"{name}_threshold"] = points["threshold"][j::per_pair]
+    return out
+
+
+def _bound(value: str) -> float:
+    """An --at-* bound: a number in [0, 1]."""
+    try:
+        v = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if not 0.0 <= v <= 1.0:
+        raise argparse.ArgumentTypeError(f"{value!r} is not in [0, 1]")
+    return v
 
 
 def _take(rows: np.ndarray, *columns: np.ndarray | None) -> list[Any]:
@@ -477,6 +515,12 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     ev.add_argument("--metrics", nargs="+", metavar="M",
                     help=f"columns to print, from: {' '.join(METRIC_COLUMNS)} "
                          "(aliases: ap, auc, ap_expected)")
+    for option, readout in AT_OPTIONS.items():
+        flag = "--" + option.replace("_", "-")
+        ev.add_argument(flag, type=_bound, nargs="+", metavar="B",
+                        help=f"add {readout} at each bound B (and its threshold) as columns")
+    ev.add_argument("--interpolate", action="store_true",
+                    help="--at-* points may lie inside tie groups (a random share flagged)")
     ev.add_argument("--plot", type=_plot_path, metavar="PATH",
                     help="write ROC and PR curves (.png, .svg, .pdf)")
     ev.add_argument("--plot-kinds", nargs="+", choices=PLOT_KINDS, default=["roc", "pr"],
@@ -550,6 +594,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         command.error(f"unknown metric {unknown[0]!r}; choose from {', '.join(METRIC_COLUMNS)}")
     if args.per_group and not args.group:
         command.error("--per-group needs --group")
+    if args.group and any(getattr(args, option) for option in AT_OPTIONS):
+        command.error("--at-precision and the other --at-* options read one curve per model "
+                      "and dataset; they cannot be combined with --group")
     if args.plot:
         if args.group:
             command.error("--plot draws one curve per model and dataset; it cannot be "

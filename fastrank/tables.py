@@ -54,9 +54,25 @@ COUNT_COLUMNS = ("positives", "negatives", "groups")
 TIME_SUFFIX = "_ms"
 
 
+# Operating-point columns, ``<readout>_<bound>`` and ``<readout>_<bound>_threshold``
+# (the command line's --at-* options): short names with the bound, e.g. "R@P0.99".
+READOUT_HEADERS = {
+    "recall_at_precision": "R@P",
+    "precision_at_recall": "P@R",
+    "sensitivity_at_specificity": "Se@Sp",
+    "specificity_at_sensitivity": "Sp@Se",
+}
+
+
 def display_name(name: str) -> str:
     """The header of column ``name`` in the human-readable formats."""
-    return HEADERS.get(name, name)
+    if name in HEADERS:
+        return HEADERS[name]
+    for readout, short in READOUT_HEADERS.items():
+        if name.startswith(readout + "_"):
+            bound, _, rest = name[len(readout) + 1:].partition("_")
+            return f"{short}{bound}" + (" at" if rest == "threshold" else "")
+    return name
 
 
 def _plain(value: Any) -> Any:

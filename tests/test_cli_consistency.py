@@ -493,3 +493,42 @@ def test_a_file_after_score_columns_gets_a_hint(tmp_path, capsys):
     assert code == 0, err
     code, _, err = run(["evaluate", "--label", "y", "--score", "a"], capsys)
     assert code == 2 and err.rstrip().endswith("required: FILE")
+
+
+def test_operating_point_columns(tmp_path, capsys):
+    data = _small_csv(tmp_path / "p.csv")
+    code, out, err = run(["evaluate", str(data), "--label", "y", "--score", "a", "b",
+                          "--dataset", "fold", "--at-precision", "0.9", "0.95",
+                          "--at-sensitivity", "0.8", "--format", "csv"], capsys)
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert list(rows[0])[-6:] == [
+        "recall_at_precision_0.9", "recall_at_precision_0.9_threshold",
+        "recall_at_precision_0.95", "recall_at_precision_0.95_threshold",
+        "specificity_at_sensitivity_0.8", "specificity_at_sensitivity_0.8_threshold"]
+    with open(data, newline="") as f:
+        table = list(csv.DictReader(f))
+    for row in rows:
+        part = [r for r in table if r["fold"] == row["dataset"]]
+        y = [int(r["y"]) for r in part]
+        s = [float(r[row["model"]]) for r in part]
+        for name, bound in (("recall_at_precision", 0.9), ("recall_at_precision", 0.95),
+                            ("specificity_at_sensitivity", 0.8)):
+            want = getattr(fastrank, name)(y, s, bound)
+            key = f"{name}_{bound:g}"
+            assert float(row[key]) == want.value and float(row[key + "_threshold"]) == \
+                want.threshold
+    code, out, _ = run(["evaluate", str(data), "--label", "y", "--score", "a",
+                        "--at-specificity", "0.9", "--interpolate"], capsys)
+    assert code == 0 and "Se@Sp0.9" in out and "Se@Sp0.9 at" in out
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--at-recall", "1.5"], "argument --at-recall: '1.5' is not in [0, 1]"),
+    (["--at-precision", "x"], "argument --at-precision: 'x' is not a number"),
+    (["--at-precision", "0.9", "--group", "fold"], "cannot be combined with --group"),
+])
+def test_operating_point_usage_errors(tmp_path, capsys, extra, message):
+    data = _small_csv(tmp_path / "p.csv")
+    code, _, err = run(["evaluate", str(data), "--label", "y", "--score", "a", *extra], capsys)
+    assert code == 2 and message in " ".join(err.split())
