@@ -147,16 +147,31 @@ def partial_roc_auc(
         _warn(f"no {'positive' if pos <= 0 else 'negative'} samples: the partial ROC area "
               "is undefined; returning NaN")
         return math.nan
-    x = np.concatenate(([0.0], fps / neg))
-    y = np.concatenate(([0.0], tps / pos))
+    if correct and _fills(box_x, box_y):
+        _warn("the box lies under the chance diagonal, which fills it: McClish's "
+              "standardisation is undefined there; returning NaN")
+        return math.nan
+    return _partial_area(fps, tps, box_x, box_y, correct)
+
+
+def _fills(box_x: tuple[float, float], box_y: tuple[float, float]) -> bool:
+    """Whether the chance diagonal's area fills the box (McClish has no scale there)."""
+    diagonal = box_area_under(np.array([0.0, 1.0]), np.array([0.0, 1.0]), box_x, box_y)
+    return diagonal == (box_x[1] - box_x[0]) * (box_y[1] - box_y[0])
+
+
+def _partial_area(fps: np.ndarray, tps: np.ndarray, box_x: tuple[float, float],
+                  box_y: tuple[float, float], correct: bool) -> float:
+    """:func:`partial_roc_auc` from cumulative FP and TP at the distinct scores (a task
+    with both classes); NaN for McClish in a box the diagonal fills."""
+    x = np.concatenate(([0.0], fps / fps[-1]))
+    y = np.concatenate(([0.0], tps / tps[-1]))
     area = box_area_under(x, y, box_x, box_y)
     if not correct:
         return area
     diagonal = box_area_under(np.array([0.0, 1.0]), np.array([0.0, 1.0]), box_x, box_y)
     full = (box_x[1] - box_x[0]) * (box_y[1] - box_y[0])
-    if full == diagonal:  # the chance diagonal fills the box: no scale to standardise on
-        _warn("the box lies under the chance diagonal, which fills it: McClish's "
-              "standardisation is undefined there; returning NaN")
+    if full == diagonal:
         return math.nan
     return 0.5 * (1.0 + (area - diagonal) / (full - diagonal))
 
@@ -478,3 +493,20 @@ def readout(name: str, fp: np.ndarray, tp: np.ndarray, thresholds: np.ndarray, b
         return _NAN_POINT
     return fn(np.concatenate(([0.0], fp)), np.concatenate(([0.0], tp)),
               np.concatenate(([np.inf], thresholds.astype(np.float64))), bound, interpolate)
+
+
+def table_value(name: str, options: dict[str, Any], fp: np.ndarray, tp: np.ndarray,
+                thresholds: np.ndarray) -> float:
+    """The value of readout ``name`` (an operating point's rate, or
+    ``"partial_roc_auc"``) with its keyword ``options`` (already checked), from
+    cumulative counts at the distinct scores; NaN where a class it needs is missing.
+    For the bootstrap, which recounts the tie groups of each resample."""
+    if name == "partial_roc_auc":
+        if tp[-1] <= 0 or fp[-1] <= 0:
+            return math.nan
+        box_x = _range(options.get("fpr") or (0.0, 1.0), "fpr")
+        box_y = _range(options.get("tpr") or (0.0, 1.0), "tpr")
+        return _partial_area(fp, tp, box_x, box_y, bool(options.get("correct", False)))
+    _, _, bound_name = READOUTS[name]
+    return readout(name, fp, tp, thresholds, options[bound_name],
+                   interpolate=bool(options.get("interpolate", False))).value

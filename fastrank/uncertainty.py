@@ -460,6 +460,57 @@ def _check_resamples(n_resamples: Any) -> int:
     return int(n_resamples)
 
 
+READOUT_NAMES = ("partial_roc_auc", "sensitivity_at_specificity", "specificity_at_sensitivity",
+                 "recall_at_precision", "precision_at_recall")
+
+
+def _readout_function(name: str) -> Callable[..., Any]:
+    from . import readouts
+
+    return getattr(readouts, name)  # type: ignore[no-any-return]
+
+
+def _readout_name(metric: Any) -> str | None:
+    """The readout ``metric`` names (by name or function), or None."""
+    for name in READOUT_NAMES:
+        if metric == name or (callable(metric) and metric is _readout_function(name)):
+            return name
+    return None
+
+
+def _resample_readout(task: Task, name: str, options: dict[str, Any], n_resamples: int,
+                      stratified: bool, seed: int) -> np.ndarray:
+    """A readout on every resample of one task (NaN where undefined).
+
+    The scores are sorted once (the tie groups); each resample's draws are
+    counted into the groups, whose cumulative counts the readout reads. Resample
+    ``r`` draws from numpy's PCG64 seeded with ``(seed, r)``, so a seed gives the
+    same values however the resamples are run.
+    """
+    from .readouts import table_value
+
+    gid, gkey, _, _ = engine.group_index(task)
+    thresholds = np.asarray(engine.decode(gkey, task.values.dtype, task.dtype), np.float64)
+    ngroups = gkey.shape[0]
+    labels = task.labels.astype(bool)
+    pos_rows, neg_rows = np.flatnonzero(labels), np.flatnonzero(~labels)
+    n = labels.shape[0]
+    w = task.weights
+    values = np.empty(n_resamples, np.float64)
+    for r in range(n_resamples):
+        rng = np.random.default_rng([seed, r])
+        if stratified:
+            dp = pos_rows[rng.integers(0, pos_rows.shape[0], pos_rows.shape[0])]
+            dn = neg_rows[rng.integers(0, neg_rows.shape[0], neg_rows.shape[0])]
+        else:
+            drawn = np.asarray(rng.integers(0, n, n), dtype=np.intp)
+            dp, dn = drawn[labels[drawn]], drawn[~labels[drawn]]
+        gp = np.bincount(gid[dp], None if w is None else w[dp], ngroups).astype(np.float64)
+        gn = np.bincount(gid[dn], None if w is None else w[dn], ngroups).astype(np.float64)
+        values[r] = table_value(name, options, np.cumsum(gn), np.cumsum(gp), thresholds)
+    return values
+
+
 def _resample_values(task: Task, column: int, name: str, n_resamples: int, stratified: bool,
                      seed: int, progress: bool) -> np.ndarray:
     """The metric of every resample of one task (NaN where undefined)."""
@@ -517,6 +568,7 @@ def bootstrap_ci(
     sample_weight: Any = None,
     pos_label: Any = None,
     progress: bool = False,
+    metric_options: dict[str, Any] | None = None,
 ) -> Interval:
     """Percentile bootstrap interval of any fastrank metric.
 
@@ -524,7 +576,11 @@ def bootstrap_ci(
     ----------
     metric : str or function
         ``average_precision``, ``roc_auc``, ``pr_auc``, ``prbe`` or
-        ``d_prime`` (the function or its name).
+        ``d_prime`` (the function or its name); or a readout of
+        :mod:`fastrank.readouts`: ``partial_roc_auc``, or an operating point
+        (``sensitivity_at_specificity``, ``specificity_at_sensitivity``,
+        ``recall_at_precision``, ``precision_at_recall``: the interval of its
+        rate), with its keywords in ``metric_options``.
     y_true, y_score, sample_weight, pos_label
         As in the metric; 2-D ``(n_samples, n_tasks)`` input gives one interval
         per column.
@@ -537,6 +593,10 @@ def bootstrap_ci(
         Equal seeds give equal intervals, whatever the number of threads.
     progress : bool, default False
         Report progress on stderr.
+    metric_options : dict, optional
+        A readout's keywords, e.g. ``{"min_specificity": 0.95}`` or
+        ``{"fpr": (0, 0.1), "correct": True}`` (pROC's ``ci.se``, ``ci.sp``,
+        ``ci.coords`` and partial-AUC intervals).
 
     Returns
     -------
@@ -562,8 +622,21 @@ def bootstrap_ci(
     >>> ci = fastrank.bootstrap_ci("average_precision", y, s, n_resamples=500, seed=7)
     >>> ci.estimate == fastrank.average_precision(y, s), ci.low <= ci.high, ci.n_resamples
     (True, True, 500)
+    >>> se = fastrank.bootstrap_ci("sensitivity_at_specificity", y, s, n_resamples=500, seed=7,
+    ...                            metric_options={"min_specificity": 0.8})
+    >>> se.estimate, se.low <= se.estimate <= se.high
+    (0.8, True)
     """
-    name, func, column = _metric(metric)
+    readout = _readout_name(metric)
+    if readout is None:
+        if metric_options:
+            raise TypeError("metric_options are the keywords of a readout "
+                            f"({', '.join(READOUT_NAMES)}); {metric!r} takes none")
+        name, func, column = _metric(metric)
+    else:
+        name, func, column = readout, _readout_function(readout), -1
+        if metric_options is not None and not isinstance(metric_options, dict):
+            raise TypeError(f"metric_options must be a dict; got {metric_options!r}")
     n_resamples = _check_resamples(n_resamples)
     level = check_level(level)
     if seed is None:
@@ -579,7 +652,8 @@ def bootstrap_ci(
                              f"and {s.shape}")
         results = [bootstrap_ci(func, y[:, j], s[:, j], n_resamples=n_resamples, level=level,
                                 stratified=stratified, seed=seed, sample_weight=sample_weight,
-                                pos_label=pos_label, progress=progress)
+                                pos_label=pos_label, progress=progress,
+                                metric_options=metric_options)
                    for j in range(s.shape[1])]
 
         def stack(field: str) -> np.ndarray:
@@ -588,10 +662,15 @@ def bootstrap_ci(
         return Interval(stack("estimate"), stack("low"), stack("high"), level, "bootstrap",
                         stack("se"), stack("variance"), n_resamples)
     task = inputs.task(y_true, s, sample_weight, pos_label, check=True)
+    options = dict(metric_options or {})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        estimate = float(func(y_true, s, sample_weight=sample_weight, pos_label=pos_label))
-    values = _resample_values(task, column, name, n_resamples, stratified, seed, progress)
+        value = func(y_true, s, sample_weight=sample_weight, pos_label=pos_label, **options)
+    estimate = float(value[0] if isinstance(value, tuple) else value)  # an OperatingPoint
+    if readout is None:
+        values = _resample_values(task, column, name, n_resamples, stratified, seed, progress)
+    else:
+        values = _resample_readout(task, name, options, n_resamples, stratified, seed)
     ok = ~np.isnan(values)
     left_out = n_resamples - int(np.count_nonzero(ok))
     if left_out:
