@@ -54,8 +54,10 @@ def _cumulative(task: Task) -> tuple[FloatArray, FloatArray, np.ndarray]:
     return np.cumsum(gneg), np.cumsum(gpos), thresholds
 
 
-def _warn(message: str) -> None:
-    warnings.warn(message, UndefinedMetricWarning, stacklevel=3)
+def _warn(message: str, level: int = 3) -> None:
+    """One UndefinedMetricWarning at the line ``level`` frames up (3: the caller of the
+    public function that calls this)."""
+    warnings.warn(message, UndefinedMetricWarning, stacklevel=level)
 
 
 def confusion_matrix_at_thresholds(
@@ -438,7 +440,7 @@ def _gain_points(task: Task) -> tuple[FloatArray, FloatArray, FloatArray, float,
     fps, tps, thresholds = _cumulative(task)
     pos, total = float(tps[-1]), float(tps[-1] + fps[-1])
     if pos <= 0:
-        _warn("no positive samples: the gain and lift are undefined (NaN)")
+        _warn("no positive samples: the gain and lift are undefined (NaN)", level=4)
     depth = np.concatenate(([0.0], (tps + fps) / total))
     gain = (np.concatenate(([0.0], tps / pos)) if pos > 0
             else np.full(depth.shape, np.nan))

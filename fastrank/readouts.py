@@ -215,7 +215,8 @@ def _counts(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any, inter
     missing = "positive" if tps[-1] <= 0 else "negative" if needs_negatives and fps[-1] <= 0 \
         else None
     if missing:
-        _warn(f"no {missing} samples: the operating point is undefined; returning NaN")
+        _warn(f"no {missing} samples: the operating point is undefined; returning NaN",
+              level=4)
         return None
     return (np.concatenate(([0.0], fps)), np.concatenate(([0.0], tps)),
             np.concatenate(([np.inf], thresholds.astype(np.float64))))

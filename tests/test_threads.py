@@ -146,6 +146,12 @@ _ARGS = {
     "show_config": (),
     "det_curve": ([0, 1, 0], _S),  # one class raises, as in scikit-learn
     "compile_kernels": (),
+    "gain_at_depth": (_Y, _S, 0.5),
+    "lift_at_depth": (_Y, _S, 0.5),
+    "sensitivity_at_specificity": (_Y, _S, 0.8),
+    "specificity_at_sensitivity": (_Y, _S, 0.8),
+    "recall_at_precision": (_Y, _S, 0.5),
+    "precision_at_recall": (_Y, _S, 0.5),
 }
 _KWARGS = {"bootstrap_ci": {"n_resamples": 5, "seed": 0}, "show_config": {"file": io.StringIO()},
            "compile_kernels": {"progress": None}}

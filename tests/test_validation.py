@@ -3,6 +3,7 @@ argument and the problem; a task with one class gives NaN and one warning."""
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import warnings
@@ -17,8 +18,28 @@ from fastrank import UndefinedMetricWarning
 # new ones are covered too. ``evaluate`` takes (scores, labels) for many models and
 # datasets, the DeLong tests two score vectors and ``bootstrap_ci`` a metric first;
 # tests/test_evaluation.py, test_delong.py and test_bootstrap.py check their bad input.
+# Functions with a required third argument (a depth, a bound) get a valid one.
+THIRD = {"gain_at_depth": 0.5, "lift_at_depth": 0.5, "sensitivity_at_specificity": 0.8,
+         "specificity_at_sensitivity": 0.8, "recall_at_precision": 0.5,
+         "precision_at_recall": 0.5}
+
+
+def _with_third(func):
+    params = list(inspect.signature(func).parameters.values())
+    if len(params) < 3 or params[2].default is not inspect.Parameter.empty \
+            or params[2].kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD:
+        return func
+    assert func.__name__ in THIRD, f"give {func.__name__} a third argument in THIRD"
+
+    @functools.wraps(func)
+    def call(y_true, y_score, *args, **kwargs):
+        return func(y_true, y_score, THIRD[func.__name__], *args, **kwargs)
+
+    return call
+
+
 FUNCS = [
-    getattr(fastrank, name)
+    _with_third(getattr(fastrank, name))
     for name in fastrank.__all__
     if inspect.isfunction(getattr(fastrank, name))
     and list(inspect.signature(getattr(fastrank, name)).parameters)[:2] == ["y_true", "y_score"]
@@ -658,9 +679,11 @@ WARNING_FUNCS = [
 
 @pytest.mark.parametrize("func", WARNING_FUNCS, ids=lambda f: f.__name__)
 def test_warning_points_at_the_callers_line(func):
+    target = getattr(func, "__wrapped__", func)  # called here itself, not through the wrapper
+    extra = (THIRD[target.__name__],) if target is not func else ()
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         line = inspect.currentframe().f_lineno + 1
-        func(*NEG_ONLY)
+        target(*NEG_ONLY, *extra)
     assert len(rec) == 1
     assert (rec[0].filename, rec[0].lineno) == (__file__, line)
