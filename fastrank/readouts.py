@@ -63,6 +63,13 @@ def box_area_under(x: np.ndarray, y: np.ndarray, fpr: tuple[float, float],
     x0, x1, y0, y1 = x0[keep], x1[keep], y0[keep], y1[keep]
     if x0.shape[0] == 0:
         return 0.0
+    # Pieces inside the box are trapezoids; only those crossing an edge are cut.
+    simple = (x0 >= a) & (x1 <= b) & (y0 >= lo) & (y1 <= hi)
+    total = float(np.dot(x1[simple] - x0[simple], y0[simple] + y1[simple] - 2.0 * lo)) * 0.5
+    cross = ~simple
+    x0, x1, y0, y1 = x0[cross], x1[cross], y0[cross], y1[cross]
+    if x0.shape[0] == 0:
+        return total
     dx, dy = x1 - x0, y1 - y0
     with np.errstate(divide="ignore", invalid="ignore"):
         cuts = np.stack([
@@ -77,7 +84,7 @@ def box_area_under(x: np.ndarray, y: np.ndarray, fpr: tuple[float, float],
     xs0, xs1 = np.clip(xs0, a, b), np.clip(xs1, a, b)
     ys0 = np.clip(y0[:, None] + t0 * dy[:, None], lo, hi) - lo
     ys1 = np.clip(y0[:, None] + t1 * dy[:, None], lo, hi) - lo
-    return float(np.sum((xs1 - xs0) * (ys0 + ys1)) * 0.5)
+    return total + float(np.sum((xs1 - xs0) * (ys0 + ys1)) * 0.5)
 
 
 def partial_roc_auc(
@@ -164,8 +171,21 @@ def _partial_area(fps: np.ndarray, tps: np.ndarray, box_x: tuple[float, float],
                   box_y: tuple[float, float], correct: bool) -> float:
     """:func:`partial_roc_auc` from cumulative FP and TP at the distinct scores (a task
     with both classes); NaN for McClish in a box the diagonal fills."""
-    x = np.concatenate(([0.0], fps / fps[-1]))
-    y = np.concatenate(([0.0], tps / tps[-1]))
+    neg, pos = fps[-1], tps[-1]
+    # Both rates grow along the curve, so the pieces that add area are one run of them:
+    # from where FPR reaches the box and TPR its bottom, to where FPR leaves it (above
+    # the box's top a piece adds the box's full height). Found on the counts, with one
+    # piece more at each end for the rounding of the rates; only that run's rates are
+    # formed.
+    lo = max(int(np.searchsorted(fps, box_x[0] * neg, "left")),
+             int(np.searchsorted(tps, box_y[0] * pos, "left"))) - 1
+    hi = int(np.searchsorted(fps, box_x[1] * neg, "right")) + 1
+    lo, hi = max(lo, 0), min(hi, fps.shape[0])  # points lo - 1 .. hi - 1 (-1: the start)
+    if lo == 0:
+        x = np.concatenate(([0.0], fps[:hi] / neg))
+        y = np.concatenate(([0.0], tps[:hi] / pos))
+    else:
+        x, y = fps[lo - 1:hi] / neg, tps[lo - 1:hi] / pos
     area = box_area_under(x, y, box_x, box_y)
     if not correct:
         return area
