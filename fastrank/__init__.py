@@ -69,6 +69,7 @@ _EXPORTS = {
     "prbe": "metrics",
     "roc_auc": "metrics",
     "OperatingPoint": "readouts",
+    "partial_pr_auc": "readouts",
     "partial_roc_auc": "readouts",
     "precision_at_recall": "readouts",
     "recall_at_precision": "readouts",
@@ -153,6 +154,7 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from .readouts import (
         OperatingPoint,
+        partial_pr_auc,
         partial_roc_auc,
         precision_at_recall,
         recall_at_precision,
@@ -204,6 +206,7 @@ __all__ = [
     "interpolated_precision_recall_curve",
     "lift_at_depth",
     "lift_curve",
+    "partial_pr_auc",
     "partial_roc_auc",
     "pr_auc",
     "prbe",

@@ -28,6 +28,7 @@ from .curves import _cumulative, _warn
 
 __all__ = [
     "OperatingPoint",
+    "partial_pr_auc",
     "partial_roc_auc",
     "precision_at_recall",
     "recall_at_precision",
@@ -159,6 +160,82 @@ def partial_roc_auc(
               "standardisation is undefined there; returning NaN")
         return math.nan
     return _partial_area(fps, tps, box_x, box_y, correct)
+
+
+def partial_pr_auc(
+    y_true: Any,
+    y_score: Any,
+    *,
+    recall: tuple[float, float] = (0.0, 1.0),
+    sample_weight: Any = None,
+    pos_label: Any = None,
+) -> float:
+    """The area under the interpolated precision-recall curve over a recall range.
+
+    The curve is the one whose whole area is :func:`fastrank.pr_auc`: between
+    cutoffs TP and FP grow together (Davis and Goadrich), so precision follows
+    a hyperbola. Each piece is integrated in closed form between the range's
+    ends, so ``recall=(0, 1)`` gives :func:`fastrank.pr_auc` (to rounding).
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As in :func:`fastrank.average_precision`.
+    recall : (low, high), default (0, 1)
+        The recall range, e.g. ``(0.9, 1)`` for the high-recall end. The area
+        is at most ``high - low``; divide by it for the mean precision there.
+
+    Returns
+    -------
+    float
+        NaN, with an :class:`~fastrank.UndefinedMetricWarning`, without
+        positives.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> y = [1, 1, 0, 1, 0, 0, 0, 1, 0]
+    >>> s = [.9, .8, .7, .6, .6, .5, .5, .4, .3]
+    >>> round(fastrank.partial_pr_auc(y, s), 10) == round(fastrank.pr_auc(y, s), 10)
+    True
+    >>> round(fastrank.partial_pr_auc(y, s, recall=(0, 0.5)), 6)      # the first two positives
+    0.5
+    """
+    low, high = _range(recall, "recall")
+    task = inputs.task(y_true, y_score, sample_weight, pos_label)
+    fps, tps, _ = _cumulative(task)
+    pos = float(tps[-1])
+    if pos <= 0:
+        _warn("no positive samples: the partial PR area is undefined; returning NaN")
+        return math.nan
+    return _pr_area(fps, tps, low * pos, high * pos) / pos
+
+
+def _pr_area(fps: np.ndarray, tps: np.ndarray, t_lo: float, t_hi: float) -> float:
+    """``P`` times the area under the interpolated PR curve for TP in ``[t_lo, t_hi]``.
+
+    Along a group's piece (TP from ``t0`` to ``t0 + dp``, FP from ``f0`` growing
+    ``h = dn / dp`` per positive) precision is ``t / (a t + b)`` with ``a = 1 + h``
+    and ``b = f0 - h t0``, whose integral from ``u`` to ``v`` is
+    ``(v - u) / a - (b / a^2) log((a v + b) / (a u + b))``. Groups without
+    positives add no recall and no area.
+    """
+    t1, f1 = tps, fps
+    t0 = np.concatenate(([0.0], tps[:-1]))
+    f0 = np.concatenate(([0.0], fps[:-1]))
+    dp, dn = t1 - t0, f1 - f0
+    u, v = np.maximum(t0, t_lo), np.minimum(t1, t_hi)
+    keep = (dp > 0) & (v > u)
+    u, v, t0, f0, dp, dn = u[keep], v[keep], t0[keep], f0[keep], dp[keep], dn[keep]
+    h = dn / dp
+    a = 1.0 + h
+    b = f0 - h * t0
+    # log((a v + b) / (a u + b)) = log1p(a (v - u) / (a u + b)); a u + b > 0 wherever u > 0,
+    # and a piece starting at TP 0 has b = 0 (the first group): constant precision 1 / a.
+    base = a * u + b
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.where(b != 0.0, np.log1p(a * (v - u) / np.where(base > 0, base, 1.0)), 0.0)
+    return float(np.sum((v - u) / a - (b / (a * a)) * logs))
 
 
 def _fills(box_x: tuple[float, float], box_y: tuple[float, float]) -> bool:
@@ -522,6 +599,11 @@ def table_value(name: str, options: dict[str, Any], fp: np.ndarray, tp: np.ndarr
     ``"partial_roc_auc"``) with its keyword ``options`` (already checked), from
     cumulative counts at the distinct scores; NaN where a class it needs is missing.
     For the bootstrap, which recounts the tie groups of each resample."""
+    if name == "partial_pr_auc":
+        if tp[-1] <= 0:
+            return math.nan
+        low, high = _range(options.get("recall", (0.0, 1.0)), "recall")
+        return float(_pr_area(fp, tp, low * tp[-1], high * tp[-1]) / tp[-1])
     if name == "partial_roc_auc":
         if tp[-1] <= 0 or fp[-1] <= 0:
             return math.nan

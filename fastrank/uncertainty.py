@@ -460,8 +460,8 @@ def _check_resamples(n_resamples: Any) -> int:
     return int(n_resamples)
 
 
-READOUT_NAMES = ("partial_roc_auc", "sensitivity_at_specificity", "specificity_at_sensitivity",
-                 "recall_at_precision", "precision_at_recall")
+READOUT_NAMES = ("partial_roc_auc", "partial_pr_auc", "sensitivity_at_specificity",
+                 "specificity_at_sensitivity", "recall_at_precision", "precision_at_recall")
 
 
 def _readout_function(name: str) -> Callable[..., Any]:
@@ -577,10 +577,11 @@ def bootstrap_ci(
     metric : str or function
         ``average_precision``, ``roc_auc``, ``pr_auc``, ``prbe`` or
         ``d_prime`` (the function or its name); or a readout of
-        :mod:`fastrank.readouts`: ``partial_roc_auc``, or an operating point
-        (``sensitivity_at_specificity``, ``specificity_at_sensitivity``,
-        ``recall_at_precision``, ``precision_at_recall``: the interval of its
-        rate), with its keywords in ``metric_options``.
+        :mod:`fastrank.readouts`: ``partial_roc_auc``, ``partial_pr_auc``, or
+        an operating point (``sensitivity_at_specificity``,
+        ``specificity_at_sensitivity``, ``recall_at_precision``,
+        ``precision_at_recall``: the interval of its rate), with its keywords
+        in ``metric_options``.
     y_true, y_score, sample_weight, pos_label
         As in the metric; 2-D ``(n_samples, n_tasks)`` input gives one interval
         per column.

@@ -23,6 +23,7 @@ CASES = [
     ("precision_at_recall", {"min_recall": 0.5, "interpolate": True}),
     ("partial_roc_auc", {"fpr": (0, 0.2), "correct": True}),
     ("partial_roc_auc", {"tpr": (0.8, 1)}),
+    ("partial_pr_auc", {"recall": (0.5, 1)}),
 ]
 
 
