@@ -69,6 +69,7 @@ _EXPORTS = {
     "prbe": "metrics",
     "roc_auc": "metrics",
     "OperatingPoint": "readouts",
+    "best_cutoff": "readouts",
     "partial_pr_auc": "readouts",
     "partial_roc_auc": "readouts",
     "precision_at_recall": "readouts",
@@ -154,6 +155,7 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from .readouts import (
         OperatingPoint,
+        best_cutoff,
         partial_pr_auc,
         partial_roc_auc,
         precision_at_recall,
@@ -192,6 +194,7 @@ __all__ = [
     "__version__",
     "all_metrics",
     "average_precision",
+    "best_cutoff",
     "bootstrap_ci",
     "compile_kernels",
     "confusion_matrix_at_thresholds",

@@ -27,7 +27,9 @@ from ._core import inputs
 from .curves import _cumulative, _warn
 
 __all__ = [
+    "CRITERIA",
     "OperatingPoint",
+    "best_cutoff",
     "partial_pr_auc",
     "partial_roc_auc",
     "precision_at_recall",
@@ -568,6 +570,101 @@ def _precision_at_recall(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray, bound:
         if at > best.value:
             return OperatingPoint(float(at), float(thr[k]))
     return best
+
+
+# -- the best cutoff by a criterion ------------------------------------------------------
+
+CRITERIA = ("youden", "closest_topleft", "f1", "f_beta", "mcc")
+
+
+def criterion_values(fp: np.ndarray, tp: np.ndarray, criterion: str, *, beta: float = 1.0,
+                     ratio: float = 1.0) -> np.ndarray:
+    """``criterion`` at each cutoff from cumulative FP and TP at the distinct scores
+    (a task with both classes), larger is better: ``youden`` is ``sensitivity + ratio
+    * specificity - 1`` (pROC's ``best.weights`` give ``ratio``), ``closest_topleft``
+    minus ``(1 - sensitivity)^2 + ratio (1 - specificity)^2``, ``f1``/``f_beta`` the F
+    score and ``mcc`` Matthews' correlation (0 where its denominator is)."""
+    neg, pos = fp[-1], tp[-1]
+    sens, spec = tp / pos, (neg - fp) / neg
+    if criterion == "youden":
+        out: np.ndarray = sens + ratio * spec - 1.0
+        return out
+    if criterion == "closest_topleft":
+        out = -((1.0 - sens) ** 2 + ratio * (1.0 - spec) ** 2)
+        return out
+    fn, tn = pos - tp, neg - fp
+    if criterion in ("f1", "f_beta"):
+        b2 = 1.0 if criterion == "f1" else beta * beta
+        out = np.where(tp > 0, (1.0 + b2) * tp / np.where(tp > 0, (1.0 + b2) * tp + b2 * fn + fp,
+                                                          1.0), 0.0)
+        return out
+    denom = np.sqrt((tp + fp) * (tn + fn)) * np.sqrt((tp + fn) * (tn + fp))
+    out = np.where(denom > 0, (tp * tn - fp * fn) / np.where(denom > 0, denom, 1.0), 0.0)
+    return out
+
+
+def best_cutoff(
+    y_true: Any, y_score: Any, criterion: str = "youden", *, beta: float = 1.0,
+    cost: float = 1.0, prevalence: float = 0.5, sample_weight: Any = None,
+    pos_label: Any = None,
+) -> OperatingPoint:
+    """The cutoff that maximises a criterion, with the criterion's value there.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As in :func:`fastrank.average_precision`.
+    criterion : {"youden", "closest_topleft", "f1", "f_beta", "mcc"}, default "youden"
+        ``youden``: Youden's J, ``sensitivity + r * specificity - 1``;
+        ``closest_topleft``: the point nearest to (0, 1), the value returned
+        being ``-((1 - sensitivity)^2 + r (1 - specificity)^2)``; ``f1`` and
+        ``f_beta``: the F score (``beta`` weighs recall); ``mcc``: Matthews'
+        correlation coefficient.
+    beta : float, default 1
+        For ``f_beta``.
+    cost, prevalence : float, default 1 and 0.5
+        pROC's ``best.weights``: the cost of a false negative relative to a
+        false positive, and the prevalence, giving ``r = (1 - prevalence) /
+        (cost * prevalence)`` (1 by default: the plain criteria).
+
+    Returns
+    -------
+    OperatingPoint
+        ``(value, threshold)``: the criterion's value and the cutoff score
+        (rule: positive when score >= threshold). Of tied best cutoffs the
+        highest is taken. NaN, with an :class:`~fastrank.UndefinedMetricWarning`,
+        when a class is missing.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> y = [1, 1, 0, 1, 0, 1, 0, 0, 0, 0]
+    >>> s = [.9, .8, .8, .7, .6, .5, .4, .3, .2, .1]
+    >>> p = fastrank.best_cutoff(y, s)                     # Youden's J
+    >>> round(p.value, 6), p.threshold
+    (0.666667, 0.5)
+    >>> p = fastrank.best_cutoff(y, s, "mcc")
+    >>> round(p.value, 6), p.threshold
+    (0.666667, 0.5)
+    """
+    if criterion not in CRITERIA:
+        raise ValueError(f"criterion must be one of {', '.join(map(repr, CRITERIA))}; "
+                         f"got {criterion!r}")
+    for name, value in (("beta", beta), ("cost", cost)):
+        if isinstance(value, bool) or not isinstance(value, int | float | np.number) \
+                or not (math.isfinite(value) and value > 0):
+            raise ValueError(f"{name} must be a positive number; got {value!r}")
+    if isinstance(prevalence, bool) or not isinstance(prevalence, int | float | np.number) \
+            or not 0.0 < prevalence < 1.0:
+        raise ValueError(f"prevalence must lie in (0, 1); got {prevalence!r}")
+    got = _counts(y_true, y_score, sample_weight, pos_label, False, True)
+    if got is None:
+        return _NAN_POINT
+    fp, tp, thr = (a[1:] for a in got)  # the cutoffs, without "flag nothing"
+    values = criterion_values(fp, tp, criterion, beta=float(beta),
+                              ratio=(1.0 - prevalence) / (cost * prevalence))
+    k = int(np.argmax(values))  # the first: the highest of tied best cutoffs
+    return OperatingPoint(float(values[k]), float(thr[k]))
 
 
 # The readouts by name: (function of the cumulative counts, whether it needs negatives,
