@@ -27,6 +27,7 @@ from ._kernels.sweep import OUT_NEG, OUT_POS
 from ._optional import require
 from .curves import _precision_at
 from .exceptions import UndefinedMetricWarning
+from .readouts import criterion_values
 from .stats import check_level, critical_value, mean_interval, t_quantile
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -114,11 +115,10 @@ class Entry:
             recall, specificity = _rates(tp, fp, pos, neg)
             total = pos + neg
             accuracy = (tp + tn) / total if total > 0 else np.full(tp.shape, math.nan)
-            f1 = _f_score(tp, fp, fn, 1.0)
-            f_beta = f1 if beta == 1.0 else _f_score(tp, fp, fn, beta)
-            # Each square root of a pair product: no overflow for large weight sums.
-            denom = np.sqrt((tp + fp) * (tn + fn)) * np.sqrt((tp + fn) * (tn + fp))
-            mcc = np.where(denom > 0, (tp * tn - fp * fn) / np.where(denom > 0, denom, 1.0), 0.0)
+            f1 = criterion_values(fp, tp, "f1", totals=(pos, neg))
+            f_beta = f1 if beta == 1.0 else criterion_values(fp, tp, "f_beta", beta=beta,
+                                                             totals=(pos, neg))
+            mcc = criterion_values(fp, tp, "mcc", totals=(pos, neg))
         return {
             "threshold": thresholds,
             "tp": tp,
@@ -145,7 +145,7 @@ class Entry:
             recall, specificity = _rates(tp, fp, pos, neg)
             j: np.ndarray = recall + specificity - 1.0
             return j
-        return _f_score(tp, fp, pos - tp, 1.0 if column == "f1" else beta)
+        return criterion_values(fp, tp, column, beta=beta, totals=(pos, neg))
 
     def delong_variance(self) -> float:
         """DeLong's variance of the ROC AUC, from the tie-group table.
@@ -199,14 +199,6 @@ def _rates(
     recall = tp / pos if pos > 0 else np.full(tp.shape, math.nan)
     specificity = (neg - fp) / neg if neg > 0 else np.full(tp.shape, math.nan)
     return recall, specificity
-
-
-def _f_score(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, beta: float) -> np.ndarray:
-    b2 = beta * beta
-    num = (1.0 + b2) * tp
-    den = num + b2 * fn + fp
-    out: np.ndarray = np.where(tp > 0, num / np.where(den > 0, den, 1.0), 0.0)
-    return out
 
 
 def _check_beta(beta: float) -> float:

@@ -578,14 +578,20 @@ CRITERIA = ("youden", "closest_topleft", "f1", "f_beta", "mcc")
 
 
 def criterion_values(fp: np.ndarray, tp: np.ndarray, criterion: str, *, beta: float = 1.0,
-                     ratio: float = 1.0) -> np.ndarray:
-    """``criterion`` at each cutoff from cumulative FP and TP at the distinct scores
-    (a task with both classes), larger is better: ``youden`` is ``sensitivity + ratio
-    * specificity - 1`` (pROC's ``best.weights`` give ``ratio``), ``closest_topleft``
-    minus ``(1 - sensitivity)^2 + ratio (1 - specificity)^2``, ``f1``/``f_beta`` the F
-    score and ``mcc`` Matthews' correlation (0 where its denominator is)."""
-    neg, pos = fp[-1], tp[-1]
-    sens, spec = tp / pos, (neg - fp) / neg
+                     ratio: float = 1.0, totals: tuple[float, float] | None = None
+                     ) -> np.ndarray:
+    """``criterion`` at each cutoff from cumulative FP and TP (larger is better): the
+    one place these cutoff statistics are computed, for :func:`best_cutoff` and the
+    evaluation tables. ``youden`` is ``sensitivity + ratio * specificity - 1``
+    (pROC's ``best.weights`` give ``ratio``), ``closest_topleft`` minus ``(1 -
+    sensitivity)^2 + ratio (1 - specificity)^2`` (both need both classes),
+    ``f1``/``f_beta`` the F score (0 without true positives) and ``mcc`` Matthews'
+    correlation (0 where its denominator is). ``totals``: ``(positives,
+    negatives)`` when ``fp``/``tp`` are not the whole curve (default: their last
+    entries)."""
+    pos, neg = totals if totals is not None else (tp[-1], fp[-1])
+    if criterion in ("youden", "closest_topleft"):
+        sens, spec = tp / pos, (neg - fp) / neg
     if criterion == "youden":
         out: np.ndarray = sens + ratio * spec - 1.0
         return out
@@ -598,6 +604,7 @@ def criterion_values(fp: np.ndarray, tp: np.ndarray, criterion: str, *, beta: fl
         out = np.where(tp > 0, (1.0 + b2) * tp / np.where(tp > 0, (1.0 + b2) * tp + b2 * fn + fp,
                                                           1.0), 0.0)
         return out
+    # Each square root of a pair product: no overflow for large weight sums.
     denom = np.sqrt((tp + fp) * (tn + fn)) * np.sqrt((tp + fn) * (tn + fp))
     out = np.where(denom > 0, (tp * tn - fp * fn) / np.where(denom > 0, denom, 1.0), 0.0)
     return out
