@@ -1,8 +1,10 @@
-"""Readouts of one task's curves: partial ROC areas, and operating points.
+"""Readouts of one task's curves: partial ROC and PR areas, operating points, the
+best cutoff.
 
-Partial areas are taken over a range of FPR, of TPR, or both; operating points
-answer "what recall at 99% precision", "what sensitivity at 95% specificity",
-each with the threshold that gives it.
+Partial ROC areas are taken over a range of FPR, of TPR, or both, and partial
+PR areas over a range of recall; operating points answer "what recall at 99%
+precision", "what sensitivity at 95% specificity", and :func:`best_cutoff` "which
+cutoff maximises Youden's J (or F1, MCC)", each with the threshold that gives it.
 
 The curve is the one :func:`fastrank.roc_curve` returns (one sort; equal scores
 are one cutoff, joined to the next by a straight line, the expected curve over
