@@ -5,6 +5,9 @@ Partial ROC areas are taken over a range of FPR, of TPR, or both, and partial
 PR areas over a range of recall; operating points answer "what recall at 99%
 precision", "what sensitivity at 95% specificity", and :func:`best_cutoff` "which
 cutoff maximises Youden's J (or F1, MCC)", each with the threshold that gives it.
+With 2-D scores ``(n_samples, n_tasks)`` (a label matrix, dense or sparse, or
+class labels for one class against the rest) every readout gives one value per
+column: an array, or an :class:`OperatingPoint` of arrays.
 
 The curve is the one :func:`fastrank.roc_curve` returns (one sort; equal scores
 are one cutoff, joined to the next by a straight line, the expected curve over
@@ -21,6 +24,7 @@ rounding of a few float operations per piece.
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -101,7 +105,7 @@ def partial_roc_auc(
     correct: bool = False,
     sample_weight: Any = None,
     pos_label: Any = None,
-) -> float:
+) -> Any:
     """The area under the ROC curve inside a box of FPR and TPR ranges.
 
     Parameters
@@ -150,20 +154,18 @@ def partial_roc_auc(
     """
     box_x = _range((0.0, 1.0) if fpr is None else fpr, "fpr")
     box_y = _range((0.0, 1.0) if tpr is None else tpr, "tpr")
-    if not isinstance(correct, bool | np.bool_):
-        raise TypeError(f"correct must be True or False; got {correct!r}")
-    task = inputs.task(y_true, y_score, sample_weight, pos_label)
-    fps, tps, _ = _cumulative(task)
-    neg, pos = float(fps[-1]), float(tps[-1])
-    if pos <= 0 or neg <= 0:
-        _warn(f"no {'positive' if pos <= 0 else 'negative'} samples: the partial ROC area "
-              "is undefined; returning NaN")
-        return math.nan
-    if correct and _fills(box_x, box_y):
-        _warn("the box lies under the chance diagonal, which fills it: McClish's "
-              "standardisation is undefined there; returning NaN")
-        return math.nan
-    return _partial_area(fps, tps, box_x, box_y, correct)
+    flag = _check_flag(correct, "correct")
+
+    def one(fps: np.ndarray, tps: np.ndarray, _: np.ndarray) -> float | str:
+        if tps[-1] <= 0 or fps[-1] <= 0:
+            missing = "positive" if tps[-1] <= 0 else "negative"
+            return f"no {missing} samples: the partial ROC area is undefined"
+        if flag and _fills(box_x, box_y):
+            return ("the box lies under the chance diagonal, which fills it: McClish's "
+                    "standardisation is undefined there")
+        return _partial_area(fps, tps, box_x, box_y, flag)
+
+    return _each(y_true, y_score, sample_weight, pos_label, one, math.nan)
 
 
 def partial_pr_auc(
@@ -173,7 +175,7 @@ def partial_pr_auc(
     recall: tuple[float, float] = (0.0, 1.0),
     sample_weight: Any = None,
     pos_label: Any = None,
-) -> float:
+) -> Any:
     """The area under the interpolated precision-recall curve over a recall range.
 
     The curve is the one whose whole area is :func:`fastrank.pr_auc`: between
@@ -206,13 +208,13 @@ def partial_pr_auc(
     0.5
     """
     low, high = _range(recall, "recall")
-    task = inputs.task(y_true, y_score, sample_weight, pos_label)
-    fps, tps, _ = _cumulative(task)
-    pos = float(tps[-1])
-    if pos <= 0:
-        _warn("no positive samples: the partial PR area is undefined; returning NaN")
-        return math.nan
-    return _pr_area(fps, tps, low * pos, high * pos) / pos
+    def one(fps: np.ndarray, tps: np.ndarray, _: np.ndarray) -> float | str:
+        pos = float(tps[-1])
+        if pos <= 0:
+            return "no positive samples: the partial PR area is undefined"
+        return _pr_area(fps, tps, low * pos, high * pos) / pos
+
+    return _each(y_true, y_score, sample_weight, pos_label, one, math.nan)
 
 
 def _pr_area(fps: np.ndarray, tps: np.ndarray, t_lo: float, t_hi: float) -> float:
@@ -292,8 +294,8 @@ class OperatingPoint(NamedTuple):
     ones) is returned.
     """
 
-    value: float
-    threshold: float
+    value: Any  # float; with 2-D scores, an array with one value per column
+    threshold: Any
 
 
 def _target(value: Any, name: str) -> float:
@@ -305,22 +307,63 @@ def _target(value: Any, name: str) -> float:
     return v
 
 
-def _counts(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any, interpolate: Any,
-            needs_negatives: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Cumulative FP and TP at every cutoff from the (inf) start, and the thresholds;
-    None (after one warning) when the task lacks a class the readout needs."""
-    if not isinstance(interpolate, bool | np.bool_):
-        raise TypeError(f"interpolate must be True or False; got {interpolate!r}")
-    task = inputs.task(y_true, y_score, sample_weight, pos_label)
-    fps, tps, thresholds = _cumulative(task)
-    missing = "positive" if tps[-1] <= 0 else "negative" if needs_negatives and fps[-1] <= 0 \
-        else None
-    if missing:
-        _warn(f"no {missing} samples: the operating point is undefined; returning NaN",
-              level=4)
-        return None
-    return (np.concatenate(([0.0], fps)), np.concatenate(([0.0], tps)),
-            np.concatenate(([np.inf], thresholds.astype(np.float64))))
+def _check_flag(value: Any, name: str) -> bool:
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False; got {value!r}")
+    return bool(value)
+
+
+def _each(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
+          one: Any, nan: Any, level: int = 4) -> Any:
+    """``one(fps, tps, thresholds)`` of a task (cumulative counts at its distinct
+    scores, float64 thresholds), or of each column of 2-D scores (each class, for
+    class labels), stacked into arrays. ``one`` returns a value, or a string saying
+    why the task has none: that task gets ``nan``, and the call one warning."""
+    s = inputs.as_array(y_score, "y_score")
+    batched = s.ndim == 2
+    if batched:
+        tasks = inputs.split_batch(inputs.batch(y_true, s, sample_weight, pos_label, None, None))
+    else:
+        tasks = [inputs.task(y_true, s, sample_weight, pos_label)]
+    results, reasons = [], []
+    for task in tasks:
+        fps, tps, thresholds = _cumulative(task)
+        got = one(fps, tps, thresholds.astype(np.float64))
+        if isinstance(got, str):
+            reasons.append(got)
+            got = nan
+        results.append(got)
+    if reasons:
+        where = f" for {len(reasons)} of {len(tasks)} columns" if batched else ""
+        _warn(f"{reasons[0]}{where}; returning NaN", level=level)  # at the public's caller
+    if not batched:
+        return results[0]
+    if isinstance(nan, OperatingPoint):
+        return OperatingPoint(np.array([r.value for r in results], np.float64),
+                              np.array([r.threshold for r in results], np.float64))
+    return np.array(results, np.float64)
+
+
+def _operating(name: str, bound: float, interpolate: Any, y_true: Any, y_score: Any,
+               sample_weight: Any, pos_label: Any) -> OperatingPoint:
+    """Operating point ``name`` of one task, or of each column of 2-D scores."""
+    one = partial(_point, name, bound=bound, interpolate=_check_flag(interpolate, "interpolate"))
+    point: OperatingPoint = _each(y_true, y_score, sample_weight, pos_label, one, _NAN_POINT,
+                                  level=5)
+    return point
+
+
+def _point(name: str, fps: np.ndarray, tps: np.ndarray, thresholds: np.ndarray, bound: float,
+           interpolate: bool) -> OperatingPoint | str:
+    """Operating point ``name`` from a task's cumulative counts at its distinct scores,
+    or why it has none."""
+    fn, needs_negatives, _ = READOUTS[name]
+    if tps[-1] <= 0 or (needs_negatives and fps[-1] <= 0):
+        missing = "positive" if tps[-1] <= 0 else "negative"
+        return f"no {missing} samples: the operating point is undefined"
+    point: OperatingPoint = fn(np.concatenate(([0.0], fps)), np.concatenate(([0.0], tps)),
+                               np.concatenate(([np.inf], thresholds)), bound, interpolate)
+    return point
 
 
 _NAN_POINT = OperatingPoint(math.nan, math.nan)
@@ -364,8 +407,8 @@ def sensitivity_at_specificity(
     (0.4, 0.8)
     """
     bound = _target(min_specificity, "min_specificity")
-    got = _counts(y_true, y_score, sample_weight, pos_label, interpolate, True)
-    return _NAN_POINT if got is None else _sens_at_spec(*got, bound, interpolate)
+    return _operating("sensitivity_at_specificity", bound, interpolate, y_true, y_score,
+                      sample_weight, pos_label)
 
 
 def _sens_at_spec(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray, bound: float,
@@ -417,8 +460,8 @@ def specificity_at_sensitivity(
     OperatingPoint(value=1.0, threshold=0.9)
     """
     bound = _target(min_sensitivity, "min_sensitivity")
-    got = _counts(y_true, y_score, sample_weight, pos_label, interpolate, True)
-    return _NAN_POINT if got is None else _spec_at_sens(*got, bound, interpolate)
+    return _operating("specificity_at_sensitivity", bound, interpolate, y_true, y_score,
+                      sample_weight, pos_label)
 
 
 def _spec_at_sens(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray, bound: float,
@@ -472,8 +515,8 @@ def recall_at_precision(
     OperatingPoint(value=0.25, threshold=0.9)
     """
     bound = _target(min_precision, "min_precision")
-    got = _counts(y_true, y_score, sample_weight, pos_label, interpolate, False)
-    return _NAN_POINT if got is None else _recall_at_precision(*got, bound, interpolate)
+    return _operating("recall_at_precision", bound, interpolate, y_true, y_score,
+                      sample_weight, pos_label)
 
 
 def _recall_at_precision(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray, bound: float,
@@ -547,8 +590,8 @@ def precision_at_recall(
     (0.857142857143, 0.8)
     """
     bound = _target(min_recall, "min_recall")
-    got = _counts(y_true, y_score, sample_weight, pos_label, interpolate, False)
-    return _NAN_POINT if got is None else _precision_at_recall(*got, bound, interpolate)
+    return _operating("precision_at_recall", bound, interpolate, y_true, y_score,
+                      sample_weight, pos_label)
 
 
 def _precision_at_recall(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray, bound: float,
@@ -666,14 +709,18 @@ def best_cutoff(
     if isinstance(prevalence, bool) or not isinstance(prevalence, int | float | np.number) \
             or not 0.0 < prevalence < 1.0:
         raise ValueError(f"prevalence must lie in (0, 1); got {prevalence!r}")
-    got = _counts(y_true, y_score, sample_weight, pos_label, False, True)
-    if got is None:
-        return _NAN_POINT
-    fp, tp, thr = (a[1:] for a in got)  # the cutoffs, without "flag nothing"
-    values = criterion_values(fp, tp, criterion, beta=float(beta),
-                              ratio=(1.0 - prevalence) / (cost * prevalence))
-    k = int(np.argmax(values))  # the first: the highest of tied best cutoffs
-    return OperatingPoint(float(values[k]), float(thr[k]))
+    ratio = (1.0 - prevalence) / (cost * prevalence)
+
+    def one(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray) -> OperatingPoint | str:
+        if tp[-1] <= 0 or fp[-1] <= 0:
+            missing = "positive" if tp[-1] <= 0 else "negative"
+            return f"no {missing} samples: the best cutoff is undefined"
+        values = criterion_values(fp, tp, criterion, beta=float(beta), ratio=ratio)
+        k = int(np.argmax(values))  # the first: the highest of tied best cutoffs
+        return OperatingPoint(float(values[k]), float(thr[k]))
+
+    point: OperatingPoint = _each(y_true, y_score, sample_weight, pos_label, one, _NAN_POINT)
+    return point
 
 
 # The readouts by name: (function of the cumulative counts, whether it needs negatives,
@@ -691,12 +738,9 @@ def readout(name: str, fp: np.ndarray, tp: np.ndarray, thresholds: np.ndarray, b
     """Readout ``name`` from one task's cumulative counts at its distinct scores
     (highest first, without the start), as the public function gives it; NaN
     where the task lacks a class it needs (no warning: the caller warns)."""
-    fn, needs_negatives, bound_name = READOUTS[name]
-    bound = _target(bound, bound_name)
-    if tp[-1] <= 0 or (needs_negatives and fp[-1] <= 0):
-        return _NAN_POINT
-    return fn(np.concatenate(([0.0], fp)), np.concatenate(([0.0], tp)),
-              np.concatenate(([np.inf], thresholds.astype(np.float64))), bound, interpolate)
+    point = _point(name, fp, tp, thresholds.astype(np.float64),
+                   _target(bound, READOUTS[name][2]), interpolate)
+    return _NAN_POINT if isinstance(point, str) else point
 
 
 def table_value(name: str, options: dict[str, Any], fp: np.ndarray, tp: np.ndarray,
@@ -717,5 +761,5 @@ def table_value(name: str, options: dict[str, Any], fp: np.ndarray, tp: np.ndarr
         box_y = _range(options.get("tpr") or (0.0, 1.0), "tpr")
         return _partial_area(fp, tp, box_x, box_y, bool(options.get("correct", False)))
     _, _, bound_name = READOUTS[name]
-    return readout(name, fp, tp, thresholds, options[bound_name],
-                   interpolate=bool(options.get("interpolate", False))).value
+    return float(readout(name, fp, tp, thresholds, options[bound_name],
+                         interpolate=bool(options.get("interpolate", False))).value)

@@ -144,23 +144,7 @@ def _columns(y_true: Any, s: np.ndarray, pos_label: Any, name: str = "y_score") 
     """One task per column of 2-D scores (2-D labels of the same shape), or one task."""
     if s.ndim == 1:
         return [inputs.task(y_true, s, None, pos_label, check=True)]
-    b = inputs.batch(y_true, s, None, pos_label, None, None)
-    values = b.values.reshape(b.n, b.t) if b.layout == inputs.SAMPLE_MAJOR else \
-        b.values.reshape(b.t, b.n).T
-    inputs.check_finite(values)
-    tasks = []
-    for j in range(b.t):
-        if b.lab_mode == inputs.LAB_SAME:
-            lab = b.labels.reshape(b.n, b.t)[:, j] if b.layout == inputs.SAMPLE_MAJOR else \
-                b.labels.reshape(b.t, b.n)[j]
-        elif b.lab_mode == inputs.LAB_CSC:
-            lab = np.zeros(b.n, np.uint8)
-            lab[b.lab_idx[b.lab_ptr[j]:b.lab_ptr[j + 1]]] = 1
-        else:
-            lab = (b.lab_idx == j).view(np.uint8)
-        tasks.append(inputs.task_of(np.ascontiguousarray(values[:, j]), b.dtype,
-                                    np.ascontiguousarray(lab), None))
-    return tasks
+    return inputs.split_batch(inputs.batch(y_true, s, None, pos_label, None, None))
 
 
 def _pairs(y_true: Any, a: np.ndarray, b: np.ndarray | None, pos_label: Any

@@ -214,3 +214,55 @@ def test_evaluation_table_of_a_pair_without_negatives_is_nan() -> None:
     t = ev.operating_points(min_specificity=0.5, min_precision=0.5, as_frame=False)
     assert math.isnan(t["value"][1]) and math.isnan(t["threshold"][1])  # no negatives
     assert t["value"][0] == 1.0  # recall at precision needs positives only
+
+
+TWO_D = [
+    ("sensitivity_at_specificity", (0.9,), {"interpolate": True}),
+    ("specificity_at_sensitivity", (0.8,), {}),
+    ("recall_at_precision", (0.7,), {}),
+    ("precision_at_recall", (0.5,), {"interpolate": True}),
+    ("best_cutoff", ("mcc",), {}),
+    ("partial_roc_auc", (), {"fpr": (0, 0.2), "correct": True}),
+    ("partial_pr_auc", (), {"recall": (0.5, 1)}),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "kw"), TWO_D)
+@pytest.mark.parametrize("layout", ["C", "F", "sparse", "weighted"])
+def test_two_d_scores_give_one_readout_per_column(name, args, kw, layout) -> None:
+    rng = np.random.default_rng(8)
+    Y = (rng.random((300, 5)) < 0.3).astype(np.int64)
+    S = np.round(Y + rng.normal(size=(300, 5)), 1)
+    w = rng.integers(1, 4, 300).astype(np.float64) if layout == "weighted" else None
+    labels = Y
+    if layout == "F":
+        S = np.asfortranarray(S)
+    if layout == "sparse":
+        sparse = pytest.importorskip("scipy.sparse")
+        labels = sparse.csr_matrix(Y)
+    f = getattr(fastrank, name)
+    got = f(labels, S, *args, sample_weight=w, **kw)
+    for j in range(5):
+        want = f(Y[:, j], S[:, j], *args, sample_weight=w, **kw)
+        if isinstance(want, tuple):
+            assert (got.value[j], got.threshold[j]) == tuple(want)
+        else:
+            assert got[j] == want
+
+
+def test_two_d_with_class_labels_is_one_vs_rest() -> None:
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 3, 200)
+    P = rng.random((200, 3)) + np.eye(3)[y]
+    got = fastrank.sensitivity_at_specificity(y, P, 0.9)
+    for k in range(3):
+        assert got.value[k] == fastrank.sensitivity_at_specificity(y == k, P[:, k], 0.9).value
+
+
+def test_two_d_undefined_columns_warn_once() -> None:
+    Y = np.array([[1, 1], [0, 1], [1, 1], [0, 1]])
+    S = np.array([[.9, .2], [.1, .4], [.8, .6], [.3, .8]])
+    with pytest.warns(fastrank.UndefinedMetricWarning, match="for 1 of 2 columns") as rec:
+        got = fastrank.sensitivity_at_specificity(Y, S, 0.5)
+    assert len(rec) == 1
+    assert got.value[0] == 1.0 and math.isnan(got.value[1])
