@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._core import inputs
+from ._core import engine, inputs
 from .curves import _cumulative, _warn
 
 __all__ = [
@@ -325,10 +325,15 @@ def _each(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
         tasks = inputs.split_batch(inputs.batch(y_true, s, sample_weight, pos_label, None, None))
     else:
         tasks = [inputs.task(y_true, s, sample_weight, pos_label)]
-    results, reasons = [], []
-    for task in tasks:
+    def run(task: inputs.Task) -> Any:
         fps, tps, thresholds = _cumulative(task)
-        got = one(fps, tps, thresholds.astype(np.float64))
+        return one(fps, tps, thresholds.astype(np.float64))
+
+    # Columns on every thread (the sorts release the GIL) once the batch is large.
+    size = sum(t.values.shape[0] for t in tasks)
+    nthreads = engine.threads() if batched and size >= engine.PARALLEL_MIN else 1
+    results, reasons = [], []
+    for got in engine.parallel_map(run, tasks, nthreads):
         if isinstance(got, str):
             reasons.append(got)
             got = nan
