@@ -35,7 +35,17 @@ a class. Definitions: METRICS.md in the source repository.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import TYPE_CHECKING, Any
+
+# The names below load on first use, so check now, without importing them, that the
+# two dependencies are there: a missing one is one clear ImportError at import time,
+# not a ModuleNotFoundError from deep inside the first call.
+_missing = [m for m in ("numpy", "numba") if importlib.util.find_spec(m) is None]
+if _missing:
+    raise ImportError(f"fastrank needs {' and '.join(_missing)}, not installed here: "
+                      "pip install fastrank-metrics (or pip install numpy numba)")
+del _missing
 
 # Every public name and the module that defines it. They are imported on first use
 # (PEP 562), so that ``import fastrank`` (and ``fastrank --version``, ``--help``) costs

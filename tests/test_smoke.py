@@ -44,3 +44,17 @@ def test_import_fastrank_loads_no_numpy_or_numba() -> None:
             "print(sorted(m for m in ('numpy', 'numba', 'pandas') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_missing_dependency_is_one_clear_import_error() -> None:
+    """Names load lazily, so a missing numba would otherwise surface only inside the
+    first call; ``import fastrank`` says so at once."""
+    import subprocess
+    import sys
+
+    code = "import sys; sys.modules['numba'] = None; import fastrank"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 1
+    assert out.stderr.strip().splitlines()[-1] == (
+        "ImportError: fastrank needs numba, not installed here: pip install fastrank-metrics "
+        "(or pip install numpy numba)")
