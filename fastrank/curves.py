@@ -434,9 +434,9 @@ def _precision_at(
 # -- cumulative gain and lift ------------------------------------------------------------
 
 
-def _gain_points(task: Task) -> tuple[FloatArray, FloatArray, FloatArray, float, float]:
+def _gain_points(task: Task) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Depth and gain at each distinct score (highest first, after a (0, 0) start),
-    the thresholds (``inf`` first), the positives' total and the samples' total."""
+    and the thresholds (``inf`` first)."""
     fps, tps, thresholds = _cumulative(task)
     pos, total = float(tps[-1]), float(tps[-1] + fps[-1])
     if pos <= 0:
@@ -444,7 +444,7 @@ def _gain_points(task: Task) -> tuple[FloatArray, FloatArray, FloatArray, float,
     depth = np.concatenate(([0.0], (tps + fps) / total))
     gain = (np.concatenate(([0.0], tps / pos)) if pos > 0
             else np.full(depth.shape, np.nan))
-    return depth, gain, np.concatenate(([np.inf], thresholds.astype(np.float64))), pos, total
+    return depth, gain, np.concatenate(([np.inf], thresholds.astype(np.float64)))
 
 
 def _depths(depth: Any) -> tuple[FloatArray, bool]:
@@ -503,7 +503,7 @@ def cumulative_gain_curve(
     array([inf, 0.9, 0.6, 0.2])
     """
     task = inputs.task(y_true, y_score, sample_weight, pos_label)
-    depth, gain, thresholds, _, _ = _gain_points(task)
+    depth, gain, thresholds = _gain_points(task)
     return depth, gain, thresholds
 
 
@@ -537,7 +537,7 @@ def lift_curve(
     (array([0.25, 0.75, 1.  ]), array([2.    , 1.3333, 1.    ]))
     """
     task = inputs.task(y_true, y_score, sample_weight, pos_label)
-    depth, gain, thresholds, _, _ = _gain_points(task)
+    depth, gain, thresholds = _gain_points(task)
     return depth[1:], gain[1:] / depth[1:], thresholds[1:]
 
 
@@ -575,7 +575,7 @@ def gain_at_depth(
     """
     d, scalar = _depths(depth)
     task = inputs.task(y_true, y_score, sample_weight, pos_label)
-    xs, gain, _, _, _ = _gain_points(task)
+    xs, gain, _ = _gain_points(task)
     out = np.interp(d, xs, gain)
     return float(out) if scalar else out
 
@@ -608,7 +608,7 @@ def lift_at_depth(
     """
     d, scalar = _depths(depth)
     task = inputs.task(y_true, y_score, sample_weight, pos_label)
-    xs, gain, _, _, _ = _gain_points(task)
+    xs, gain, _ = _gain_points(task)
     top = gain[1] / xs[1]  # the first segment's slope: its lift, at every depth inside it
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(d > 0.0, np.interp(d, xs, gain) / np.where(d > 0.0, d, 1.0), top)

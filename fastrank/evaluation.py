@@ -447,10 +447,9 @@ class Evaluation:
         >>> t["bound"].tolist(), t["value"].tolist(), t["threshold"].tolist()
         ([0.75, 0.75, 1.0], [0.75, 0.75, 0.25], [0.7, 0.7, 0.9])
         """
-        from .readouts import readout
+        from .readouts import _check_flag, readout
 
-        if not isinstance(interpolate, bool | np.bool_):
-            raise TypeError(f"interpolate must be True or False; got {interpolate!r}")
+        interpolate = _check_flag(interpolate, "interpolate")
         asked: list[tuple[str, float]] = []
         for name, bounds in (("recall_at_precision", min_precision),
                              ("precision_at_recall", min_recall),

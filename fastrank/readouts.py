@@ -154,18 +154,20 @@ def partial_roc_auc(
     """
     box_x = _range((0.0, 1.0) if fpr is None else fpr, "fpr")
     box_y = _range((0.0, 1.0) if tpr is None else tpr, "tpr")
-    flag = _check_flag(correct, "correct")
-
-    def one(fps: np.ndarray, tps: np.ndarray, _: np.ndarray) -> float | str:
-        if tps[-1] <= 0 or fps[-1] <= 0:
-            missing = "positive" if tps[-1] <= 0 else "negative"
-            return f"no {missing} samples: the partial ROC area is undefined"
-        if flag and _fills(box_x, box_y):
-            return ("the box lies under the chance diagonal, which fills it: McClish's "
-                    "standardisation is undefined there")
-        return _partial_area(fps, tps, box_x, box_y, flag)
-
+    one = partial(_roc_box, box_x=box_x, box_y=box_y, correct=_check_flag(correct, "correct"))
     return _each(y_true, y_score, sample_weight, pos_label, one, math.nan)
+
+
+def _roc_box(fps: np.ndarray, tps: np.ndarray, _: np.ndarray, *, box_x: tuple[float, float],
+             box_y: tuple[float, float], correct: bool) -> float | str:
+    """:func:`partial_roc_auc` of one task's cumulative counts, or why it has none."""
+    if tps[-1] <= 0 or fps[-1] <= 0:
+        missing = "positive" if tps[-1] <= 0 else "negative"
+        return f"no {missing} samples: the partial ROC area is undefined"
+    if correct and _fills(box_x, box_y):
+        return ("the box lies under the chance diagonal, which fills it: McClish's "
+                "standardisation is undefined there")
+    return _partial_area(fps, tps, box_x, box_y, correct)
 
 
 def partial_pr_auc(
@@ -208,13 +210,17 @@ def partial_pr_auc(
     0.5
     """
     low, high = _range(recall, "recall")
-    def one(fps: np.ndarray, tps: np.ndarray, _: np.ndarray) -> float | str:
-        pos = float(tps[-1])
-        if pos <= 0:
-            return "no positive samples: the partial PR area is undefined"
-        return _pr_area(fps, tps, low * pos, high * pos) / pos
-
+    one = partial(_pr_range, low=low, high=high)
     return _each(y_true, y_score, sample_weight, pos_label, one, math.nan)
+
+
+def _pr_range(fps: np.ndarray, tps: np.ndarray, _: np.ndarray, *, low: float,
+              high: float) -> float | str:
+    """:func:`partial_pr_auc` of one task's cumulative counts, or why it has none."""
+    pos = float(tps[-1])
+    if pos <= 0:
+        return "no positive samples: the partial PR area is undefined"
+    return _pr_area(fps, tps, low * pos, high * pos) / pos
 
 
 def _pr_area(fps: np.ndarray, tps: np.ndarray, t_lo: float, t_hi: float) -> float:
@@ -748,23 +754,27 @@ def readout(name: str, fp: np.ndarray, tp: np.ndarray, thresholds: np.ndarray, b
     return _NAN_POINT if isinstance(point, str) else point
 
 
+# The readouts bootstrap_ci takes (by name): the partial areas and the operating points.
+BOOTSTRAP_READOUTS = ("partial_roc_auc", "partial_pr_auc", *READOUTS)
+
+
 def table_value(name: str, options: dict[str, Any], fp: np.ndarray, tp: np.ndarray,
                 thresholds: np.ndarray) -> float:
-    """The value of readout ``name`` (an operating point's rate, or
-    ``"partial_roc_auc"``) with its keyword ``options`` (already checked), from
-    cumulative counts at the distinct scores; NaN where a class it needs is missing.
-    For the bootstrap, which recounts the tie groups of each resample."""
+    """The value of readout ``name`` of :data:`BOOTSTRAP_READOUTS` (an operating
+    point's rate, or a partial area) with its keyword ``options`` (already checked by
+    the public function), from cumulative counts at the distinct scores; NaN where it
+    is undefined. For the bootstrap, which recounts the tie groups of each resample."""
     if name == "partial_pr_auc":
-        if tp[-1] <= 0:
-            return math.nan
         low, high = _range(options.get("recall", (0.0, 1.0)), "recall")
-        return float(_pr_area(fp, tp, low * tp[-1], high * tp[-1]) / tp[-1])
-    if name == "partial_roc_auc":
-        if tp[-1] <= 0 or fp[-1] <= 0:
-            return math.nan
-        box_x = _range(options.get("fpr") or (0.0, 1.0), "fpr")
-        box_y = _range(options.get("tpr") or (0.0, 1.0), "tpr")
-        return _partial_area(fp, tp, box_x, box_y, bool(options.get("correct", False)))
-    _, _, bound_name = READOUTS[name]
-    return float(readout(name, fp, tp, thresholds, options[bound_name],
-                         interpolate=bool(options.get("interpolate", False))).value)
+        got: Any = _pr_range(fp, tp, thresholds, low=low, high=high)
+    elif name == "partial_roc_auc":
+        got = _roc_box(fp, tp, thresholds, box_x=_range(options.get("fpr") or (0.0, 1.0), "fpr"),
+                       box_y=_range(options.get("tpr") or (0.0, 1.0), "tpr"),
+                       correct=bool(options.get("correct", False)))
+    else:
+        bound_name = READOUTS[name][2]
+        got = _point(name, fp, tp, thresholds, _target(options[bound_name], bound_name),
+                     bool(options.get("interpolate", False)))
+    if isinstance(got, str):
+        return math.nan
+    return float(got.value if isinstance(got, OperatingPoint) else got)

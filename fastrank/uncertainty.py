@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from . import readouts
 from ._core import delong, engine, inputs, registry
 from ._core.inputs import Task, as_array
 from ._kernels.bootstrap import resample_sweeps
@@ -444,19 +445,13 @@ def _check_resamples(n_resamples: Any) -> int:
     return int(n_resamples)
 
 
-READOUT_NAMES = ("partial_roc_auc", "partial_pr_auc", "sensitivity_at_specificity",
-                 "specificity_at_sensitivity", "recall_at_precision", "precision_at_recall")
-
-
 def _readout_function(name: str) -> Callable[..., Any]:
-    from . import readouts
-
     return getattr(readouts, name)  # type: ignore[no-any-return]
 
 
 def _readout_name(metric: Any) -> str | None:
     """The readout ``metric`` names (by name or function), or None."""
-    for name in READOUT_NAMES:
+    for name in readouts.BOOTSTRAP_READOUTS:
         if metric == name or (callable(metric) and metric is _readout_function(name)):
             return name
     return None
@@ -471,8 +466,6 @@ def _resample_readout(task: Task, name: str, options: dict[str, Any], n_resample
     ``r`` draws from numpy's PCG64 seeded with ``(seed, r)``, so a seed gives the
     same values however the resamples are run.
     """
-    from .readouts import table_value
-
     gid, gkey, _, _ = engine.group_index(task)
     thresholds = np.asarray(engine.decode(gkey, task.values.dtype, task.dtype), np.float64)
     ngroups = gkey.shape[0]
@@ -491,7 +484,8 @@ def _resample_readout(task: Task, name: str, options: dict[str, Any], n_resample
             dp, dn = drawn[labels[drawn]], drawn[~labels[drawn]]
         gp = np.bincount(gid[dp], None if w is None else w[dp], ngroups).astype(np.float64)
         gn = np.bincount(gid[dn], None if w is None else w[dn], ngroups).astype(np.float64)
-        values[r] = table_value(name, options, np.cumsum(gn), np.cumsum(gp), thresholds)
+        values[r] = readouts.table_value(name, options, np.cumsum(gn), np.cumsum(gp),
+                                         thresholds)
     return values
 
 
@@ -616,7 +610,7 @@ def bootstrap_ci(
     if readout is None:
         if metric_options:
             raise TypeError("metric_options are the keywords of a readout "
-                            f"({', '.join(READOUT_NAMES)}); {metric!r} takes none")
+                            f"({', '.join(readouts.BOOTSTRAP_READOUTS)}); {metric!r} takes none")
         name, func, column = _metric(metric)
     else:
         name, func, column = readout, _readout_function(readout), -1
