@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ._core import engine, inputs
+from ._core.reduce import GroupResult
 from .curves import _cumulative, _warn
 
 __all__ = [
@@ -105,6 +106,7 @@ def partial_roc_auc(
     correct: bool = False,
     sample_weight: Any = None,
     pos_label: Any = None,
+    groups: Any = None,
 ) -> Any:
     """The area under the ROC curve inside a box of FPR and TPR ranges.
 
@@ -112,6 +114,9 @@ def partial_roc_auc(
     ----------
     y_true, y_score, sample_weight, pos_label
         As in :func:`fastrank.average_precision`.
+    groups : array-like of shape (n_samples,), optional
+        One group id per sample (e.g. a user or query id): one value per
+        group, as a :class:`~fastrank.GroupResult`.
     fpr : (low, high), optional
         The false-positive-rate range (default ``(0, 1)``); ``(0, 0.1)`` is
         the area over the low false-positive end (pROC's ``partial.auc =
@@ -155,7 +160,7 @@ def partial_roc_auc(
     box_x = _range((0.0, 1.0) if fpr is None else fpr, "fpr")
     box_y = _range((0.0, 1.0) if tpr is None else tpr, "tpr")
     one = partial(_roc_box, box_x=box_x, box_y=box_y, correct=_check_flag(correct, "correct"))
-    return _each(y_true, y_score, sample_weight, pos_label, one, math.nan)
+    return _each(y_true, y_score, sample_weight, pos_label, one, math.nan, groups=groups)
 
 
 def _roc_box(fps: np.ndarray, tps: np.ndarray, _: np.ndarray, *, box_x: tuple[float, float],
@@ -177,6 +182,7 @@ def partial_pr_auc(
     recall: tuple[float, float] = (0.0, 1.0),
     sample_weight: Any = None,
     pos_label: Any = None,
+    groups: Any = None,
 ) -> Any:
     """The area under the interpolated precision-recall curve over a recall range.
 
@@ -189,6 +195,9 @@ def partial_pr_auc(
     ----------
     y_true, y_score, sample_weight, pos_label
         As in :func:`fastrank.average_precision`.
+    groups : array-like of shape (n_samples,), optional
+        One group id per sample (e.g. a user or query id): one value per
+        group, as a :class:`~fastrank.GroupResult`.
     recall : (low, high), default (0, 1)
         The recall range, e.g. ``(0.9, 1)`` for the high-recall end. The area
         is at most ``high - low``; divide by it for the mean precision there.
@@ -211,7 +220,7 @@ def partial_pr_auc(
     """
     low, high = _range(recall, "recall")
     one = partial(_pr_range, low=low, high=high)
-    return _each(y_true, y_score, sample_weight, pos_label, one, math.nan)
+    return _each(y_true, y_score, sample_weight, pos_label, one, math.nan, groups=groups)
 
 
 def _pr_range(fps: np.ndarray, tps: np.ndarray, _: np.ndarray, *, low: float,
@@ -320,47 +329,61 @@ def _check_flag(value: Any, name: str) -> bool:
 
 
 def _each(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
-          one: Any, nan: Any, level: int = 4) -> Any:
+          one: Any, nan: Any, level: int = 4, groups: Any = None) -> Any:
     """``one(fps, tps, thresholds)`` of a task (cumulative counts at its distinct
-    scores, float64 thresholds), or of each column of 2-D scores (each class, for
-    class labels), stacked into arrays. ``one`` returns a value, or a string saying
-    why the task has none: that task gets ``nan``, and the call one warning."""
+    scores, float64 thresholds), of each column of 2-D scores (each class, for
+    class labels), or of each group (``groups``), stacked into arrays. ``one``
+    returns a value, or a string saying why the task has none: that task gets
+    ``nan``, and the call one warning. With ``groups`` the values come as a
+    :class:`~fastrank.GroupResult` (an operating point's ``value``)."""
     s = inputs.as_array(y_score, "y_score")
-    batched = s.ndim == 2
+    batched = s.ndim == 2 or groups is not None
     if batched:
-        tasks = inputs.split_batch(inputs.batch(y_true, s, sample_weight, pos_label, None, None))
+        b = inputs.batch(y_true, s, sample_weight, pos_label, groups, None)
+        tasks = inputs.split_batch(b)
     else:
         tasks = [inputs.task(y_true, s, sample_weight, pos_label)]
+
     def run(task: inputs.Task) -> Any:
         fps, tps, thresholds = _cumulative(task)
-        return one(fps, tps, thresholds.astype(np.float64))
+        got = one(fps, tps, thresholds.astype(np.float64))
+        return got, (float(tps[-1]) if tps.shape[0] else 0.0), \
+            (float(fps[-1]) if fps.shape[0] else 0.0)
 
-    # Columns on every thread (the sorts release the GIL) once the batch is large.
+    # Tasks on every thread (the sorts release the GIL) once the batch is large.
     size = sum(t.values.shape[0] for t in tasks)
     nthreads = engine.threads() if batched and size >= engine.PARALLEL_MIN else 1
-    results, reasons = [], []
-    for got in engine.parallel_map(run, tasks, nthreads):
+    results, reasons, pos, neg = [], [], [], []
+    for got, p, q in engine.parallel_map(run, tasks, nthreads):
         if isinstance(got, str):
             reasons.append(got)
             got = nan
         results.append(got)
+        pos.append(p)
+        neg.append(q)
     if reasons:
-        where = f" for {len(reasons)} of {len(tasks)} columns" if batched else ""
+        what = "groups" if groups is not None else "columns"
+        where = f" for {len(reasons)} of {len(tasks)} {what}" if batched else ""
         _warn(f"{reasons[0]}{where}; returning NaN", level=level)  # at the public's caller
     if not batched:
         return results[0]
-    if isinstance(nan, OperatingPoint):
-        return OperatingPoint(np.array([r.value for r in results], np.float64),
-                              np.array([r.threshold for r in results], np.float64))
-    return np.array(results, np.float64)
+    point = isinstance(nan, OperatingPoint)
+    values: Any = np.array([r.value for r in results] if point else results, np.float64)
+    if groups is not None:
+        assert b.ids is not None
+        values = GroupResult(b.ids, values, np.array(pos, np.float64),
+                             np.array(neg, np.float64), b.sizes.astype(np.int64))
+    if point:
+        return OperatingPoint(values, np.array([r.threshold for r in results], np.float64))
+    return values
 
 
 def _operating(name: str, bound: float, interpolate: Any, y_true: Any, y_score: Any,
-               sample_weight: Any, pos_label: Any) -> OperatingPoint:
+               sample_weight: Any, pos_label: Any, groups: Any) -> OperatingPoint:
     """Operating point ``name`` of one task, or of each column of 2-D scores."""
     one = partial(_point, name, bound=bound, interpolate=_check_flag(interpolate, "interpolate"))
     point: OperatingPoint = _each(y_true, y_score, sample_weight, pos_label, one, _NAN_POINT,
-                                  level=5)
+                                  level=5, groups=groups)
     return point
 
 
@@ -382,7 +405,7 @@ _NAN_POINT = OperatingPoint(math.nan, math.nan)
 
 def sensitivity_at_specificity(
     y_true: Any, y_score: Any, min_specificity: float, *, interpolate: bool = False,
-    sample_weight: Any = None, pos_label: Any = None,
+    sample_weight: Any = None, pos_label: Any = None, groups: Any = None,
 ) -> OperatingPoint:
     """The highest sensitivity (TPR, recall) with specificity at least ``min_specificity``.
 
@@ -390,6 +413,9 @@ def sensitivity_at_specificity(
     ----------
     y_true, y_score, sample_weight, pos_label
         As in :func:`fastrank.average_precision`.
+    groups : array-like of shape (n_samples,), optional
+        One group id per sample (e.g. a user or query id): one value per
+        group, as a :class:`~fastrank.GroupResult` (the point's ``value``; ``threshold`` an array).
     min_specificity : float in [0, 1]
         E.g. 0.95: at most 5% of the negatives flagged.
     interpolate : bool, default False
@@ -419,7 +445,7 @@ def sensitivity_at_specificity(
     """
     bound = _target(min_specificity, "min_specificity")
     return _operating("sensitivity_at_specificity", bound, interpolate, y_true, y_score,
-                      sample_weight, pos_label)
+                      sample_weight, pos_label, groups)
 
 
 def _sens_at_spec(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray, bound: float,
@@ -441,7 +467,7 @@ def _sens_at_spec(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray, bound: float,
 
 def specificity_at_sensitivity(
     y_true: Any, y_score: Any, min_sensitivity: float, *, interpolate: bool = False,
-    sample_weight: Any = None, pos_label: Any = None,
+    sample_weight: Any = None, pos_label: Any = None, groups: Any = None,
 ) -> OperatingPoint:
     """The highest specificity with sensitivity (TPR) at least ``min_sensitivity``.
 
@@ -449,6 +475,9 @@ def specificity_at_sensitivity(
     ----------
     y_true, y_score, sample_weight, pos_label
         As in :func:`fastrank.average_precision`.
+    groups : array-like of shape (n_samples,), optional
+        One group id per sample (e.g. a user or query id): one value per
+        group, as a :class:`~fastrank.GroupResult` (the point's ``value``; ``threshold`` an array).
     min_sensitivity : float in [0, 1]
         E.g. 0.95: at least 95% of the positives flagged.
     interpolate : bool, default False
@@ -472,7 +501,7 @@ def specificity_at_sensitivity(
     """
     bound = _target(min_sensitivity, "min_sensitivity")
     return _operating("specificity_at_sensitivity", bound, interpolate, y_true, y_score,
-                      sample_weight, pos_label)
+                      sample_weight, pos_label, groups)
 
 
 def _spec_at_sens(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray, bound: float,
@@ -491,7 +520,7 @@ def _spec_at_sens(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray, bound: float,
 
 def recall_at_precision(
     y_true: Any, y_score: Any, min_precision: float, *, interpolate: bool = False,
-    sample_weight: Any = None, pos_label: Any = None,
+    sample_weight: Any = None, pos_label: Any = None, groups: Any = None,
 ) -> OperatingPoint:
     """The highest recall with precision at least ``min_precision``.
 
@@ -499,6 +528,9 @@ def recall_at_precision(
     ----------
     y_true, y_score, sample_weight, pos_label
         As in :func:`fastrank.average_precision`.
+    groups : array-like of shape (n_samples,), optional
+        One group id per sample (e.g. a user or query id): one value per
+        group, as a :class:`~fastrank.GroupResult` (the point's ``value``; ``threshold`` an array).
     min_precision : float in [0, 1]
         E.g. 0.99.
     interpolate : bool, default False
@@ -527,7 +559,7 @@ def recall_at_precision(
     """
     bound = _target(min_precision, "min_precision")
     return _operating("recall_at_precision", bound, interpolate, y_true, y_score,
-                      sample_weight, pos_label)
+                      sample_weight, pos_label, groups)
 
 
 def _recall_at_precision(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray, bound: float,
@@ -565,7 +597,7 @@ def _recall_at_precision(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray, bound:
 
 def precision_at_recall(
     y_true: Any, y_score: Any, min_recall: float, *, interpolate: bool = False,
-    sample_weight: Any = None, pos_label: Any = None,
+    sample_weight: Any = None, pos_label: Any = None, groups: Any = None,
 ) -> OperatingPoint:
     """The highest precision with recall at least ``min_recall``.
 
@@ -573,6 +605,9 @@ def precision_at_recall(
     ----------
     y_true, y_score, sample_weight, pos_label
         As in :func:`fastrank.average_precision`.
+    groups : array-like of shape (n_samples,), optional
+        One group id per sample (e.g. a user or query id): one value per
+        group, as a :class:`~fastrank.GroupResult` (the point's ``value``; ``threshold`` an array).
     min_recall : float in [0, 1]
         E.g. 0.9.
     interpolate : bool, default False
@@ -602,7 +637,7 @@ def precision_at_recall(
     """
     bound = _target(min_recall, "min_recall")
     return _operating("precision_at_recall", bound, interpolate, y_true, y_score,
-                      sample_weight, pos_label)
+                      sample_weight, pos_label, groups)
 
 
 def _precision_at_recall(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray, bound: float,
@@ -669,7 +704,7 @@ def criterion_values(fp: np.ndarray, tp: np.ndarray, criterion: str, *, beta: fl
 def best_cutoff(
     y_true: Any, y_score: Any, criterion: str = "youden", *, beta: float = 1.0,
     cost: float = 1.0, prevalence: float = 0.5, sample_weight: Any = None,
-    pos_label: Any = None,
+    pos_label: Any = None, groups: Any = None,
 ) -> OperatingPoint:
     """The cutoff that maximises a criterion, with the criterion's value there.
 
@@ -677,6 +712,9 @@ def best_cutoff(
     ----------
     y_true, y_score, sample_weight, pos_label
         As in :func:`fastrank.average_precision`.
+    groups : array-like of shape (n_samples,), optional
+        One group id per sample (e.g. a user or query id): one value per
+        group, as a :class:`~fastrank.GroupResult` (the point's ``value``; ``threshold`` an array).
     criterion : {"youden", "closest_topleft", "f1", "f_beta", "mcc"}, default "youden"
         ``youden``: Youden's J, ``sensitivity + r * specificity - 1``;
         ``closest_topleft``: the point nearest to (0, 1), the value returned
@@ -730,7 +768,8 @@ def best_cutoff(
         k = int(np.argmax(values))  # the first: the highest of tied best cutoffs
         return OperatingPoint(float(values[k]), float(thr[k]))
 
-    point: OperatingPoint = _each(y_true, y_score, sample_weight, pos_label, one, _NAN_POINT)
+    point: OperatingPoint = _each(y_true, y_score, sample_weight, pos_label, one, _NAN_POINT,
+                                  groups=groups)
     return point
 
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 import itertools
 import math
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastrank
@@ -266,3 +267,97 @@ def test_two_d_undefined_columns_warn_once() -> None:
         got = fastrank.sensitivity_at_specificity(Y, S, 0.5)
     assert len(rec) == 1
     assert got.value[0] == 1.0 and math.isnan(got.value[1])
+
+
+def _by_group(f, y, s, g, w, args, kw):
+    """The readout of each group's samples alone, groups in increasing id order."""
+    y, s, g = np.asarray(y), np.asarray(s), np.asarray(g)
+    out = []
+    for gid in np.unique(g):
+        m = g == gid
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", fastrank.UndefinedMetricWarning)
+            out.append(f(y[m], s[m], *args, sample_weight=None if w is None else w[m], **kw))
+    return np.unique(g), out
+
+
+def _same(got, want) -> bool:
+    return got == want or (math.isnan(got) and math.isnan(want))
+
+
+@pytest.mark.parametrize(("name", "args", "kw"), TWO_D)
+@pytest.mark.parametrize("ids", ["int", "str"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_groups_give_one_readout_per_group(name, args, kw, ids, weighted) -> None:
+    rng = np.random.default_rng(11)
+    n = 400
+    g = rng.integers(0, 9, n)
+    y = (rng.random(n) < 0.3).astype(np.int64)
+    y[g == 4] = 0  # a group without positives
+    s = np.round(y + rng.normal(size=n), 1)
+    w = rng.integers(1, 4, n).astype(np.float64) if weighted else None
+    if ids == "str":
+        g = np.array([f"user{k}" for k in g])
+    f = getattr(fastrank, name)
+    with pytest.warns(fastrank.UndefinedMetricWarning, match="for 1 of 9 groups") as rec:
+        got = f(y, s, *args, sample_weight=w, groups=g, **kw)
+    assert len(rec) == 1
+    gids, want = _by_group(f, y, s, g, w, args, kw)
+    result = got.value if isinstance(got, tuple) else got
+    assert isinstance(result, fastrank.GroupResult)
+    assert np.array_equal(result.groups, gids)
+    for k, gid in enumerate(gids):
+        m = g == gid
+        wk = np.ones(m.sum()) if w is None else w[m]
+        assert result.sizes[k] == m.sum()
+        assert result.positives[k] == wk[y[m] == 1].sum()
+        assert result.negatives[k] == wk[y[m] == 0].sum()
+        if isinstance(got, tuple):
+            assert _same(got.value.values[k], want[k].value), (gid, got, want[k])
+            assert _same(got.threshold[k], want[k].threshold), (gid, got, want[k])
+        else:
+            assert _same(got.values[k], want[k]), (gid, got, want[k])
+
+
+@settings(PROPERTY_SETTINGS, max_examples=40)
+@given(st.data())
+def test_groups_match_single_calls_on_heavy_ties(data) -> None:
+    n = data.draw(st.integers(1, 60))
+    y = np.array(data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    s = np.array(data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)), np.float32)
+    g = np.array(data.draw(st.lists(st.integers(0, 4), min_size=n, max_size=n)))
+    name, args, kw = data.draw(st.sampled_from(TWO_D))
+    f = getattr(fastrank, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fastrank.UndefinedMetricWarning)
+        got = f(y, s, *args, groups=g, **kw)
+    gids, want = _by_group(f, y, s, g, None, args, kw)
+    values = got.value.values if isinstance(got, tuple) else got.values
+    for k in range(len(gids)):
+        w_k = want[k].value if isinstance(got, tuple) else want[k]
+        assert _same(values[k], w_k)
+
+
+def test_groups_run_on_every_thread_with_the_one_thread_result() -> None:
+    rng = np.random.default_rng(5)
+    n = 300_000  # above the size from which batches use every thread
+    g = rng.integers(0, 12, n)
+    y = rng.random(n) < 0.2
+    s = rng.random(n).astype(np.float32)
+    many = fastrank.recall_at_precision(y, s, 0.25, groups=g)
+    from fastrank._core import engine
+
+    with engine.thread_limit(1):
+        one = fastrank.recall_at_precision(y, s, 0.25, groups=g)
+    assert np.array_equal(many.value.values, one.value.values)
+    assert np.array_equal(many.threshold, one.threshold)
+
+
+def test_groups_are_checked() -> None:
+    y, s = [1, 0, 1, 0], [.9, .1, .4, .6]
+    with pytest.raises(ValueError, match="groups"):
+        fastrank.partial_roc_auc(y, s, groups=[0, 1, 0])
+    with pytest.raises(ValueError, match="1-D"):
+        fastrank.recall_at_precision(np.c_[y, y], np.c_[s, s], 0.5, groups=[0, 0, 1, 1])
+    with pytest.raises(ValueError, match="missing or non-finite id"):
+        fastrank.best_cutoff(y, s, groups=[0, np.nan, 1, 1])
