@@ -21,7 +21,8 @@ Batches and streams (:mod:`fastrank.accumulator`, :mod:`fastrank.summaries`)::
 
 Uncertainty (:mod:`fastrank.uncertainty`)::
 
-    roc_auc_ci, delong_covariance, delong_test, delong_test_unpaired, bootstrap_ci
+    roc_auc_ci, partial_roc_auc_ci, delong_covariance, delong_test, delong_test_unpaired,
+    bootstrap_ci
 
 Configuration and first-call costs (:mod:`fastrank.config`)::
 
@@ -95,6 +96,7 @@ _EXPORTS = {
     "delong_test": "uncertainty",
     "delong_test_unpaired": "uncertainty",
     "roc_auc_ci": "uncertainty",
+    "partial_roc_auc_ci": "uncertainty",
 }
 
 
@@ -181,6 +183,7 @@ if TYPE_CHECKING:  # pragma: no cover
         delong_covariance,
         delong_test,
         delong_test_unpaired,
+        partial_roc_auc_ci,
         roc_auc_ci,
     )
 
@@ -221,6 +224,7 @@ __all__ = [
     "lift_curve",
     "partial_pr_auc",
     "partial_roc_auc",
+    "partial_roc_auc_ci",
     "pr_auc",
     "prbe",
     "precision_at_recall",

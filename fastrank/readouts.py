@@ -130,9 +130,11 @@ def partial_roc_auc(
         McClish's standardisation, as pROC's ``partial.auc.correct``:
         ``(1 + (A - min) / (max - min)) / 2``, where ``min`` is the area the
         chance diagonal has in the box and ``max`` the box's area, so that a
-        random ranking scores 0.5 and a perfect one 1. With ``fpr=(0, m)``
-        only, this is scikit-learn's ``roc_auc_score(max_fpr=m)`` and
-        :func:`fastrank.roc_auc` ``(max_fpr=m)``.
+        random ranking scores 0.5 and a perfect one 1. As in pROC, an area
+        below the diagonal's (a standardised value under 0.5) is undefined:
+        NaN with a warning. With ``fpr=(0, m)`` only, this is scikit-learn's
+        ``roc_auc_score(max_fpr=m)`` and :func:`fastrank.roc_auc`
+        ``(max_fpr=m)``, which keep values under 0.5 (scikit-learn's rule).
 
     Returns
     -------
@@ -172,7 +174,15 @@ def _roc_box(fps: np.ndarray, tps: np.ndarray, _: np.ndarray, *, box_x: tuple[fl
     if correct and _fills(box_x, box_y):
         return ("the box lies under the chance diagonal, which fills it: McClish's "
                 "standardisation is undefined there")
-    return _partial_area(fps, tps, box_x, box_y, correct)
+    area = _partial_area(fps, tps, box_x, box_y, correct)
+    if correct and area < 0.5 - 1e-12:  # beyond the rounding of a curve on the diagonal
+        return BELOW_CHANCE
+    return area
+
+
+# pROC's rule (its auc(partial.auc.correct=TRUE)): no standardised area below chance.
+BELOW_CHANCE = ("the partial ROC area lies below the chance diagonal's, where McClish's "
+                "standardisation is undefined")
 
 
 def partial_pr_auc(
@@ -261,8 +271,8 @@ def _pr_area(fps: np.ndarray, tps: np.ndarray, t_lo: float, t_hi: float) -> floa
 
 def _fills(box_x: tuple[float, float], box_y: tuple[float, float]) -> bool:
     """Whether the chance diagonal's area fills the box (McClish has no scale there)."""
-    diagonal = box_area_under(np.array([0.0, 1.0]), np.array([0.0, 1.0]), box_x, box_y)
-    return diagonal == (box_x[1] - box_x[0]) * (box_y[1] - box_y[0])
+    diagonal, full = mcclish_scale(box_x, box_y)
+    return diagonal == full
 
 
 def _partial_area(fps: np.ndarray, tps: np.ndarray, box_x: tuple[float, float],
@@ -287,11 +297,45 @@ def _partial_area(fps: np.ndarray, tps: np.ndarray, box_x: tuple[float, float],
     area = box_area_under(x, y, box_x, box_y)
     if not correct:
         return area
-    diagonal = box_area_under(np.array([0.0, 1.0]), np.array([0.0, 1.0]), box_x, box_y)
-    full = (box_x[1] - box_x[0]) * (box_y[1] - box_y[0])
+    diagonal, full = mcclish_scale(box_x, box_y)
     if full == diagonal:
         return math.nan
     return 0.5 * (1.0 + (area - diagonal) / (full - diagonal))
+
+
+def mcclish_scale(box_x: tuple[float, float], box_y: tuple[float, float]) -> tuple[float, float]:
+    """The chance diagonal's area in the box and the box's area: McClish maps a raw
+    area ``A`` to ``(1 + (A - diagonal) / (full - diagonal)) / 2``."""
+    diagonal = box_area_under(np.array([0.0, 1.0]), np.array([0.0, 1.0]), box_x, box_y)
+    return diagonal, (box_x[1] - box_x[0]) * (box_y[1] - box_y[0])
+
+
+def roc_band(fps: np.ndarray, tps: np.ndarray, box_x: tuple[float, float],
+             box_y: tuple[float, float]) -> tuple[float, float, tuple[bool, bool]]:
+    """The FPR band ``[x1, x2]`` over which the ROC curve (cumulative counts of a task
+    with both classes) runs inside the box's TPR range, within its FPR range, and
+    whether each end is a natural one (FPR 0; the curve reaching TPR 1).
+
+    The box's area is the curve's area over that band plus constants (the full
+    height where the curve is above the box, nothing where below), and the band's
+    ends move with the data only where the curve crosses the TPR range's edges, so
+    to first order the area varies as the band's area with the ends held fixed.
+    """
+    x = np.concatenate(([0.0], fps / fps[-1]))
+    y = np.concatenate(([0.0], tps / tps[-1]))
+
+    def fpr_at(level: float) -> float:  # where the curve first reaches TPR ``level``
+        i = int(np.searchsorted(y, level, "left"))
+        if i == 0:
+            return 0.0
+        i = min(i, y.shape[0] - 1)
+        return float(x[i - 1] + (level - y[i - 1]) / (y[i] - y[i - 1]) * (x[i] - x[i - 1]))
+
+    (a1, a2), (b1, b2) = box_x, box_y
+    x1 = max(a1, fpr_at(b1)) if b1 > 0.0 else a1
+    top = fpr_at(b2)
+    x2 = min(a2, top)
+    return x1, x2, (x1 == 0.0, b2 == 1.0 and top <= a2)
 
 
 # -- operating points ------------------------------------------------------------------

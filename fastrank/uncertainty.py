@@ -30,6 +30,7 @@ from ._core import delong, engine, inputs, registry
 from ._core.inputs import Task, as_array
 from ._kernels.bootstrap import resample_sweeps
 from ._kernels.sweep import OUT_NEG, OUT_POS, OUT_SIZE
+from .curves import tie_table
 from .exceptions import UndefinedMetricWarning
 from .metrics import average_precision, d_prime, pr_auc, prbe, roc_auc
 from .stats import check_level, critical_value, two_sided_p
@@ -41,6 +42,7 @@ __all__ = [
     "delong_covariance",
     "delong_test",
     "delong_test_unpaired",
+    "partial_roc_auc_ci",
     "roc_auc_ci",
 ]
 
@@ -217,14 +219,7 @@ def roc_auc_ci(
     if method != "delong":
         raise ValueError(f"method must be 'delong' or 'bootstrap'; got {method!r}")
     s = as_array(y_score, "y_score")
-    if sample_weight is not None:
-        # Bad input first gets the message every function gives it.
-        if s.ndim == 2:
-            inputs.batch(y_true, s, sample_weight, pos_label, None, None)
-        else:
-            inputs.task(y_true, s, sample_weight, pos_label)
-        raise ValueError("sample_weight is not supported by the DeLong method, which is "
-                         "defined for unweighted samples; use method='bootstrap'")
+    _refuse_weights(y_true, s, sample_weight, pos_label)
     if s.ndim == 2:
         sums = _pairs(y_true, s, None, pos_label)
         variance = np.array([p.variances()[0] for p in sums])
@@ -244,6 +239,148 @@ def roc_auc_ci(
     auc = float(out[req.metric.column]) if out[OUT_POS] > 0 and out[OUT_NEG] > 0 else math.nan
     _warn_few(one.m < 2 or one.k < 2, 1, "the DeLong variance is")
     return _interval(auc, one.variance, level)
+
+
+def _refuse_weights(y_true: Any, s: np.ndarray, sample_weight: Any, pos_label: Any) -> None:
+    """DeLong is defined for unweighted samples: bad input first gets the message every
+    function gives it, then weights are refused."""
+    if sample_weight is None:
+        return
+    if s.ndim == 2:
+        inputs.batch(y_true, s, sample_weight, pos_label, None, None)
+    else:
+        inputs.task(y_true, s, sample_weight, pos_label)
+    raise ValueError("sample_weight is not supported by the DeLong method, which is "
+                     "defined for unweighted samples; use method='bootstrap'")
+
+
+def partial_roc_auc_ci(
+    y_true: Any,
+    y_score: Any,
+    *,
+    fpr: tuple[float, float] | None = None,
+    tpr: tuple[float, float] | None = None,
+    correct: bool = False,
+    method: str = "delong",
+    level: float = 0.95,
+    n_resamples: int = 2000,
+    stratified: bool = True,
+    seed: int | None = None,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+) -> Interval:
+    """A partial ROC area with a confidence interval: DeLong-type (default) or bootstrap.
+
+    Parameters
+    ----------
+    y_true, y_score, pos_label
+        As in :func:`fastrank.roc_auc`; 2-D ``(n_samples, n_tasks)`` input
+        gives one interval per column.
+    fpr, tpr, correct
+        The box and McClish's standardisation, as in
+        :func:`fastrank.partial_roc_auc` (an FPR range, a TPR range, or both).
+    method : {"delong", "bootstrap"}
+        DeLong: ``area -+ z * se``, with DeLong's structural components carried
+        over to the partial area (see Notes), the raw area's bounds clipped to
+        ``[0, box area]`` (then standardised, with ``correct``). Bootstrap:
+        :func:`bootstrap_ci` of ``partial_roc_auc``. With ``correct``, an area
+        below chance is undefined (pROC's rule): such a task is NaN, and such
+        resamples are left out of the bootstrap; near chance, the raw area's
+        interval is the one to read.
+    level : float in (0, 1), default 0.95
+    n_resamples, stratified, seed, sample_weight
+        For the bootstrap (the DeLong method is for unweighted samples only).
+
+    Returns
+    -------
+    Interval
+        ``estimate`` is exactly :func:`fastrank.partial_roc_auc`'s value. NaN
+        variance and bounds, with one :class:`~fastrank.UndefinedMetricWarning`,
+        for a task with fewer than two positives or two negatives.
+
+    Notes
+    -----
+    The box's area equals the curve's area over the FPR band where the curve
+    runs inside the box's TPR range (plus constants), and to first order it
+    varies as that band's area with the band's ends held fixed (where the
+    curve crosses a TPR edge its height is that edge, so moving the crossing
+    changes nothing). Over a band ``[x1, x2]`` the area is the positives' mean
+    of ``clip(x2 - U, 0, x2 - x1)``, ``U`` being a positive's FPR placement
+    (the share of negatives above it, ties counting half): each positive's
+    component is that term, and each negative's is minus the share of
+    positives below it among those whose placement lies inside the band.
+    The variance is ``S10 / m + S01 / n`` of those components, as in DeLong's
+    method; over the full box it is DeLong's variance of the AUC. A box the
+    curve does not cross gets variance 0: use the bootstrap there.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> y = [0, 0, 1, 1, 0, 1, 1, 0, 1, 0, 0, 1]
+    >>> s = [.1, .4, .35, .8, .2, .9, .7, .5, .45, .3, .6, .55]
+    >>> ci = fastrank.partial_roc_auc_ci(y, s, fpr=(0, 0.5))      # raw area, FPR <= 0.5
+    >>> round(ci.estimate, 6), round(ci.low, 4), round(ci.high, 4)
+    (0.333333, 0.0948, 0.5)
+    >>> ci = fastrank.partial_roc_auc_ci(y, s, fpr=(0, 0.2), correct=True)   # McClish
+    >>> round(ci.estimate, 6), round(ci.low, 4), round(ci.high, 4)
+    (0.737654, 0.4611, 1.0)
+    """
+    level = check_level(level)
+    box_x = readouts._range((0.0, 1.0) if fpr is None else fpr, "fpr")
+    box_y = readouts._range((0.0, 1.0) if tpr is None else tpr, "tpr")
+    correct = readouts._check_flag(correct, "correct")
+    if method == "bootstrap":
+        return bootstrap_ci("partial_roc_auc", y_true, y_score, n_resamples=n_resamples,
+                            level=level, stratified=stratified, seed=seed,
+                            sample_weight=sample_weight, pos_label=pos_label,
+                            metric_options={"fpr": box_x, "tpr": box_y, "correct": correct})
+    if method != "delong":
+        raise ValueError(f"method must be 'delong' or 'bootstrap'; got {method!r}")
+    s = as_array(y_score, "y_score")
+    _refuse_weights(y_true, s, sample_weight, pos_label)
+    tasks = _columns(y_true, s, pos_label)
+    diagonal, full = readouts.mcclish_scale(box_x, box_y)
+    if correct and diagonal == full:
+        raise ValueError("the box lies under the chance diagonal, which fills it: McClish's "
+                         "standardisation is undefined there")
+    z = critical_value(level)
+
+    below: list[bool] = []
+
+    def one(t: Task) -> tuple[float, float, float, float, bool]:
+        """(raw area, its variance, low, high) of one task, and whether it is too small."""
+        gpos, gneg, _ = tie_table(t)
+        fps, tps = np.cumsum(gneg), np.cumsum(gpos)
+        m, k = float(tps[-1]), float(fps[-1])
+        if m == 0 or k == 0:
+            return math.nan, math.nan, math.nan, math.nan, True
+        if readouts._roc_box(fps, tps, gpos, box_x=box_x, box_y=box_y,
+                             correct=correct) == readouts.BELOW_CHANCE:
+            below.append(True)  # pROC's rule: no standardised area below chance
+            return math.nan, math.nan, math.nan, math.nan, False
+        area = readouts._partial_area(fps, tps, box_x, box_y, False)
+        x1, x2, closed = readouts.roc_band(fps, tps, box_x, box_y)
+        var = delong.band_sums(gpos, gneg, x1, x2, closed).variance
+        se = math.sqrt(var) if var == var else math.nan
+        return (area, var, min(max(area - z * se, 0.0), full), min(max(area + z * se, 0.0), full),
+                m < 2 or k < 2)
+
+    size = sum(t.values.shape[0] for t in tasks)
+    nthreads = engine.threads() if len(tasks) > 1 and size >= engine.PARALLEL_MIN else 1
+    rows = np.array(engine.parallel_map(one, tasks, nthreads), np.float64).reshape(-1, 5)
+    area, var, low, high, few = rows[0] if s.ndim == 1 else rows.T
+    _warn_few(few.astype(bool), len(tasks), "the DeLong variance is")
+    if below:
+        where = "" if len(tasks) == 1 else f" for {len(below)} of {len(tasks)} tasks"
+        warnings.warn(f"{readouts.BELOW_CHANCE}{where}; returning NaN", UndefinedMetricWarning,
+                      stacklevel=2)
+    if correct:  # a linear map: the standard error scales with it
+        scale = 0.5 / (full - diagonal)
+        area, low, high = (0.5 * (1.0 + (v - diagonal) / (full - diagonal))
+                           for v in (area, low, high))
+        var = var * scale * scale
+    return Interval(_scalar(area), _scalar(low), _scalar(high), level, "delong",
+                    _scalar(np.sqrt(var)), _scalar(var), 0)
 
 
 def delong_covariance(y_true: Any, y_scores: Any, *, pos_label: Any = None
@@ -653,10 +790,12 @@ def bootstrap_ci(
     ok = ~np.isnan(values)
     left_out = n_resamples - int(np.count_nonzero(ok))
     if left_out:
+        why = "a class is missing"
+        if name == "partial_roc_auc" and options.get("correct"):
+            why += ", or the standardised area is below chance"
         warnings.warn(
-            f"{name} is undefined on {left_out} of {n_resamples} resamples (a class is "
-            "missing); they are left out of the interval",
-            UndefinedMetricWarning, stacklevel=2,
+            f"{name} is undefined on {left_out} of {n_resamples} resamples ({why}); they "
+            "are left out of the interval", UndefinedMetricWarning, stacklevel=2,
         )
     kept = values[ok]
     if kept.shape[0] == 0:

@@ -159,13 +159,12 @@ def test_ragged_scores(func):
 
 
 # Functions that also take 2-D (n_samples, n_tasks) input.
-# Readouts take 2-D scores too (one value per column), without groups=.
+# Readouts and the intervals take 2-D scores too (one value per column).
 TWO_D_READOUTS = {"sensitivity_at_specificity", "specificity_at_sensitivity",
                   "recall_at_precision", "precision_at_recall", "best_cutoff",
-                  "partial_roc_auc", "partial_pr_auc"}
+                  "partial_roc_auc", "partial_pr_auc", "roc_auc_ci", "partial_roc_auc_ci"}
 BATCHED = [f for f in FUNCS
-           if "groups" in inspect.signature(f).parameters or f is fastrank.roc_auc_ci
-           or f.__name__ in TWO_D_READOUTS]
+           if "groups" in inspect.signature(f).parameters or f.__name__ in TWO_D_READOUTS]
 CURVES = [f for f in FUNCS if f not in BATCHED]
 
 

@@ -128,3 +128,39 @@ def pair_sums(ta: Task, tb: Task | None) -> PairSums:
         return PairSums(m, k, theta_a, theta_a, s10_aa, s10_aa, s10_aa, s01_aa, s01_aa, s01_aa)
     return PairSums(m, k, theta_a, theta_b, s10_aa, float(dpb @ dpb), float(dpa @ dpb),
                     s01_aa, float(dnb @ dnb), float(dna @ dnb))
+
+
+def band_sums(gpos: np.ndarray, gneg: np.ndarray, x1: float, x2: float,
+              closed: tuple[bool, bool]) -> Sums:
+    """DeLong's sums for the ROC area over the FPR band ``[x1, x2]`` (unweighted
+    tie table, highest score first).
+
+    With ``U`` a positive's FPR placement (the share of negatives above it, ties
+    counting half), the area under the curve over ``[x1, x2]`` is the positives'
+    mean of ``clip(x2 - U, 0, x2 - x1)``: that is each positive's component. A
+    negative's component is its influence on the positives' ``U``: minus the
+    share of positives below it (ties half) among those whose ``U`` lies inside
+    the band (whose term moves with ``U``). ``closed`` says whether a placement
+    exactly at ``x1`` (``x2``) counts fully; otherwise it counts half. With the
+    band ``[0, 1]`` closed both ends these are DeLong's placements (``V10`` and
+    ``V01 - 1``), so the variance is the full AUC's.
+    """
+    m = float(gpos.sum())
+    k = float(gneg.sum())
+    if m == 0 or k == 0:
+        return Sums(m, k, math.nan, math.nan, math.nan)
+    if x2 <= x1:  # the curve does not cross the box: no sample moves the area
+        return Sums(m, k, 0.0, 0.0, 0.0)
+    u = (np.cumsum(gneg) - 0.5 * gneg) / k
+    c10 = np.clip(x2 - u, 0.0, x2 - x1)
+    inside = ((u > x1) & (u < x2)).astype(np.float64)
+    inside[u == x1] = 1.0 if closed[0] else 0.5
+    inside[u == x2] = 1.0 if closed[1] else 0.5
+    inside[(u < x1) | (u > x2)] = 0.0
+    moving = gpos * inside
+    below = moving.sum() - np.cumsum(moving)  # in groups strictly below
+    c01 = -(below + 0.5 * moving) / m
+    theta = float(np.dot(gpos, c10) / m)
+    mean01 = float(np.dot(gneg, c01) / k)
+    return Sums(m, k, theta, float(np.dot(gpos, (c10 - theta) ** 2)),
+                float(np.dot(gneg, (c01 - mean01) ** 2)))
