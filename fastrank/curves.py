@@ -37,10 +37,11 @@ __all__ = [
 FloatArray = np.ndarray
 
 
-def tie_table(task: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def tie_table(task: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-group positive and negative totals (float64, caller units) and the
-    threshold scores (in the caller's dtype), highest score first."""
-    gkey, gpos, gneg = engine.task_table(task)
+    threshold scores (in the caller's dtype), highest score first (``runs``: see
+    :func:`~fastrank._core.engine.task_table`)."""
+    gkey, gpos, gneg = engine.task_table(task, runs)
     thresholds = engine.decode(gkey, task.values.dtype, task.dtype)
     unit = task.unit  # a power of two: exact
     if unit != 1.0:
@@ -48,9 +49,9 @@ def tie_table(task: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return gpos, gneg, thresholds
 
 
-def _cumulative(task: Task) -> tuple[FloatArray, FloatArray, np.ndarray]:
+def _cumulative(task: Task, runs: bool = False) -> tuple[FloatArray, FloatArray, np.ndarray]:
     """``fps``, ``tps`` (float64, at or above each threshold) and the thresholds."""
-    gpos, gneg, thresholds = tie_table(task)
+    gpos, gneg, thresholds = tie_table(task, runs)
     return np.cumsum(gneg), np.cumsum(gpos), thresholds
 
 

@@ -389,7 +389,9 @@ def _each(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
         tasks = [inputs.task(y_true, s, sample_weight, pos_label)]
 
     def run(task: inputs.Task) -> Any:
-        fps, tps, thresholds = _cumulative(task)
+        # Runs of negatives as single entries: every readout's best cutoff ends a
+        # group with positives (or is the first group), so nothing changes but the work.
+        fps, tps, thresholds = _cumulative(task, runs=True)
         got = one(fps, tps, thresholds.astype(np.float64))
         return got, (float(tps[-1]) if tps.shape[0] else 0.0), \
             (float(fps[-1]) if fps.shape[0] else 0.0)

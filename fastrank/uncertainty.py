@@ -349,7 +349,7 @@ def partial_roc_auc_ci(
 
     def one(t: Task) -> tuple[float, float, float, float, bool]:
         """(raw area, its variance, low, high) of one task, and whether it is too small."""
-        gpos, gneg, _ = tie_table(t)
+        gpos, gneg, _ = tie_table(t, runs=True)  # the table partial_roc_auc reads
         fps, tps = np.cumsum(gneg), np.cumsum(gpos)
         m, k = float(tps[-1]), float(fps[-1])
         if m == 0 or k == 0:

@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastrank
+from fastrank._core import engine
 
 sys.path.insert(0, str(Path(__file__).parent))
 from strategies import PROPERTY_SETTINGS
@@ -345,8 +346,6 @@ def test_groups_run_on_every_thread_with_the_one_thread_result() -> None:
     y = rng.random(n) < 0.2
     s = rng.random(n).astype(np.float32)
     many = fastrank.recall_at_precision(y, s, 0.25, groups=g)
-    from fastrank._core import engine
-
     with engine.thread_limit(1):
         one = fastrank.recall_at_precision(y, s, 0.25, groups=g)
     assert np.array_equal(many.value.values, one.value.values)
@@ -361,3 +360,105 @@ def test_groups_are_checked() -> None:
         fastrank.recall_at_precision(np.c_[y, y], np.c_[s, s], 0.5, groups=[0, 0, 1, 1])
     with pytest.raises(ValueError, match="missing or non-finite id"):
         fastrank.best_cutoff(y, s, groups=[0, np.nan, 1, 1])
+
+
+# Readouts read a table whose runs of negative-only groups are single entries (the
+# engine's MODE_RUNS); the full table must give the same operating points and best
+# cutoffs, bit for bit (they read cumulative counts at cutoffs both tables have),
+# and the same partial areas to rounding (the curve's flat pieces are summed as one).
+RUNS_CASES = [*TWO_D,
+              ("best_cutoff", ("closest_topleft",), {"cost": 0.05}),  # flag almost nothing
+              ("best_cutoff", ("youden",), {"cost": 0.1, "prevalence": 0.2}),
+              ("best_cutoff", ("f1",), {}),
+              ("sensitivity_at_specificity", (1.0,), {}),
+              ("specificity_at_sensitivity", (0.0,), {"interpolate": True}),
+              ("recall_at_precision", (0.0,), {"interpolate": True}),
+              ("partial_roc_auc", (), {"fpr": (0.1, 0.3), "tpr": (0.2, 0.9)}),
+              ("partial_pr_auc", (), {"recall": (0.2, 0.7)})]
+
+
+def _full_table_readout(monkeypatch, f, y, s, args, kw):
+    from fastrank import curves, readouts
+
+    with monkeypatch.context() as m:
+        m.setattr(readouts, "_cumulative", lambda task, runs=False: curves._cumulative(task))
+        return f(y, s, *args, **kw)
+
+
+def _bits(x):
+    return np.asarray(x, np.float64).tobytes()
+
+
+def _agree(name, got, want) -> bool:
+    if name.startswith("partial_"):
+        return bool(np.allclose(got, want, rtol=1e-14, atol=1e-15, equal_nan=True))
+    return _bits(tuple(got) if isinstance(got, tuple) else got) == \
+        _bits(tuple(want) if isinstance(want, tuple) else want)
+
+
+@pytest.mark.parametrize(("name", "args", "kw"), RUNS_CASES)
+@pytest.mark.parametrize("n", [50, 300_000])
+def test_the_runs_table_gives_the_full_tables_readouts(monkeypatch, name, args, kw, n) -> None:
+    rng = np.random.default_rng(n)
+    s = rng.random(n)
+    s[np.argmax(s)] = 2.0
+    f = getattr(fastrank, name)
+    warnings.simplefilter("ignore", fastrank.UndefinedMetricWarning)  # this test only
+    # Few positives (runs built in bulk) and many (group by group); the top group negative.
+    for y, scores in [(rng.random(n) < p, v) for p in (0.07, 0.6)
+                      for v in (s, np.round(s, 2), np.round(s * 7))]:
+        y[np.argmax(s)] = False
+        got = f(y, scores, *args, **kw)
+        want = _full_table_readout(monkeypatch, f, y, scores, args, kw)
+        assert _agree(name, got, want), (got, want)
+        with engine.thread_limit(1):  # the same table, and so the same bits, on one thread
+            one = f(y, scores, *args, **kw)
+        assert _bits(tuple(got) if isinstance(got, tuple) else got) == \
+            _bits(tuple(one) if isinstance(one, tuple) else one), (got, one)
+
+
+@settings(PROPERTY_SETTINGS, max_examples=150)
+@given(st.data())
+def test_the_runs_table_gives_the_full_tables_readouts_on_ties(data) -> None:
+    n = data.draw(st.integers(1, 80))
+    y = np.array(data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    s = np.array(data.draw(st.lists(st.integers(-3, 3), min_size=n, max_size=n)), np.float64)
+    name, args, kw = data.draw(st.sampled_from(RUNS_CASES))
+    f = getattr(fastrank, name)
+    import contextlib
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fastrank.UndefinedMetricWarning)
+        with contextlib.suppress(ValueError):
+            got = f(y, s, *args, **kw)
+            from _pytest.monkeypatch import MonkeyPatch
+
+            mp = MonkeyPatch()
+            try:
+                want = _full_table_readout(mp, f, y, s, args, kw)
+            finally:
+                mp.undo()
+            assert _agree(name, got, want), (got, want)
+
+
+@pytest.mark.parametrize("prevalence", [0.01, 0.07, 0.6])
+@pytest.mark.parametrize("decimals", [None, 3, 1])
+def test_the_runs_table_does_not_depend_on_the_threads(prevalence, decimals) -> None:
+    from fastrank._core import inputs
+
+    rng = np.random.default_rng(int(prevalence * 100) + (decimals or 0))
+    n = 400_000  # several score ranges on two threads
+    y = rng.random(n) < prevalence
+    s = rng.random(n) if decimals is None else np.round(rng.random(n), decimals)
+    task = inputs.task(y, s)
+    many = engine.task_table(task, runs=True)
+    with engine.thread_limit(1):
+        one = engine.task_table(task, runs=True)
+    full = engine.task_table(task)
+    for a, b in zip(many, one, strict=True):
+        assert np.array_equal(a, b)
+    _, gpos, gneg = one
+    assert gpos.sum() == full[1].sum() and gneg.sum() == full[2].sum()
+    # Runs of negatives are whole: no two negative-only entries in a row after the first.
+    neg_only = gpos[1:] == 0
+    assert not (neg_only[1:] & neg_only[:-1]).any()

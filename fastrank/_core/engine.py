@@ -55,6 +55,8 @@ from .._kernels.sweep import (
     K_PRBE,
     K_SIZE,
     K_TP,
+    MODE_RUNS,
+    MODE_RUNS_REST,
     MODE_SWEEP,
     MODE_TABLE,
     MODE_TOTALS,
@@ -882,9 +884,15 @@ def _writable(a: np.ndarray, dtype: Any = np.float64) -> np.ndarray:
     return a
 
 
-def task_table(t: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def task_table(t: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A task's tie groups, highest score first: score bits (uint64), positive and
-    negative totals (float64, kernel units; weighted sums exact, then rounded)."""
+    negative totals (float64, kernel units; weighted sums exact, then rounded).
+
+    With ``runs``, an unweighted task whose positives are the fewer may have each
+    run of negative-only groups below the first group as one entry (keyed by its
+    lowest score; :data:`~fastrank._kernels.sweep.MODE_RUNS`): the cumulative
+    counts at every other entry are the full table's, and so is every readout
+    whose best cutoff ends a group with positives or is the first."""
     n = t.values.shape[0]
     if t.weights is None and n >= HASH_MIN:
         try:
@@ -898,25 +906,44 @@ def task_table(t: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     parts, nthreads = _parts(t)
     st, _ = _base_state(t, 1.0, 0)
 
-    def build(part: Classes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        c = _sort_classes(part, spec, weighted)
-        m = c.p.shape[0] + c.q.shape[0]
+    runs = runs and not weighted
+    room = 16 if runs else 0
+    # The range holding the task's first group (the highest range with samples).
+    first = next((r for r, c in enumerate(parts) if c.p.shape[0] + c.q.shape[0]), 0)
+
+    def build(r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        c = _sort_classes(parts[r], spec, weighted)
+        m = c.p.shape[0] + c.q.shape[0] + room
         gpos = np.empty(m, np.float64)
         gneg = np.empty(m, np.float64)
         gkey = np.empty(m, np.uint64)
         s, k = range_state(st, 0.0, 0.0)
+        mode = (MODE_RUNS if r == first else MODE_RUNS_REST) if runs else MODE_TABLE
         g = sweep_split(c.p, c.p.view(spec.bits), c.q, c.q.view(spec.bits), c.pw, c.qw,
-                        weighted, s, k, MODE_TABLE, gpos, gneg, gkey)
+                        weighted, s, k, mode, gpos, gneg, gkey)
         return gkey[:g], gpos[:g], gneg[:g]
 
     try:
-        tables = parallel_map(build, parts, nthreads)
+        tables = parallel_map(build, list(range(len(parts))), nthreads)
     except _NonFinite:
         _raise_nonfinite(t.values)
         raise  # unreachable
     if len(tables) == 1:
         return tables[0]  # type: ignore[no-any-return]
-    return tuple(np.concatenate([tb[k] for tb in tables]) for k in range(3))  # type: ignore[return-value]
+    gkey, gpos, gneg = (np.concatenate([tb[k] for tb in tables]) for k in range(3))
+    if runs:  # a run of negatives across a range boundary is one entry, as on one thread
+        starts = np.unique(np.cumsum([tb[0].shape[0] for tb in tables])[:-1])
+        starts = starts[(starts >= 2) & (starts < gpos.shape[0])]  # entry 0 stays alone
+        joined = starts[(gpos[starts] == 0.0) & (gpos[starts - 1] == 0.0)]
+        if joined.shape[0]:
+            new = np.ones(gpos.shape[0], bool)
+            new[joined] = False
+            ids = np.cumsum(new) - 1
+            last = np.flatnonzero(np.r_[new[1:], True])  # each entry's last piece
+            gneg = np.bincount(ids, gneg)  # counts: exact
+            gpos = gpos[new]
+            gkey = gkey[last]
+    return gkey, gpos, gneg
 
 
 def decode(bits: np.ndarray | int, canonical: np.dtype[Any], dtype: np.dtype[Any]) -> Any:

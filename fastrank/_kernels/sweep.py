@@ -683,6 +683,13 @@ def finish(st, sk, out):
 MODE_SWEEP = 0  # sweep the groups (``gpos``.. are the chunk buffers)
 MODE_TOTALS = 1  # weighted: add the groups' totals to st[S_POS], st[S_NEG] (exactly)
 MODE_TABLE = 2  # write every group into ``gpos``.. and return their number
+# As MODE_TABLE, except that unweighted, each run of negative-only groups is one
+# entry (keyed by its lowest score), the task's first group apart: the table the
+# readouts need, whose every cutoff of interest ends a group with positives (or is
+# the first group). MODE_RUNS for the range holding the first group, MODE_RUNS_REST
+# for the others (whose first entry may continue the run before them).
+MODE_RUNS = 3
+MODE_RUNS_REST = 4
 
 _SPLIT = [(rw(t), rw(b), rw(t), rw(b), rw(f64), rw(f64), b1, rw(f64), rw(u64), i64, rw(f64),
            rw(f64), rw(u64)) for t, b in VALUES]
@@ -744,8 +751,10 @@ def sweep_classes(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey
     reaches P, which go exactly. The sums are those of a group-by-group
     sweep, bit for bit.
     """
-    if mode == MODE_SWEEP and not weighted and p.shape[0] <= q.shape[0]:
-        return _bulk(p, pb, q, qb, st, sk, gpos, gneg, gkey)
+    runs = (mode == MODE_RUNS or mode == MODE_RUNS_REST) and not weighted
+    if (mode == MODE_SWEEP or runs) and not weighted and p.shape[0] <= q.shape[0]:
+        return _bulk(p, pb, q, qb, st, sk, gpos, gneg, gkey, runs, mode == MODE_RUNS)
+    keep = 1 if mode == MODE_RUNS else 0  # runs: entries below this never absorb a group
     e_tp = st[S_E_TP]
     e_fp = st[S_E_FP]
     sc_tp = math.ldexp(1.0, -int(e_tp))
@@ -788,6 +797,10 @@ def sweep_classes(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey
                 tot_ph, tot_pl = fx_add(tot_ph, tot_pl, dp, sc_tp)
                 tot_nh, tot_nl = fx_add(tot_nh, tot_nl, dn, sc_fp)
                 continue
+            if runs and dp == 0.0 and c > keep and gpos[c - 1] == 0.0:
+                gneg[c - 1] += dn  # a run of negatives: counts, so exact
+                gkey[c - 1] = key
+                continue
             gpos[c] = dp
             gneg[c] = dn
             gkey[c] = key
@@ -826,27 +839,42 @@ def fx_to_float(hi: int, lo: int, e: float) -> float:
 
 
 @helper
-def _bulk(p, pb, q, qb, st, sk, gpos, gneg, gkey):
+def _bulk(p, pb, q, qb, st, sk, gpos, gneg, gkey, runs, split_first):
     """:func:`sweep_classes` of an unweighted sweep whose positives are the fewer.
 
     Per positive group: the negatives above it are counted sixteen at a time
     (a vector compare: they are sorted) and go over as one entry, then the
     group itself. The two groups that must go exactly (see
-    :func:`sweep_classes`) are cut out of their run of negatives.
+    :func:`sweep_classes`) are cut out of their run of negatives. With
+    ``runs`` (:data:`MODE_RUNS`) the entries are the table itself, written
+    once into buffers at least 16 longer than the scores; with
+    ``split_first`` the first group goes alone.
     """
     pos = st[S_POS]
     fp_stop = st[S_MAX_FPR] * st[S_NEG]
     tp = st[S_TP]
     fp = st[S_FP]
-    pa_open = st[S_PA_OPEN] != 0.0
-    prbe_left = pos > 0.0 and tp + fp < pos  # the break-even group is not met yet
+    pa_open = st[S_PA_OPEN] != 0.0 and not runs
+    prbe_left = pos > 0.0 and tp + fp < pos and not runs  # the break-even group is not met
     limit = gpos.shape[0] - 8  # a step hands over at most 6 entries
     i = p.shape[0]
     j = q.shape[0]
     total = np.int64(0)
+    first = np.int64(0)
+    if split_first and j > 0 and (i == 0 or q[j - 1] > p[i - 1]):  # a negative first group
+        v = q[j - 1]
+        lo = j - 1
+        while lo > 0 and q[lo - 1] == v:
+            lo -= 1
+        gpos[0] = 0.0
+        gneg[0] = float(j - lo)
+        gkey[0] = np.uint64(0) if v == 0 else np.uint64(qb[lo])
+        j = lo
+        first = 1
     done = False
     while not done:
-        c = np.int64(0)
+        c = first
+        first = 0
         while c < limit:
             if i == 0 and j == 0:
                 done = True
@@ -924,6 +952,7 @@ def _bulk(p, pb, q, qb, st, sk, gpos, gneg, gkey):
             if prbe_left and tp + fp >= pos:
                 prbe_left = False
         total += c
-        sweep_table(gpos, gneg, gkey, c, st, sk)
+        if not runs:
+            sweep_table(gpos, gneg, gkey, c, st, sk)
     return total
 
