@@ -930,20 +930,27 @@ def task_table(t: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.
         raise  # unreachable
     if len(tables) == 1:
         return tables[0]  # type: ignore[no-any-return]
-    gkey, gpos, gneg = (np.concatenate([tb[k] for tb in tables]) for k in range(3))
     if runs:  # a run of negatives across a range boundary is one entry, as on one thread
-        starts = np.unique(np.cumsum([tb[0].shape[0] for tb in tables])[:-1])
-        starts = starts[(starts >= 2) & (starts < gpos.shape[0])]  # entry 0 stays alone
-        joined = starts[(gpos[starts] == 0.0) & (gpos[starts - 1] == 0.0)]
-        if joined.shape[0]:
-            new = np.ones(gpos.shape[0], bool)
-            new[joined] = False
-            ids = np.cumsum(new) - 1
-            last = np.flatnonzero(np.r_[new[1:], True])  # each entry's last piece
-            gneg = np.bincount(ids, gneg)  # counts: exact
-            gpos = gpos[new]
-            gkey = gkey[last]
-    return gkey, gpos, gneg
+        tables = _join_runs(tables)
+    return tuple(np.concatenate([tb[k] for tb in tables]) for k in range(3))  # type: ignore[return-value]
+
+
+def _join_runs(tables: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
+               ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Score ranges' run tables (highest range first; each range's own buffers) with
+    each run of negative-only entries that crosses a boundary made one entry, keyed
+    by its lowest score; the task's first entry stays alone."""
+    out: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    entries = 0
+    for key, pos, neg in tables:
+        if out and key.shape[0] and pos[0] == 0.0 and out[-1][1][-1] == 0.0 and entries >= 2:
+            out[-1][2][-1] += neg[0]  # counts: exact
+            out[-1][0][-1] = key[0]
+            key, pos, neg = key[1:], pos[1:], neg[1:]
+        if key.shape[0]:
+            out.append((key, pos, neg))
+            entries += key.shape[0]
+    return out
 
 
 def decode(bits: np.ndarray | int, canonical: np.dtype[Any], dtype: np.dtype[Any]) -> Any:

@@ -870,11 +870,11 @@ def _bulk(p, pb, q, qb, st, sk, gpos, gneg, gkey, runs, split_first):
         gneg[0] = float(j - lo)
         gkey[0] = np.uint64(0) if v == 0 else np.uint64(qb[lo])
         j = lo
-        first = 1
+        first = np.int64(1)
     done = False
     while not done:
         c = first
-        first = 0
+        first = np.int64(0)
         while c < limit:
             if i == 0 and j == 0:
                 done = True
