@@ -794,6 +794,20 @@ def best_cutoff(
     >>> round(p.value, 6), p.threshold
     (0.666667, 0.5)
     """
+    opts = _criterion_options({"criterion": criterion, "beta": beta, "cost": cost,
+                               "prevalence": prevalence})
+    one = partial(_best, **opts)
+    point: OperatingPoint = _each(y_true, y_score, sample_weight, pos_label, one, _NAN_POINT,
+                                  groups=groups)
+    return point
+
+
+def _criterion_options(options: dict[str, Any]) -> dict[str, Any]:
+    """:func:`best_cutoff`'s options, checked: ``criterion``, ``beta`` and pROC's
+    weights as their ratio ``r``."""
+    criterion = options.get("criterion", "youden")
+    beta, cost = options.get("beta", 1.0), options.get("cost", 1.0)
+    prevalence = options.get("prevalence", 0.5)
     if criterion not in CRITERIA:
         raise ValueError(f"criterion must be one of {', '.join(map(repr, CRITERIA))}; "
                          f"got {criterion!r}")
@@ -804,19 +818,19 @@ def best_cutoff(
     if isinstance(prevalence, bool) or not isinstance(prevalence, int | float | np.number) \
             or not 0.0 < prevalence < 1.0:
         raise ValueError(f"prevalence must lie in (0, 1); got {prevalence!r}")
-    ratio = (1.0 - prevalence) / (cost * prevalence)
+    return {"criterion": criterion, "beta": float(beta),
+            "ratio": (1.0 - prevalence) / (cost * prevalence)}
 
-    def one(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray) -> OperatingPoint | str:
-        if tp[-1] <= 0 or fp[-1] <= 0:
-            missing = "positive" if tp[-1] <= 0 else "negative"
-            return f"no {missing} samples: the best cutoff is undefined"
-        values = criterion_values(fp, tp, criterion, beta=float(beta), ratio=ratio)
-        k = int(np.argmax(values))  # the first: the highest of tied best cutoffs
-        return OperatingPoint(float(values[k]), float(thr[k]))
 
-    point: OperatingPoint = _each(y_true, y_score, sample_weight, pos_label, one, _NAN_POINT,
-                                  groups=groups)
-    return point
+def _best(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray, *, criterion: str, beta: float,
+          ratio: float) -> OperatingPoint | str:
+    """:func:`best_cutoff` of one task's cumulative counts, or why it has none."""
+    if tp[-1] <= 0 or fp[-1] <= 0:
+        missing = "positive" if tp[-1] <= 0 else "negative"
+        return f"no {missing} samples: the best cutoff is undefined"
+    values = criterion_values(fp, tp, criterion, beta=beta, ratio=ratio)
+    k = int(np.argmax(values))  # the first: the highest of tied best cutoffs
+    return OperatingPoint(float(values[k]), float(thr[k]))
 
 
 # The readouts by name: (function of the cumulative counts, whether it needs negatives,
@@ -839,27 +853,63 @@ def readout(name: str, fp: np.ndarray, tp: np.ndarray, thresholds: np.ndarray, b
     return _NAN_POINT if isinstance(point, str) else point
 
 
-# The readouts bootstrap_ci takes (by name): the partial areas and the operating points.
-BOOTSTRAP_READOUTS = ("partial_roc_auc", "partial_pr_auc", *READOUTS)
+# The readouts bootstrap_ci and BinnedSummary take (by name), with their options.
+BOOTSTRAP_READOUTS = ("partial_roc_auc", "partial_pr_auc", *READOUTS, "best_cutoff")
+OPTIONS = {
+    "partial_roc_auc": ("fpr", "tpr", "correct"),
+    "partial_pr_auc": ("recall",),
+    **{name: (bound, "interpolate") for name, (_, _, bound) in READOUTS.items()},
+    "best_cutoff": ("criterion", "beta", "cost", "prevalence"),
+}
 
 
-def table_value(name: str, options: dict[str, Any], fp: np.ndarray, tp: np.ndarray,
-                thresholds: np.ndarray) -> float:
-    """The value of readout ``name`` of :data:`BOOTSTRAP_READOUTS` (an operating
-    point's rate, or a partial area) with its keyword ``options`` (already checked by
-    the public function), from cumulative counts at the distinct scores; NaN where it
-    is undefined. For the bootstrap, which recounts the tie groups of each resample."""
+def check_options(name: str, options: dict[str, Any]) -> dict[str, Any]:
+    """Readout ``name``'s keyword ``options`` (as its public function takes them),
+    checked as that function checks them, in the form :func:`table_readout` reads."""
+    unknown = sorted(set(options) - set(OPTIONS[name]))
+    if unknown:
+        raise TypeError(f"{name} takes the options {', '.join(OPTIONS[name])}; got "
+                        f"{', '.join(map(repr, unknown))}")
+    if name == "partial_roc_auc":
+        fpr, tpr = options.get("fpr"), options.get("tpr")
+        return {"box_x": _range((0.0, 1.0) if fpr is None else fpr, "fpr"),
+                "box_y": _range((0.0, 1.0) if tpr is None else tpr, "tpr"),
+                "correct": _check_flag(options.get("correct", False), "correct")}
     if name == "partial_pr_auc":
         low, high = _range(options.get("recall", (0.0, 1.0)), "recall")
-        got: Any = _pr_range(fp, tp, thresholds, low=low, high=high)
-    elif name == "partial_roc_auc":
-        got = _roc_box(fp, tp, thresholds, box_x=_range(options.get("fpr") or (0.0, 1.0), "fpr"),
-                       box_y=_range(options.get("tpr") or (0.0, 1.0), "tpr"),
-                       correct=bool(options.get("correct", False)))
-    else:
-        bound_name = READOUTS[name][2]
-        got = _point(name, fp, tp, thresholds, _target(options[bound_name], bound_name),
-                     bool(options.get("interpolate", False)))
+        return {"low": low, "high": high}
+    if name == "best_cutoff":
+        return _criterion_options(options)
+    bound = READOUTS[name][2]
+    if bound not in options:
+        raise TypeError(f"{name} needs its bound, {bound}=")
+    return {"bound": _target(options[bound], bound),
+            "interpolate": _check_flag(options.get("interpolate", False), "interpolate")}
+
+
+def table_readout(name: str, opts: dict[str, Any], fp: np.ndarray, tp: np.ndarray,
+                  thresholds: np.ndarray) -> Any:
+    """Readout ``name`` (options from :func:`check_options`) of one task's cumulative
+    counts at its distinct scores (highest first, without the start; float64
+    thresholds): a float (partial areas), an :class:`OperatingPoint`, or a string
+    saying why it is undefined."""
+    if name == "partial_roc_auc":
+        return _roc_box(fp, tp, thresholds, **opts)
+    if name == "partial_pr_auc":
+        return _pr_range(fp, tp, thresholds, **opts)
+    if name == "best_cutoff":
+        return _best(fp, tp, thresholds, **opts)
+    return _point(name, fp, tp, thresholds, opts["bound"], opts["interpolate"])
+
+
+def table_value(name: str, opts: dict[str, Any], fp: np.ndarray, tp: np.ndarray,
+                thresholds: np.ndarray) -> float:
+    """The value of readout ``name`` of :data:`BOOTSTRAP_READOUTS` (an operating
+    point's rate, a best cutoff's criterion, or a partial area; options from
+    :func:`check_options`), from cumulative counts at the distinct scores; NaN where
+    it is undefined. For the bootstrap, which recounts the tie groups of each
+    resample."""
+    got = table_readout(name, opts, fp, tp, thresholds)
     if isinstance(got, str):
         return math.nan
     return float(got.value if isinstance(got, OperatingPoint) else got)

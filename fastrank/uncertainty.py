@@ -610,6 +610,7 @@ def _resample_readout(task: Task, name: str, options: dict[str, Any], n_resample
     pos_rows, neg_rows = np.flatnonzero(labels), np.flatnonzero(~labels)
     n = labels.shape[0]
     w = task.weights
+    opts = readouts.check_options(name, options)
     values = np.empty(n_resamples, np.float64)
     for r in range(n_resamples):
         rng = np.random.default_rng([seed, r])
@@ -621,8 +622,7 @@ def _resample_readout(task: Task, name: str, options: dict[str, Any], n_resample
             dp, dn = drawn[labels[drawn]], drawn[~labels[drawn]]
         gp = np.bincount(gid[dp], None if w is None else w[dp], ngroups).astype(np.float64)
         gn = np.bincount(gid[dn], None if w is None else w[dn], ngroups).astype(np.float64)
-        values[r] = readouts.table_value(name, options, np.cumsum(gn), np.cumsum(gp),
-                                         thresholds)
+        values[r] = readouts.table_value(name, opts, np.cumsum(gn), np.cumsum(gp), thresholds)
     return values
 
 
@@ -695,8 +695,9 @@ def bootstrap_ci(
         :mod:`fastrank.readouts`: ``partial_roc_auc``, ``partial_pr_auc``, or
         an operating point (``sensitivity_at_specificity``,
         ``specificity_at_sensitivity``, ``recall_at_precision``,
-        ``precision_at_recall``: the interval of its rate), with its keywords
-        in ``metric_options``.
+        ``precision_at_recall``: the interval of its rate), or ``best_cutoff``
+        (of the best criterion's value), with its keywords in
+        ``metric_options``.
     y_true, y_score, sample_weight, pos_label
         As in the metric; 2-D ``(n_samples, n_tasks)`` input gives one interval
         per column.
@@ -779,6 +780,8 @@ def bootstrap_ci(
                         stack("se"), stack("variance"), n_resamples)
     task = inputs.task(y_true, s, sample_weight, pos_label, check=True)
     options = dict(metric_options or {})
+    if readout is not None:
+        readouts.check_options(readout, options)  # a wrong option names the readout's
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         value = func(y_true, s, sample_weight=sample_weight, pos_label=pos_label, **options)
