@@ -20,6 +20,10 @@ exact value of the rows that went in always lies between them.
   positives-first and negatives-first, which bound the precision pointwise.
 * PRBE: the true-positive mass at predicted mass P lies between the same two.
 * d': the AUC bounds mapped through ``sqrt(2) * Phi^-1``.
+* Readouts (operating points, best cutoffs, partial ROC and PR areas): the
+  readout with every bin's positives first (high) and negatives first (low);
+  an operating point's estimate is the cutoff at a bin edge, where the counts
+  are exact, with that edge as its threshold.
 
 The bounds are widened by :data:`SLACK` (1e-12) to cover float64 rounding.
 They do not depend on the weights' scale: each task's totals are divided by
@@ -67,12 +71,14 @@ import builtins
 import itertools
 import math
 import threading
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
+from . import readouts
 from ._core import engine, inputs, reduce, registry
 from ._core.inputs import as_array, plain, readonly
 from ._kernels.histogram import (
@@ -87,6 +93,7 @@ from ._kernels.histogram import (
     histogram_block,
 )
 from ._kernels.sweep import OUT_NEG, OUT_POS, OUT_SIZE
+from .exceptions import UndefinedMetricWarning
 
 __all__ = ["SLACK", "BinnedSummary", "Bounds"]
 
@@ -102,6 +109,7 @@ _INTEGER_KINDS: dict[str, tuple[int, int]] = {
 }
 QUANTIZED = (*_INTEGER_KINDS, "float16", "bfloat16")
 METRICS = ("roc_auc", "average_precision", "pr_auc", "prbe", "d_prime")
+READOUTS = readouts.BOOTSTRAP_READOUTS  # with their options, as the one-shot functions
 _AVERAGES = ("macro", "weighted", "size", "pairs")
 _NO_WEIGHTS = readonly(np.empty(0, np.float64))
 _NO_RANGE = readonly(np.zeros(1, np.float64))  # lo/width where the kernel reads none
@@ -143,6 +151,12 @@ class Bounds:
     clipped : int or ndarray
         Rows whose score lay outside the bins' range and were counted in an
         end bin (``clip=True``); the bounds account for them.
+    threshold : float, ndarray or None
+        For an operating point or best cutoff: the cutoff of the estimate, a
+        bin's lower edge (its value when exact), as the rule "positive when
+        score >= threshold"; the rows' counts at that cutoff are exact, so the
+        estimate is the rate that rule gives (conservative points). ``None``
+        for the other metrics and for averages.
 
     Examples
     --------
@@ -163,6 +177,7 @@ class Bounds:
     positives: Any
     negatives: Any
     clipped: Any
+    threshold: Any = None
 
     @property
     def width(self) -> Any:
@@ -807,20 +822,34 @@ class BinnedSummary:
 
     def compute(
         self,
-        metric: Literal["roc_auc", "average_precision", "pr_auc", "prbe", "d_prime"] = "roc_auc",
+        metric: str = "roc_auc",
         *,
         average: Literal["macro", "weighted", "size", "pairs"] | None = None,
+        **options: Any,
     ) -> Bounds:
         """The metric's estimate and certified bounds, per task or averaged.
 
         Parameters
         ----------
-        metric : {"roc_auc", "average_precision", "pr_auc", "prbe", "d_prime"}
+        metric : str
+            ``"roc_auc"``, ``"average_precision"``, ``"pr_auc"``, ``"prbe"``,
+            ``"d_prime"``; or a readout (:mod:`fastrank.readouts`):
+            ``"sensitivity_at_specificity"``, ``"specificity_at_sensitivity"``,
+            ``"recall_at_precision"``, ``"precision_at_recall"`` (the rate),
+            ``"best_cutoff"`` (the criterion's value), ``"partial_roc_auc"``,
+            ``"partial_pr_auc"``, with that function's keywords in
+            ``options`` (e.g. ``min_specificity=0.95``). A readout's bounds
+            are its values on the two extreme orders of every bin's rows,
+            positives first and negatives first, between which the curve of
+            any rows with those counts lies; its estimate reads the bins as
+            tie groups.
         average : {"macro", "weighted", "size", "pairs"}, optional
             For several tasks, average the estimates and the bounds over the
             tasks where the metric is defined (weights as in
             :func:`fastrank.roc_auc`: positives, samples, or positive-negative
             pairs). The averaged bounds bound the average exactly.
+        **options
+            A readout's keywords.
 
         Returns
         -------
@@ -840,8 +869,14 @@ class BinnedSummary:
         >>> s.compute("average_precision").estimate == fastrank.average_precision(y, p)
         True
         """
-        if metric not in METRICS:
-            raise ValueError(f"metric must be one of {METRICS}; got {metric!r}")
+        if metric not in METRICS and metric not in READOUTS:
+            raise ValueError(f"metric must be one of {METRICS} or a readout {READOUTS}; "
+                             f"got {metric!r}")
+        opts = None
+        if metric in READOUTS:
+            opts = readouts.check_options(metric, options)
+        elif options:
+            raise TypeError(f"{metric} takes no options; got {', '.join(map(repr, options))}")
         if average is not None and average not in _AVERAGES:
             raise ValueError(
                 "average must be None, 'macro', 'weighted', 'size' or 'pairs'; "
@@ -858,6 +893,44 @@ class BinnedSummary:
             clipped = self._clipped.copy()
             weighted = self._weighted
             one_d = self._one_d
+        if opts is not None:
+            est, low, high, thr, reasons = self._readout(metric, opts, scaled, weighted)
+            pos, neg = scaled[:, 1, :].sum(axis=1) * units, scaled[:, 0, :].sum(axis=1) * units
+            undefined = np.isnan(est)
+            if reasons:
+                where = "" if one_d else f" for {len(reasons)} of {est.shape[0]} tasks"
+                warnings.warn(f"{reasons[0]}{where}; returning NaN", UndefinedMetricWarning,
+                              stacklevel=2)
+        else:
+            est, low, high, pos, neg = self._metric(metric, scaled, units, weighted)
+            undefined = registry.METRICS[metric].undefined(pos, neg)
+            thr = None
+        for a in (est, low, high):
+            a[undefined] = math.nan
+        if opts is None:
+            reduce.warn_undefined(f"{metric} is", "one" if one_d else "tasks", pos, neg,
+                                  undefined, None if one_d else average, stacklevel=2)
+        if one_d:
+            return Bounds(metric, float(est[0]), float(low[0]), float(high[0]), self.exact,
+                          float(pos[0]), float(neg[0]), int(clipped[0]),
+                          None if thr is None else float(thr[0]))
+        if average is None:
+            return Bounds(metric, est, low, high, self.exact, pos, neg, clipped, thr)
+        # the averages' weights are relative: one power of two keeps pos * neg finite
+        top = float(max(pos.max(), neg.max()))
+        scale = math.ldexp(1.0, math.frexp(top)[1]) if top > 0 else 1.0
+        wp, wn = pos / scale, neg / scale
+        return Bounds(
+            metric,
+            reduce.average(est, wp, wn, average),
+            reduce.average(low, wp, wn, average),
+            reduce.average(high, wp, wn, average),
+            self.exact, float(pos.sum()), float(neg.sum()), int(clipped.sum()),
+        )
+
+    def _metric(self, metric: str, scaled: np.ndarray, units: np.ndarray, weighted: bool
+                ) -> tuple[np.ndarray, ...]:
+        """Estimates, bounds and class totals of one of :data:`METRICS`, per task."""
         m = registry.METRICS[metric]
         if self.exact and not weighted:  # counts: the one-shot sweep, bit for bit
             out = _exact_rows(scaled, m.wants)
@@ -879,27 +952,74 @@ class BinnedSummary:
                 est = np.clip(est, low, high)
             if m.d_prime:
                 est, low, high = (registry.d_prime_of(a) for a in (est, low, high))
-        undefined = m.undefined(pos, neg)
-        for a in (est, low, high):
-            a[undefined] = math.nan
-        reduce.warn_undefined(f"{metric} is", "one" if one_d else "tasks", pos, neg, undefined,
-                              None if one_d else average, stacklevel=2)
-        if one_d:
-            return Bounds(metric, float(est[0]), float(low[0]), float(high[0]), self.exact,
-                          float(pos[0]), float(neg[0]), int(clipped[0]))
-        if average is None:
-            return Bounds(metric, est, low, high, self.exact, pos, neg, clipped)
-        # the averages' weights are relative: one power of two keeps pos * neg finite
-        top = float(max(pos.max(), neg.max()))
-        scale = math.ldexp(1.0, math.frexp(top)[1]) if top > 0 else 1.0
-        wp, wn = pos / scale, neg / scale
-        return Bounds(
-            metric,
-            reduce.average(est, wp, wn, average),
-            reduce.average(low, wp, wn, average),
-            reduce.average(high, wp, wn, average),
-            self.exact, float(pos.sum()), float(neg.sum()), int(clipped.sum()),
-        )
+        return est, low, high, pos, neg
+
+    def _thresholds(self, j: int) -> np.ndarray:
+        """Task ``j``'s cutoff of each bin, ascending: the bin's value when exact, else
+        its lower edge (``-inf`` for the lowest bin when it holds clipped rows)."""
+        if self._mode == MODE_INDEX:
+            values = self.values
+            assert values is not None
+            return np.asarray(values, np.float64)
+        e = self._edges[j if self._edges.shape[0] > 1 else 0, :-1].astype(np.float64)
+        if self._clip:
+            e[0] = -math.inf
+        return e
+
+    def _readout(self, name: str, opts: dict[str, Any], scaled: np.ndarray, weighted: bool
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, list[str]]:
+        """A readout's estimates, bounds and cutoffs per task, and why it is undefined
+        where it is (see :meth:`compute`)."""
+        t = scaled.shape[0]
+        est, low, high, thr = (np.full(t, math.nan) for _ in builtins.range(4))
+        reasons: list[str] = []
+        point = name in readouts.READOUTS or name == "best_cutoff"
+        correct = name == "partial_roc_auc" and opts["correct"]
+        raw = dict(opts, correct=False) if correct else opts
+
+        def value(got: Any) -> float:
+            return float(got.value if isinstance(got, readouts.OperatingPoint) else got)
+
+        def run(span: tuple[int, int]) -> None:
+            for j in builtins.range(*span):
+                p, q = scaled[j, 1, ::-1], scaled[j, 0, ::-1]  # bins, highest first
+                keep = (p != 0.0) | (q != 0.0)
+                p, q = p[keep], q[keep]
+                cuts = self._thresholds(j)[::-1][keep]
+                got = readouts.table_readout(name, opts, np.cumsum(q), np.cumsum(p), cuts)
+                if isinstance(got, str):
+                    reasons.append(got)
+                    continue
+                est[j] = value(got)
+                if point:
+                    thr[j] = got.threshold
+                if self.exact:
+                    low[j] = high[j] = est[j]
+                    continue
+                # Each bin's rows in the two extreme orders: positives first bounds
+                # every rate a cutoff inside the bin can reach from above, negatives
+                # first from below.
+                zero = np.zeros_like(p)
+                for order, into in (((p, zero, zero, q), high), ((zero, q, p, zero), low)):
+                    gp = np.column_stack(order[0::2]).ravel()
+                    gn = np.column_stack(order[1::2]).ravel()
+                    inner = readouts.table_readout(name, raw, np.cumsum(gn), np.cumsum(gp),
+                                                   np.repeat(cuts, 2))
+                    into[j] = math.nan if isinstance(inner, str) else value(inner)
+
+        _tasks_in_parallel(run, t, scaled.size)
+        if not self.exact:
+            low, high = low - SLACK, high + SLACK
+            if name != "best_cutoff":  # rates and areas are never negative
+                low, high = np.maximum(low, 0.0), np.maximum(high, 0.0)
+            if point and name != "best_cutoff":
+                low, high = np.minimum(low, 1.0), np.minimum(high, 1.0)
+            if correct:  # McClish is increasing: map the raw area's bounds
+                diagonal, full = readouts.mcclish_scale(opts["box_x"], opts["box_y"])
+                low, high = (0.5 * (1.0 + (a - diagonal) / (full - diagonal))
+                             for a in (low, high))
+            est = np.clip(est, low, high)
+        return est, low, high, (thr if point else None), reasons
 
 
 # ---------------------------------------------------------------------------- helpers
