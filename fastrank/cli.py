@@ -281,6 +281,7 @@ def _evaluate(args: argparse.Namespace, metrics: list[str]) -> int:
                 summary = evaluation.summary(as_frame=False)
                 table = {k: summary[k] for k in ("model", "dataset", *metrics)}
                 table.update(_operating_columns(evaluation, args))
+                table.update(_area_columns(evaluation, args))
         if weights is None:
             _integer_counts(table)
         progress.close()
@@ -321,6 +322,28 @@ def _operating_columns(evaluation: Evaluation, args: argparse.Namespace) -> dict
         out[name] = points["value"][j::per_pair]
         out[f"{name}_threshold"] = points["threshold"][j::per_pair]
     return out
+
+
+def _area_columns(evaluation: Evaluation, args: argparse.Namespace) -> dict[str, Any]:
+    """The --partial-* areas (``partial_roc_auc``, ``partial_pr_auc``) and, per
+    --at-depth share D, ``gain_<D>`` and ``lift_<D>``."""
+    out: dict[str, Any] = {}
+    if args.partial_fpr or args.partial_tpr or args.partial_recall:
+        areas = evaluation.partial_areas(
+            fpr=_pair(args.partial_fpr), tpr=_pair(args.partial_tpr), correct=args.mcclish,
+            recall=_pair(args.partial_recall), as_frame=False)
+        out.update({k: v for k, v in areas.items() if k.startswith("partial_")})
+    if args.at_depth:
+        depths = args.at_depth
+        gains = evaluation.gains(depths, as_frame=False)
+        for j, d in enumerate(depths):
+            out[f"gain_{d:g}"] = gains["gain"][j::len(depths)]
+            out[f"lift_{d:g}"] = gains["lift"][j::len(depths)]
+    return out
+
+
+def _pair(values: list[float] | None) -> tuple[float, float] | None:
+    return None if not values else (values[0], values[1])
 
 
 def _bound(value: str) -> float:
@@ -452,7 +475,11 @@ def _columns_help() -> str:
     names = ", ".join(f"{n} ({HEADERS[n]})" if n in HEADERS else n for n in METRIC_COLUMNS)
     return (f"Columns, by the names CSV and JSON use (and the table and markdown headers): "
             f"model, dataset (then with --group: groups, their number, or with --per-group: "
-            f"group), then --metrics from {names}. Rows: model by model in --score order; "
+            f"group), then --metrics from {names}; then the readouts asked for: "
+            "<readout>_<B> and <readout>_<B>_threshold per --at-* bound (R@P0.99 ...), "
+            "gain_<D> and lift_<D> per --at-depth share (Gain@0.1, Lift@0.1), "
+            "partial_roc_auc (pAUC) and partial_pr_auc (pPR AUC). "
+            "Rows: model by model in --score order; "
             "each model's datasets, and with --per-group the groups of each dataset, "
             "in order of first appearance in the file. positives and negatives are counts "
             "(integers), or weight sums with --weight. A missing --dataset or --group id is a "
@@ -521,6 +548,18 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
                         help=f"add {readout} at each bound B (and its threshold) as columns")
     ev.add_argument("--interpolate", action="store_true",
                     help="--at-* points may lie inside tie groups (a random share flagged)")
+    ev.add_argument("--at-depth", type=_bound, nargs="+", metavar="D",
+                    help="add the cumulative gain and the lift of the top D share of the "
+                         "samples (e.g. 0.1: the top 10%%) as columns")
+    for option, what in (("fpr", "the ROC area over false-positive rates"),
+                         ("tpr", "the ROC area over true-positive rates"),
+                         ("recall", "the interpolated PR area over recalls")):
+        ev.add_argument(f"--partial-{option}", type=_bound, nargs=2, metavar=("LO", "HI"),
+                        help=f"add {what} LO to HI as a column"
+                             + (" (with --partial-fpr: the two-way area)"
+                                if option == "tpr" else ""))
+    ev.add_argument("--mcclish", action="store_true",
+                    help="McClish-standardise the --partial-fpr/--partial-tpr area")
     ev.add_argument("--plot", type=_plot_path, metavar="PATH",
                     help="write ROC and PR curves (.png, .svg, .pdf)")
     ev.add_argument("--plot-kinds", nargs="+", choices=PLOT_KINDS, default=["roc", "pr"],
@@ -594,9 +633,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         command.error(f"unknown metric {unknown[0]!r}; choose from {', '.join(METRIC_COLUMNS)}")
     if args.per_group and not args.group:
         command.error("--per-group needs --group")
-    if args.group and any(getattr(args, option) for option in AT_OPTIONS):
-        command.error("--at-precision and the other --at-* options read one curve per model "
-                      "and dataset; they cannot be combined with --group")
+    readouts_asked = [option for option in (*AT_OPTIONS, "at_depth", "partial_fpr",
+                                            "partial_tpr", "partial_recall")
+                      if getattr(args, option)]
+    if args.group and readouts_asked:
+        command.error("--at-precision and the other --at-* and --partial-* options read one "
+                      "curve per model and dataset; they cannot be combined with --group")
+    if args.mcclish and not (args.partial_fpr or args.partial_tpr):
+        command.error("--mcclish standardises the partial ROC area: give --partial-fpr or "
+                      "--partial-tpr")
+    for option in ("partial_fpr", "partial_tpr", "partial_recall"):
+        lo_hi = getattr(args, option)
+        if lo_hi and not lo_hi[0] < lo_hi[1]:
+            command.error(f"--{option.replace('_', '-')} needs LO < HI; got {lo_hi[0]:g} "
+                          f"{lo_hi[1]:g}")
     if args.plot:
         if args.group:
             command.error("--plot draws one curve per model and dataset; it cannot be "

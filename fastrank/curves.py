@@ -435,17 +435,37 @@ def _precision_at(
 # -- cumulative gain and lift ------------------------------------------------------------
 
 
-def _gain_points(task: Task) -> tuple[FloatArray, FloatArray, FloatArray]:
+def _gain_points(task: Task, runs: bool = False) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Depth and gain at each distinct score (highest first, after a (0, 0) start),
-    and the thresholds (``inf`` first)."""
-    fps, tps, thresholds = _cumulative(task)
-    pos, total = float(tps[-1]), float(tps[-1] + fps[-1])
-    if pos <= 0:
+    and the thresholds (``inf`` first); ``runs``: the readouts' table (see
+    :func:`~fastrank._core.engine.task_table`), whose flat pieces are merged."""
+    fps, tps, thresholds = _cumulative(task, runs)
+    if tps[-1] <= 0:
         _warn("no positive samples: the gain and lift are undefined (NaN)", level=4)
+    depth, gain = gain_points(fps, tps)
+    return depth, gain, np.concatenate(([np.inf], thresholds.astype(np.float64)))
+
+
+def gain_points(fps: FloatArray, tps: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Depth and gain after a (0, 0) start, from cumulative counts at the distinct
+    scores (NaN gains without positives)."""
+    pos, total = float(tps[-1]), float(tps[-1] + fps[-1])
     depth = np.concatenate(([0.0], (tps + fps) / total))
     gain = (np.concatenate(([0.0], tps / pos)) if pos > 0
             else np.full(depth.shape, np.nan))
-    return depth, gain, np.concatenate(([np.inf], thresholds.astype(np.float64)))
+    return depth, gain
+
+
+def gain_lift_at(fps: FloatArray, tps: FloatArray, depth: FloatArray
+                 ) -> tuple[FloatArray, FloatArray]:
+    """:func:`gain_at_depth` and :func:`lift_at_depth` at each of ``depth`` (checked
+    shares) from cumulative counts at the distinct scores."""
+    xs, gain = gain_points(fps, tps)
+    at = np.interp(depth, xs, gain)
+    top = gain[1] / xs[1]  # the first segment's slope: its lift, at every depth inside it
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lift = np.where(depth > 0.0, at / np.where(depth > 0.0, depth, 1.0), top)
+    return at, lift
 
 
 def _depths(depth: Any) -> tuple[FloatArray, bool]:
@@ -575,10 +595,18 @@ def gain_at_depth(
     array([0.5, 1. ])
     """
     d, scalar = _depths(depth)
-    task = inputs.task(y_true, y_score, sample_weight, pos_label)
-    xs, gain, _ = _gain_points(task)
-    out = np.interp(d, xs, gain)
+    out = _at_depths(y_true, y_score, sample_weight, pos_label, d)[0]
     return float(out) if scalar else out
+
+
+def _at_depths(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
+               d: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Gain and lift at the depths ``d`` of one task (one warning without positives)."""
+    task = inputs.task(y_true, y_score, sample_weight, pos_label)
+    fps, tps, _ = _cumulative(task, runs=True)  # flat pieces merged: the same values
+    if tps[-1] <= 0:
+        _warn("no positive samples: the gain and lift are undefined (NaN)", level=4)
+    return gain_lift_at(fps, tps, d)
 
 
 def lift_at_depth(
@@ -608,9 +636,5 @@ def lift_at_depth(
     array([2. , 1.5])
     """
     d, scalar = _depths(depth)
-    task = inputs.task(y_true, y_score, sample_weight, pos_label)
-    xs, gain, _ = _gain_points(task)
-    top = gain[1] / xs[1]  # the first segment's slope: its lift, at every depth inside it
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(d > 0.0, np.interp(d, xs, gain) / np.where(d > 0.0, d, 1.0), top)
+    out = _at_depths(y_true, y_score, sample_weight, pos_label, d)[1]
     return float(out) if scalar else out

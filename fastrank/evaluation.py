@@ -25,9 +25,9 @@ from ._core.inputs import Task, as_array
 from ._core.reduce import BinaryMetrics, binary_metrics
 from ._kernels.sweep import OUT_NEG, OUT_POS
 from ._optional import require
-from .curves import _precision_at
+from .curves import _depths, _precision_at, gain_lift_at
 from .exceptions import UndefinedMetricWarning
-from .readouts import criterion_values
+from .readouts import check_options, criterion_values, table_readout
 from .stats import check_level, critical_value, mean_interval, t_quantile
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -471,6 +471,82 @@ class Evaluation:
                     rows[key].append(v)
         columns = {k: _names(v) if k in ("model", "dataset", "readout")
                    else np.array(v, dtype=np.float64) for k, v in rows.items()}
+        return _frame(columns, as_frame)
+
+    def partial_areas(
+        self,
+        *,
+        fpr: tuple[float, float] | None = None,
+        tpr: tuple[float, float] | None = None,
+        correct: bool = False,
+        recall: tuple[float, float] | None = None,
+        as_frame: bool = True,
+    ) -> Any:
+        """Partial areas of every pair: one row per model and dataset.
+
+        Columns ``model, dataset``, then ``partial_roc_auc`` when ``fpr`` or
+        ``tpr`` is given (:func:`fastrank.partial_roc_auc` with ``correct``) and
+        ``partial_pr_auc`` when ``recall`` is (:func:`fastrank.partial_pr_auc`);
+        NaN where the pair lacks a class the area needs.
+
+        Examples
+        --------
+        >>> import fastrank
+        >>> ev = fastrank.evaluate({"a": [.9, .8, .8, .7, .6, .5, .4, .3]},
+        ...                        [1, 1, 0, 1, 0, 1, 0, 0])
+        >>> t = ev.partial_areas(fpr=(0, 0.5), recall=(0, 0.5), as_frame=False)
+        >>> float(t["partial_roc_auc"][0]), round(float(t["partial_pr_auc"][0]), 6)
+        (0.28125, 0.443663)
+        """
+        asked = {}
+        if fpr is not None or tpr is not None:
+            asked["partial_roc_auc"] = check_options(
+                "partial_roc_auc", {"fpr": fpr, "tpr": tpr, "correct": correct})
+        elif correct:
+            raise ValueError("correct= standardises the partial ROC area: give fpr= or tpr=")
+        if recall is not None:
+            asked["partial_pr_auc"] = check_options("partial_pr_auc", {"recall": recall})
+        if not asked:
+            raise ValueError("pass fpr= or tpr= (partial ROC area) or recall= (partial PR "
+                             "area)")
+        columns = self._keys()
+        for name, opts in asked.items():
+            values = []
+            for e in self.entries:
+                got = table_readout(name, opts, e.fp, e.tp, e.thresholds.astype(np.float64))
+                values.append(math.nan if isinstance(got, str) else float(got))
+            columns[name] = np.array(values, dtype=np.float64)
+        return _frame(columns, as_frame)
+
+    def gains(self, depths: Any = (0.01, 0.05, 0.1, 0.2), *, as_frame: bool = True) -> Any:
+        """Cumulative gain and lift of every pair at each depth (a share of the
+        samples): one row per pair and depth.
+
+        Columns ``model, dataset, depth, gain, lift``: each value that of
+        :func:`fastrank.gain_at_depth` and :func:`fastrank.lift_at_depth` on the
+        pair, tie-aware (NaN for a pair without positives).
+
+        Examples
+        --------
+        >>> import fastrank
+        >>> ev = fastrank.evaluate({"a": [.9, .8, .8, .7, .6, .5, .4, .3]},
+        ...                        [1, 1, 0, 1, 0, 1, 0, 0])
+        >>> t = ev.gains([0.25, 0.5], as_frame=False)
+        >>> t["gain"].tolist(), t["lift"].tolist()
+        ([0.375, 0.75], [1.5, 1.5])
+        """
+        d, _ = _depths(depths)
+        d = np.atleast_1d(d)
+        columns = self._keys(d.shape[0])
+        columns["depth"] = np.tile(d, len(self.entries))
+        gains, lifts = [], []
+        for e in self.entries:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                g, lift = gain_lift_at(e.fp, e.tp, d)
+            gains.append(g)
+            lifts.append(lift)
+        columns["gain"] = np.concatenate(gains) if gains else np.empty(0)
+        columns["lift"] = np.concatenate(lifts) if lifts else np.empty(0)
         return _frame(columns, as_frame)
 
     def auc_ci(self, *, level: float = 0.95, as_frame: bool = True) -> Any:

@@ -43,6 +43,8 @@ HEADERS = {
     "d_prime": "d'",
     "prbe": "PRBE",
     "prbe_threshold": "PRBE at",
+    "partial_roc_auc": "pAUC",
+    "partial_pr_auc": "pPR AUC",
     "all_metrics_ms": "ms",
 }
 # Columns of ids: printed as they are (an id 0.125 is not rounded, an id 2024 gets no
@@ -72,6 +74,9 @@ def display_name(name: str) -> str:
         if name.startswith(readout + "_"):
             bound, _, rest = name[len(readout) + 1:].partition("_")
             return f"{short}{bound}" + (" at" if rest == "threshold" else "")
+    for prefix, short in (("gain_", "Gain@"), ("lift_", "Lift@")):  # --at-depth columns
+        if name.startswith(prefix):
+            return short + name[len(prefix):]
     return name
 
 

@@ -532,3 +532,45 @@ def test_operating_point_usage_errors(tmp_path, capsys, extra, message):
     data = _small_csv(tmp_path / "p.csv")
     code, _, err = run(["evaluate", str(data), "--label", "y", "--score", "a", *extra], capsys)
     assert code == 2 and message in " ".join(err.split())
+
+
+def test_gain_lift_and_partial_area_columns(tmp_path, capsys):
+    data = _small_csv(tmp_path / "p.csv")
+    code, out, err = run(["evaluate", str(data), "--label", "y", "--score", "a", "b",
+                          "--dataset", "fold", "--at-depth", "0.1", "0.25",
+                          "--partial-fpr", "0", "0.2", "--mcclish", "--partial-recall", "0.5", "1",
+                          "--format", "csv"], capsys)
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert list(rows[0])[-6:] == ["partial_roc_auc", "partial_pr_auc", "gain_0.1", "lift_0.1",
+                                  "gain_0.25", "lift_0.25"]
+    with open(data, newline="") as f:
+        table = list(csv.DictReader(f))
+    for row in rows:
+        part = [r for r in table if r["fold"] == row["dataset"]]
+        y = [int(r["y"]) for r in part]
+        s = [float(r[row["model"]]) for r in part]
+        assert float(row["partial_roc_auc"]) == pytest.approx(
+            fastrank.partial_roc_auc(y, s, fpr=(0, 0.2), correct=True), rel=1e-13)
+        assert float(row["partial_pr_auc"]) == pytest.approx(
+            fastrank.partial_pr_auc(y, s, recall=(0.5, 1)), rel=1e-13)
+        for d in (0.1, 0.25):
+            assert float(row[f"gain_{d:g}"]) == fastrank.gain_at_depth(y, s, d)
+            assert float(row[f"lift_{d:g}"]) == fastrank.lift_at_depth(y, s, d)
+    code, out, _ = run(["evaluate", str(data), "--label", "y", "--score", "a",
+                        "--at-depth", "0.1", "--partial-tpr", "0.8", "1"], capsys)
+    assert code == 0 and "Gain@0.1" in out and "Lift@0.1" in out and "pAUC" in out
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--at-depth", "0.1", "--group", "fold"], "cannot be combined with --group"),
+    (["--partial-fpr", "0", "0.1", "--group", "fold"], "cannot be combined with --group"),
+    (["--mcclish"], "--mcclish standardises the partial ROC area"),
+    (["--partial-fpr", "0.3", "0.1"], "--partial-fpr needs LO < HI; got 0.3 0.1"),
+    (["--partial-recall", "0.5"], "argument --partial-recall: expected 2 arguments"),
+    (["--at-depth", "2"], "argument --at-depth: '2' is not in [0, 1]"),
+])
+def test_gain_and_partial_usage_errors(tmp_path, capsys, extra, message):
+    data = _small_csv(tmp_path / "p.csv")
+    code, _, err = run(["evaluate", str(data), "--label", "y", "--score", "a", *extra], capsys)
+    assert code == 2 and message in " ".join(err.split()), err
