@@ -15,6 +15,9 @@ same rounded to 2 decimals, heavy ties):
 * R2: a bootstrap interval of the sensitivity at 95% specificity, 1,000
   resamples of 100,000 samples, against a loop of scikit-learn's curve and
   search over resamples (timed on a subset, scaled).
+* B: a readout of every label of a label matrix (and of every group of the
+  same scores as one vector with ``groups=``) against the batched
+  ``roc_auc(average=None)`` on the same data.
 """
 
 from __future__ import annotations
@@ -109,6 +112,32 @@ def main() -> None:
     print(f"| `bootstrap_ci(..., metric_options=...)` | {_fmt(ours)} | 1.0x |")
     print(f"| scikit-learn `roc_curve` + search per resample (scaled from {few}) | "
           f"{_fmt(theirs)} | {theirs / ours:.1f}x slower |")
+
+    batched(repeat)
+
+
+def batched(repeat: int) -> None:
+    """B: one readout per label of a label matrix, and per group, against the batched
+    AUC on the same data (the issue's yardstick: as fast as the batched AUC)."""
+    rng = np.random.default_rng(0)
+    print("\nB: readouts of every label or group, float32 scores, 10% positives")
+    print("| batch | `roc_auc(average=None)` | sensitivity at 95% specificity | "
+          "ROC area over FPR <= 0.1 | best cutoff (Youden) |")
+    print("|---|---|---|---|---|")
+    for n, t in ((10_000, 1_000), (100_000, 100)):
+        Y = rng.random((n, t)) < 0.1
+        S = (rng.standard_normal((n, t)) + 1.5 * Y).astype(np.float32)
+        groups = np.repeat(np.arange(t), n)
+        y, s = Y.T.ravel(), S.T.ravel()
+        for label, args, kw in ((f"{n:,} x {t:,} labels", (Y, S), {}),
+                                (f"{t:,} groups of {n:,}", (y, s), {"groups": groups})):
+            fns = [lambda a=args, k=kw: fastrank.roc_auc(*a, average=None, **k),
+                   lambda a=args, k=kw: fastrank.sensitivity_at_specificity(*a, 0.95, **k),
+                   lambda a=args, k=kw: fastrank.partial_roc_auc(*a, fpr=(0, 0.1), **k),
+                   lambda a=args, k=kw: fastrank.best_cutoff(*a, **k)]
+            auc, *rest = alternate(fns, repeat)
+            cells = " | ".join(f"{_fmt(x)} ({x / auc:.2f}x)" for x in rest)
+            print(f"| {label} | {_fmt(auc)} | {cells} |")
 
 
 if __name__ == "__main__":
