@@ -24,7 +24,7 @@ rounding of a few float operations per piece.
 from __future__ import annotations
 
 import math
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -303,6 +303,7 @@ def _partial_area(fps: np.ndarray, tps: np.ndarray, box_x: tuple[float, float],
     return 0.5 * (1.0 + (area - diagonal) / (full - diagonal))
 
 
+@lru_cache(maxsize=64)  # boxes repeat across the tasks of a batch; the areas are pure
 def mcclish_scale(box_x: tuple[float, float], box_y: tuple[float, float]) -> tuple[float, float]:
     """The chance diagonal's area in the box and the box's area: McClish maps a raw
     area ``A`` to ``(1 + (A - diagonal) / (full - diagonal)) / 2``."""
@@ -372,6 +373,9 @@ def _check_flag(value: Any, name: str) -> bool:
     return bool(value)
 
 
+THREADED_TASK = 1 << 14  # mean samples per task from which readouts use every thread
+
+
 def _each(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
           one: Any, nan: Any, level: int = 4, groups: Any = None) -> Any:
     """``one(fps, tps, thresholds)`` of a task (cumulative counts at its distinct
@@ -384,7 +388,7 @@ def _each(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
     batched = s.ndim == 2 or groups is not None
     if batched:
         b = inputs.batch(y_true, s, sample_weight, pos_label, groups, None)
-        tasks = inputs.split_batch(b)
+        tasks = engine.split_batch(b)
     else:
         tasks = [inputs.task(y_true, s, sample_weight, pos_label)]
 
@@ -396,9 +400,13 @@ def _each(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
         return got, (float(tps[-1]) if tps.shape[0] else 0.0), \
             (float(fps[-1]) if fps.shape[0] else 0.0)
 
-    # Tasks on every thread (the sorts release the GIL) once the batch is large.
+    # Tasks on every thread once the batch is large and its tasks are too: the sorts and
+    # the kernels release the GIL, but the numpy steps around them hold it, and below
+    # about 16,384 samples a task (measured: 10,000 x 1,000 float32) two threads
+    # contending for it are no faster than one.
     size = sum(t.values.shape[0] for t in tasks)
-    nthreads = engine.threads() if batched and size >= engine.PARALLEL_MIN else 1
+    big = size >= engine.PARALLEL_MIN and size >= THREADED_TASK * len(tasks)
+    nthreads = engine.threads() if batched and big else 1
     results, reasons, pos, neg = [], [], [], []
     for got, p, q in engine.parallel_map(run, tasks, nthreads):
         if isinstance(got, str):

@@ -147,7 +147,7 @@ def _columns(y_true: Any, s: np.ndarray, pos_label: Any, name: str = "y_score") 
     """One task per column of 2-D scores (2-D labels of the same shape), or one task."""
     if s.ndim == 1:
         return [inputs.task(y_true, s, None, pos_label, check=True)]
-    return inputs.split_batch(inputs.batch(y_true, s, None, pos_label, None, None))
+    return engine.split_batch(inputs.batch(y_true, s, None, pos_label, None, None))
 
 
 def _pairs(y_true: Any, a: np.ndarray, b: np.ndarray | None, pos_label: Any

@@ -93,9 +93,11 @@ from .inputs import (
     Batch,
     Spec,
     Task,
+    check_finite,
     nonfinite_error,
     readonly,
     scaled_weights,
+    task_of,
 )
 
 # ------------------------------------------------------------------ threads
@@ -1212,6 +1214,48 @@ def _block_runner(b: Batch, max_fpr: float, what: int, out: np.ndarray,
             out[j0 + jj], prbe[j0 + jj] = _task_out(t, max_fpr, what, j0 + jj)
 
     return run
+
+
+def split_batch(b: Batch) -> list[Task]:
+    """One :class:`Task` per task of a batch (a column, a class against the rest, or a
+    group), for code that works task by task; the scores are checked for NaN/inf here.
+
+    The columns of a C-ordered matrix are made task-major a block at a time
+    (:func:`~fastrank._kernels.batch.transpose_block`, as the batched sweep does):
+    gathering one column at a time reads a cache line per sample and column."""
+    if b.layout == SAMPLE_MAJOR:
+        check_finite(b.values.reshape(b.n, b.t))
+    else:
+        check_finite(b.values)
+    tasks = []
+    if b.layout == SAMPLE_MAJOR:
+        n = b.n
+        spec = SPECS[b.values.dtype]
+        bits = readonly(b.values.view(spec.bits))
+        labels, ptr, idx = readonly(b.labels), readonly(b.lab_ptr), readonly(b.lab_idx)
+        for j0 in range(0, b.t, BLOCK):
+            bw = min(BLOCK, b.t - j0)
+            tb = np.empty(bw * n, spec.bits)
+            lb = np.empty(bw * n, np.uint8)
+            transpose_block(bits, n, b.t, j0, bw, labels, b.lab_mode, ptr, idx, tb, lb)
+            values = tb.view(b.values.dtype)
+            for jj in range(bw):
+                tasks.append(task_of(values[jj * n:(jj + 1) * n], b.dtype,
+                                     lb[jj * n:(jj + 1) * n], b.weights))
+        return tasks
+    for j in range(b.t):
+        lo, hi = int(b.offsets[j]), int(b.offsets[j + 1])
+        if b.lab_mode == LAB_SAME:
+            lab = b.labels[lo:hi]
+        elif b.lab_mode == LAB_CSC:
+            lab = np.zeros(b.n, np.uint8)
+            lab[b.lab_idx[b.lab_ptr[j]:b.lab_ptr[j + 1]]] = 1
+        else:
+            lab = (b.lab_idx == j).view(np.uint8)
+        w = None if b.weights is None else b.weights[lo:hi] if b.mode == "groups" else b.weights
+        tasks.append(task_of(np.ascontiguousarray(b.values[lo:hi]), b.dtype,
+                             np.ascontiguousarray(lab), w))
+    return tasks
 
 
 def pooled(b: Batch) -> Task:

@@ -909,32 +909,6 @@ def batch(y_true: Any, s: np.ndarray, sample_weight: Any, pos_label: Any, groups
                  np.full(t, n, np.int64), classes, mode, None)
 
 
-def split_batch(b: Batch) -> list[Task]:
-    """One :class:`Task` per task of a batch (a column, a class against the rest, or a
-    group), for code that works task by task; the scores are checked for NaN/inf here."""
-    if b.layout == SAMPLE_MAJOR:
-        check_finite(b.values.reshape(b.n, b.t))
-    else:
-        check_finite(b.values)
-    tasks = []
-    for j in range(b.t):
-        if b.layout == SEGMENTS:
-            lo, hi = int(b.offsets[j]), int(b.offsets[j + 1])
-            values = b.values[lo:hi]
-        else:
-            values = b.values.reshape(b.n, b.t)[:, j]
-        if b.lab_mode == LAB_SAME:
-            lab = b.labels[lo:hi] if b.layout == SEGMENTS else b.labels.reshape(b.n, b.t)[:, j]
-        elif b.lab_mode == LAB_CSC:
-            lab = np.zeros(b.n, np.uint8)
-            lab[b.lab_idx[b.lab_ptr[j]:b.lab_ptr[j + 1]]] = 1
-        else:
-            lab = (b.lab_idx == j).view(np.uint8)
-        w = None if b.weights is None else b.weights[lo:hi] if b.mode == "groups" else b.weights
-        tasks.append(task_of(np.ascontiguousarray(values), b.dtype, np.ascontiguousarray(lab), w))
-    return tasks
-
-
 class StreamBatch(NamedTuple):
     """A checked batch for the streaming layers, before anything is stored."""
 
