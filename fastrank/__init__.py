@@ -10,6 +10,10 @@ Curves (:mod:`fastrank.curves`), with scikit-learn's conventions::
     confusion_matrix_at_thresholds, interpolated_precision_recall_curve,
     cumulative_gain_curve, lift_curve, gain_at_depth, lift_at_depth
 
+Each sample's labels ranked (:mod:`fastrank.rankings`; ``average="samples"``)::
+
+    label_ranking_average_precision, coverage_error, label_ranking_loss
+
 Many models on many datasets, as tables, averaged curves and figures
 (:mod:`fastrank.evaluation`, :mod:`fastrank.plots`)::
 
@@ -79,6 +83,9 @@ _EXPORTS = {
     "pr_auc": "metrics",
     "prbe": "metrics",
     "roc_auc": "metrics",
+    "coverage_error": "rankings",
+    "label_ranking_average_precision": "rankings",
+    "label_ranking_loss": "rankings",
     "OperatingPoint": "readouts",
     "best_cutoff": "readouts",
     "partial_pr_auc": "readouts",
@@ -114,7 +121,8 @@ def _version() -> str:
 # Submodules reachable as attributes (``fastrank.metrics.roc_auc``) without an import.
 _SUBMODULES = frozenset({
     "accumulator", "batch", "cli", "config", "curves", "dask", "datasets", "distributed",
-    "evaluation", "exceptions", "metrics", "plots", "readers", "readouts", "stats", "summaries",
+    "evaluation", "exceptions", "metrics", "plots", "rankings", "readers", "readouts", "stats",
+    "summaries",
     "tables", "uncertainty",
 })
 
@@ -165,6 +173,7 @@ if TYPE_CHECKING:  # pragma: no cover
         prbe,
         roc_auc,
     )
+    from .rankings import coverage_error, label_ranking_average_precision, label_ranking_loss
     from .readouts import (
         OperatingPoint,
         best_cutoff,
@@ -211,6 +220,7 @@ __all__ = [
     "bootstrap_ci",
     "compile_kernels",
     "confusion_matrix_at_thresholds",
+    "coverage_error",
     "cumulative_gain_curve",
     "d_prime",
     "delong_covariance",
@@ -220,6 +230,8 @@ __all__ = [
     "evaluate",
     "gain_at_depth",
     "interpolated_precision_recall_curve",
+    "label_ranking_average_precision",
+    "label_ranking_loss",
     "lift_at_depth",
     "lift_curve",
     "partial_pr_auc",

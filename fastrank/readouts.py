@@ -373,9 +373,6 @@ def _check_flag(value: Any, name: str) -> bool:
     return bool(value)
 
 
-THREADED_TASK = 1 << 14  # mean samples per task from which readouts use every thread
-
-
 def _each(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
           one: Any, nan: Any, level: int = 4, groups: Any = None) -> Any:
     """``one(fps, tps, thresholds)`` of a task (cumulative counts at its distinct
@@ -400,13 +397,7 @@ def _each(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
         return got, (float(tps[-1]) if tps.shape[0] else 0.0), \
             (float(fps[-1]) if fps.shape[0] else 0.0)
 
-    # Tasks on every thread once the batch is large and its tasks are too: the sorts and
-    # the kernels release the GIL, but the numpy steps around them hold it, and below
-    # about 16,384 samples a task (measured: 10,000 x 1,000 float32) two threads
-    # contending for it are no faster than one.
-    size = sum(t.values.shape[0] for t in tasks)
-    big = size >= engine.PARALLEL_MIN and size >= THREADED_TASK * len(tasks)
-    nthreads = engine.threads() if batched and big else 1
+    nthreads = engine.task_threads(tasks) if batched else 1
     results, reasons, pos, neg = [], [], [], []
     for got, p, q in engine.parallel_map(run, tasks, nthreads):
         if isinstance(got, str):

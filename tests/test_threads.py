@@ -152,6 +152,10 @@ _ARGS = {
     "specificity_at_sensitivity": (_Y, _S, 0.8),
     "recall_at_precision": (_Y, _S, 0.5),
     "precision_at_recall": (_Y, _S, 0.5),
+    # label matrices: each sample's labels ranked
+    "label_ranking_average_precision": ([_Y, [1, 0, 1]], [_S, _S]),
+    "coverage_error": ([_Y, [1, 0, 1]], [_S, _S]),
+    "label_ranking_loss": ([_Y, [1, 0, 1]], [_S, _S]),
 }
 _KWARGS = {"bootstrap_ci": {"n_resamples": 5, "seed": 0}, "show_config": {"file": io.StringIO()},
            "compile_kernels": {"progress": None}}

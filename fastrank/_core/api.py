@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from .._kernels.sweep import OUT_POS
-from ..exceptions import UnsupportedOptionError
 from . import engine, inputs, reduce, registry
 from .registry import Request
 
@@ -52,10 +51,42 @@ def check_batch_average(average: Any, return_threshold: bool) -> None:
     if return_threshold and average not in (None, "micro"):
         raise ValueError("return_threshold=True gives one threshold per task: use average=None "
                          f"(or 'micro'), not average={average!r}")
-    if average == "samples":
-        raise UnsupportedOptionError("average='samples' (each sample's labels ranked against "
-                                     "each other) is not supported yet; average=None gives "
-                                     "one value per label (column), 'macro' their mean")
+
+
+def sample_inputs(y_true: Any, s: np.ndarray, sample_weight: Any, groups: Any = None,
+                  labels: Any = None) -> tuple[Any, np.ndarray | None]:
+    """The checks of a call that ranks each sample's labels (``average="samples"``,
+    :mod:`fastrank.rankings`): the label matrix (an array, or sparse) and the
+    samples' weights, which weigh the average over samples, not the labels. The
+    scores are checked finite here, so that a bad one is named where the caller put
+    it."""
+    if groups is not None or labels is not None:
+        raise ValueError("average='samples' ranks each sample's labels against each other; it "
+                         "takes a 2-D label matrix, not groups= or labels=")
+    if s.ndim != 2:
+        raise ValueError(f"average='samples' needs 2-D scores (n_samples, n_labels); y_score "
+                         f"has shape {s.shape}")
+    if 0 in s.shape:
+        what = "samples" if s.shape[0] == 0 else "labels"
+        raise ValueError(f"y_score has no {what} (shape {s.shape}); at least one is needed")
+    if not inputs.is_sparse(y_true):
+        y = inputs.as_array(y_true, "y_true")
+        if y.ndim != 2:
+            raise ValueError("average='samples' ranks each sample's labels: it needs a 2-D "
+                             f"label matrix (n_samples, n_labels); y_true has shape {y.shape}")
+        y_true = y
+    w = inputs.weights(sample_weight, s.shape[0])
+    inputs.check_finite(inputs.canonical_scores(s))
+    return y_true, w
+
+
+def sample_batch(y_true: Any, s: np.ndarray, sample_weight: Any, pos_label: Any,
+                 groups: Any = None, labels: Any = None) -> tuple[inputs.Batch, np.ndarray | None]:
+    """Each sample's labels as one task: the batch of the transposed label and score
+    matrices, and the samples' weights (see :func:`sample_inputs`)."""
+    y_true, w = sample_inputs(y_true, s, sample_weight, groups, labels)
+    b = inputs.batch(y_true.T, s.T, None, pos_label, None, None)
+    return b._replace(mode="samples"), w
 
 
 def compute(name: str, y_true: Any, y_score: Any, *, sample_weight: Any = None,
@@ -77,6 +108,10 @@ def compute(name: str, y_true: Any, y_score: Any, *, sample_weight: Any = None,
         return reduce.finish(req, task_results(t, req, threshold=wanted), None,
                              return_threshold=return_threshold, stacklevel=level)
     check_batch_average(average, return_threshold)
+    if average == "samples":
+        b, rows = sample_batch(y_true, s, sample_weight, pos_label, groups, labels)
+        return reduce.finish(req, batch_results(b, req), "samples", stacklevel=level,
+                             weights=rows)
     b = inputs.batch(y_true, s, sample_weight, pos_label, groups, labels)
     if average == "micro":
         res = task_results(engine.pooled(b), req, "micro")

@@ -22,7 +22,7 @@ from ..exceptions import UndefinedMetricWarning
 from .inputs import check_average
 from .registry import METRICS, Metric, Request
 
-MEANS = ("macro", "weighted", "size", "pairs")
+MEANS = ("macro", "weighted", "size", "pairs", "samples")
 
 
 class Results(NamedTuple):
@@ -74,10 +74,11 @@ def warn_undefined(what: str, mode: str, pos: np.ndarray, neg: np.ndarray,
         return
     no_pos = int(np.count_nonzero(undefined & (pos == 0)))
     parts = []
+    unit = "labels" if mode == "samples" else "samples"  # a sample's task is its labels
     if no_pos:
-        parts.append(f"{no_pos} without positive samples")
+        parts.append(f"{no_pos} without positive {unit}")
     if count - no_pos:
-        parts.append(f"{count - no_pos} without negative samples")
+        parts.append(f"{count - no_pos} without negative {unit}")
     left_out = "" if average is None else f" and left out of the {average!r} average"
     warnings.warn(f"{what} undefined for {count} of {total} {mode} ({', '.join(parts)}); "
                   f"they are NaN{left_out}", UndefinedMetricWarning, stacklevel=level)
@@ -86,11 +87,14 @@ def warn_undefined(what: str, mode: str, pos: np.ndarray, neg: np.ndarray,
 # ------------------------------------------------------------------ averages
 
 
-def average(values: np.ndarray, pos: np.ndarray, neg: np.ndarray, how: Any) -> float:
+def average(values: np.ndarray, pos: np.ndarray, neg: np.ndarray, how: Any,
+            weights: np.ndarray | None = None) -> float:
     """The mean of the defined (non-NaN) values; NaN when none is defined.
 
     ``how``: ``"macro"`` (plain mean), ``"weighted"`` (by positives), ``"size"``
-    (by samples, or weight), ``"pairs"`` (by positives x negatives).
+    (by samples, or weight), ``"pairs"`` (by positives x negatives), ``"samples"``
+    (each task a sample's labels: the plain mean, or by ``weights``, the samples'
+    weights).
     """
     if how not in MEANS:
         check_average(how, MEANS)
@@ -106,9 +110,11 @@ def average(values: np.ndarray, pos: np.ndarray, neg: np.ndarray, how: Any) -> f
                       "(d' of tasks ranked perfectly and perfectly backwards); it is NaN",
                       UndefinedMetricWarning, stacklevel=5)
         return math.nan
-    if how == "macro":
+    if how == "macro" or (how == "samples" and weights is None):
         return float(np.mean(v))
-    if how == "weighted":
+    if how == "samples":
+        w = weights[ok]  # type: ignore[index]
+    elif how == "weighted":
         w = pos[ok]
     elif how == "size":
         w = pos[ok] + neg[ok]
@@ -247,27 +253,30 @@ class BatchMetrics:
     def __len__(self) -> int:
         return int(self.roc_auc.shape[0])
 
-    def mean(self, average: str = "macro") -> BinaryMetrics:
-        """Each metric averaged over the tasks where it is defined.
+    def mean(self, average: str = "macro", weights: np.ndarray | None = None
+             ) -> BinaryMetrics:
+        """Each metric averaged over the tasks where it is defined (``weights``: the
+        samples' weights of ``average="samples"``).
 
-        ``average`` is ``"macro"``, ``"weighted"``, ``"size"`` or ``"pairs"``
-        (as in :func:`~fastrank.roc_auc`). ``prbe_threshold`` has no average and
-        is NaN; ``positives`` and ``negatives`` are the totals over all tasks.
+        ``average`` is ``"macro"``, ``"weighted"``, ``"size"``, ``"pairs"`` or
+        ``"samples"`` (as in :func:`~fastrank.roc_auc`). ``prbe_threshold`` has no
+        average and is NaN; ``positives`` and ``negatives`` are the totals over all
+        tasks.
         """
         pos, neg = self.positives, self.negatives
 
-        def avg(values: np.ndarray | None) -> float | None:
-            return None if values is None else _average(values, pos, neg, average)
+        def avg(values: np.ndarray | None) -> Any:
+            return None if values is None else _average(values, pos, neg, average, weights)
 
         return BinaryMetrics(
-            average_precision=_average(self.average_precision, pos, neg, average),
+            average_precision=avg(self.average_precision),
             average_precision_expected=avg(self.average_precision_expected),
-            roc_auc=_average(self.roc_auc, pos, neg, average),
+            roc_auc=avg(self.roc_auc),
             roc_auc_partial=avg(self.roc_auc_partial),
             max_fpr=self.max_fpr,
-            pr_auc=_average(self.pr_auc, pos, neg, average),
-            d_prime=_average(self.d_prime, pos, neg, average),
-            prbe=_average(self.prbe, pos, neg, average),
+            pr_auc=avg(self.pr_auc),
+            d_prime=avg(self.d_prime),
+            prbe=avg(self.prbe),
             prbe_threshold=math.nan,
             positives=float(pos.sum()),
             negatives=float(neg.sum()),
@@ -292,7 +301,7 @@ def _column(req: Request, res: Results, metric: Metric) -> np.ndarray:
 
 
 def finish(req: Request, res: Results, average: Any, *, return_threshold: bool = False,
-           stacklevel: int = 2) -> Any:
+           stacklevel: int = 2, weights: np.ndarray | None = None) -> Any:
     """What a call of ``req`` returns, from its raw per-task results.
 
     One task (``mode`` "one") or every cell pooled ("micro") gives scalars; a
@@ -310,7 +319,7 @@ def finish(req: Request, res: Results, average: Any, *, return_threshold: bool =
         if scalar:
             return binary_metrics(res.out[0], _scalar(res.thresholds[0]), req)
         per = batch_metrics(res, req)
-        return per if average is None else per.mean(average)
+        return per if average is None else per.mean(average, weights)
     metric = req.metric
     if scalar and float(pos[0]) > 0 and float(neg[0]) > 0:  # defined: no masks, no warning
         value = metric.value_of(res.out[0])
@@ -331,7 +340,7 @@ def finish(req: Request, res: Results, average: Any, *, return_threshold: bool =
             assert res.ids is not None
             result = GroupResult(res.ids, values, pos.copy(), neg.copy(), res.sizes)
     else:
-        result = _average(values, pos, neg, average)
+        result = _average(values, pos, neg, average, weights)
     if return_threshold:
         return result, res.thresholds
     return result

@@ -114,13 +114,14 @@ DIAGNOSES: dict[str, str] = {
     "test_auc_score_non_binary_class":
         "warning category only (one-class roc_auc_score: NaN in both)",
     "test_roc_curve_toydata":
-        "warning category (one-class roc_curve / roc_auc_score); average='samples' "
-        "unsupported (ValueError); every other value agrees",
+        "warning category (one-class roc_curve / roc_auc_score); average='samples' over "
+        "one-class samples: NaN with a warning where scikit-learn raises; every other value "
+        "agrees",
     "test_precision_recall_curve_toydata":
         "warning category (test expects UserWarning; fastrank's is a RuntimeWarning); AP "
         "without positives NaN, not 0 (documented); multilabel averages leave such columns "
-        "out (macro 1.0 vs 0.5; NaN when no column has positives); average='samples' "
-        "unsupported",
+        "out (macro 1.0 vs 0.5; NaN when no column has positives), and average='samples' "
+        "the samples without positives",
     "test_multiclass_ovo_roc_auc_toydata":
         "multi_class='ovo', average=None: ValueError instead of NotImplementedError",
     "test_roc_auc_score_multiclass_labels_error":

@@ -1,0 +1,164 @@
+"""Each sample's labels ranked: average="samples" and the label-ranking metrics, against
+scikit-learn (which defines every one of these numbers, ties included) on inputs full
+of ties, with and without sample weights, dense and sparse labels."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fastrank
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from strategies import PROPERTY_SETTINGS
+
+skm = pytest.importorskip("sklearn.metrics")
+
+RANKINGS = [
+    ("label_ranking_average_precision", "label_ranking_average_precision_score"),
+    ("coverage_error", "coverage_error"),
+    ("label_ranking_loss", "label_ranking_loss"),
+]
+
+
+@st.composite
+def label_matrices(draw):
+    n = draw(st.integers(1, 12))
+    t = draw(st.integers(2, 7))  # one column is "binary" to scikit-learn, not multilabel
+    y = np.array(draw(st.lists(st.lists(st.integers(0, 1), min_size=t, max_size=t),
+                               min_size=n, max_size=n)), dtype=np.int64)
+    levels = draw(st.integers(1, 4))  # few distinct scores: heavy ties
+    s = np.array(draw(st.lists(st.lists(st.integers(0, levels), min_size=t, max_size=t),
+                               min_size=n, max_size=n)), dtype=np.float64) / levels
+    w = None
+    if draw(st.booleans()):
+        w = np.array(draw(st.lists(st.integers(1, 5), min_size=n, max_size=n)), np.float64)
+    return y, s, w
+
+
+
+@settings(PROPERTY_SETTINGS, max_examples=300)
+@given(label_matrices(), st.sampled_from(RANKINGS),
+       st.sampled_from(["float64", "float32", "int", "bool", "sparse"]))
+def test_rankings_equal_sklearn(case, names, kind) -> None:
+    y, s, w = case
+    ours, theirs = names
+    scores = {"float64": s, "float32": s.astype(np.float32), "int": np.round(s * 4).astype(int),
+              "bool": s > 0.5, "sparse": s}[kind]
+    labels = y
+    if kind == "sparse":
+        sparse = pytest.importorskip("scipy.sparse")
+        labels = sparse.csr_matrix(y)
+    want = getattr(skm, theirs)(y, np.asarray(scores, np.float64), sample_weight=w)
+    got = getattr(fastrank, ours)(labels, scores, sample_weight=w)
+    assert got == pytest.approx(want, rel=1e-12, abs=1e-12), (y, scores, w, got, want)
+
+
+
+@settings(PROPERTY_SETTINGS, max_examples=200)
+@given(label_matrices(), st.sampled_from(["average_precision", "roc_auc"]))
+def test_average_samples_equals_sklearn_where_every_sample_is_defined(case, name) -> None:
+    y, s, w = case
+    y[:, 0] = 1  # every sample has a relevant label ...
+    if name == "roc_auc":
+        if y.shape[1] < 2:
+            return
+        y[:, 1] = 0  # ... and an irrelevant one
+    want = getattr(skm, f"{name}_score")(y, s, average="samples", sample_weight=w)
+    got = getattr(fastrank, name)(y, s, average="samples", sample_weight=w)
+    assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+def test_average_samples_is_the_mean_of_the_rows() -> None:
+    rng = np.random.default_rng(2)
+    Y = rng.random((40, 9)) < 0.4
+    Y[:3] = False  # samples without relevant labels: NaN rows, left out with one warning
+    S = np.round(rng.random((40, 9)), 1)
+    w = rng.random(40)
+    for name in ("average_precision", "roc_auc", "pr_auc", "prbe"):
+        f = getattr(fastrank, name)
+        rows = np.array([f(Y[i], S[i]) if Y[i].any() and (~Y[i]).any() else math.nan
+                         for i in range(40)]) if name == "roc_auc" else None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", fastrank.UndefinedMetricWarning)
+            if rows is None:
+                rows = np.array([f(Y[i], S[i]) for i in range(40)])
+            per = f(Y.T, S.T, average=None)  # the rows, as columns of the transpose
+        assert np.array_equal(per, rows, equal_nan=True)
+        with pytest.warns(fastrank.UndefinedMetricWarning, match="samples"):
+            got = f(Y, S, average="samples")
+        assert got == np.mean(rows[~np.isnan(rows)])
+        with pytest.warns(fastrank.UndefinedMetricWarning):
+            weighted = f(Y, S, average="samples", sample_weight=w)
+        ok = ~np.isnan(rows)
+        assert weighted == pytest.approx(np.dot(w[ok], rows[ok]) / w[ok].sum(), rel=1e-14)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fastrank.UndefinedMetricWarning)
+        m = fastrank.all_metrics(Y, S, average="samples", sample_weight=w)
+        assert m.average_precision == fastrank.average_precision(Y, S, average="samples",
+                                                                 sample_weight=w)
+        assert m.roc_auc == fastrank.roc_auc(Y, S, average="samples", sample_weight=w)
+
+
+def test_lrap_is_the_rows_average_precision() -> None:
+    rng = np.random.default_rng(7)
+    Y = rng.random((200, 30)) < 0.2
+    S = np.round(rng.random((200, 30)).astype(np.float32), 2)
+    rows = []
+    for i in range(200):
+        k = int(Y[i].sum())
+        rows.append(1.0 if k in (0, 30) else fastrank.average_precision(Y[i], S[i]))
+    assert fastrank.label_ranking_average_precision(Y, S) == np.mean(rows)
+
+
+def test_bad_input_is_refused() -> None:
+    Y = np.array([[1, 0], [0, 1]])
+    S = np.array([[0.5, 0.2], [0.1, 0.9]])
+    for f in (fastrank.label_ranking_average_precision, fastrank.coverage_error,
+              fastrank.label_ranking_loss):
+        with pytest.raises(ValueError, match="different shapes"):
+            f(Y, S[:, :1])
+        with pytest.raises(ValueError, match=r"non-finite value \(nan at row 0, task 1\)"):
+            f(Y, np.array([[0.5, np.nan], [0.1, 0.9]]))
+        with pytest.raises(ValueError, match="2-D"):
+            f(Y[0], S[0])
+        with pytest.raises(ValueError, match="sample_weight"):
+            f(Y, S, sample_weight=[1.0, -1.0])
+        with pytest.raises(ValueError, match="y_true"):
+            f(np.array([[2, 0], [0, 1]]), S)
+        with pytest.raises(ValueError, match="sample_weight"):
+            f(Y, S, sample_weight=[1.0, np.nan])
+        with pytest.raises(ValueError, match="sample_weight"):
+            f(Y, S, sample_weight=[1.0])
+        with pytest.raises(ValueError, match="no samples"):
+            f(np.zeros((0, 2)), np.zeros((0, 2)))
+        with pytest.raises(ValueError, match="y_score"):
+            f(Y, np.zeros((2, 2, 1)))
+        with pytest.raises(TypeError, match="y_score"):
+            f(Y, np.array([["a", "b"], ["c", "d"]]))
+        mask = np.array([[255, 0], [0, 7]], np.uint8).view(bool)  # bytes other than 0/1
+        assert f(mask, S) == f(mask.astype(int) > 0, S)
+    with pytest.raises(ValueError, match="groups="):
+        fastrank.roc_auc(Y[:, 0], S[:, 0], groups=[0, 1], average="samples")
+    with pytest.raises(ValueError, match="2-D label matrix"):
+        fastrank.roc_auc(np.array([0, 1]), S, average="samples")
+
+
+def test_nan_in_a_subprocess_does_not_crash() -> None:
+    code = ("import numpy as np, fastrank\n"
+            "try:\n"
+            "    fastrank.coverage_error([[1, 0]], np.array([[np.inf, 0.0]]))\n"
+            "except ValueError as e:\n"
+            "    print('refused', e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert out.returncode == 0 and out.stdout.startswith("refused"), out.stderr
