@@ -12,7 +12,7 @@ Curves (:mod:`fastrank.curves`), with scikit-learn's conventions::
 
 Each sample's labels ranked (:mod:`fastrank.rankings`; ``average="samples"``)::
 
-    label_ranking_average_precision, coverage_error, label_ranking_loss
+    label_ranking_average_precision, coverage_error, label_ranking_loss, dcg, ndcg
 
 Many models on many datasets, as tables, averaged curves and figures
 (:mod:`fastrank.evaluation`, :mod:`fastrank.plots`)::
@@ -84,6 +84,8 @@ _EXPORTS = {
     "prbe": "metrics",
     "roc_auc": "metrics",
     "coverage_error": "rankings",
+    "dcg": "rankings",
+    "ndcg": "rankings",
     "label_ranking_average_precision": "rankings",
     "label_ranking_loss": "rankings",
     "OperatingPoint": "readouts",
@@ -173,7 +175,13 @@ if TYPE_CHECKING:  # pragma: no cover
         prbe,
         roc_auc,
     )
-    from .rankings import coverage_error, label_ranking_average_precision, label_ranking_loss
+    from .rankings import (
+        coverage_error,
+        dcg,
+        label_ranking_average_precision,
+        label_ranking_loss,
+        ndcg,
+    )
     from .readouts import (
         OperatingPoint,
         best_cutoff,
@@ -223,6 +231,7 @@ __all__ = [
     "coverage_error",
     "cumulative_gain_curve",
     "d_prime",
+    "dcg",
     "delong_covariance",
     "delong_test",
     "delong_test_unpaired",
@@ -234,6 +243,7 @@ __all__ = [
     "label_ranking_loss",
     "lift_at_depth",
     "lift_curve",
+    "ndcg",
     "partial_pr_auc",
     "partial_roc_auc",
     "partial_roc_auc_ci",

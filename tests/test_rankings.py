@@ -162,3 +162,82 @@ def test_nan_in_a_subprocess_does_not_crash() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, check=False)
     assert out.returncode == 0 and out.stdout.startswith("refused"), out.stderr
+
+
+@st.composite
+def graded(draw):
+    n = draw(st.integers(1, 10))
+    t = draw(st.integers(2, 8))
+    y = np.array(draw(st.lists(st.lists(st.integers(0, 3), min_size=t, max_size=t),
+                               min_size=n, max_size=n)), dtype=np.float64)
+    y[:, 0] = np.maximum(y[:, 0], 1)  # every sample has a relevant label (scikit-learn: 0)
+    levels = draw(st.integers(1, 5))
+    s = np.array(draw(st.lists(st.lists(st.integers(0, levels), min_size=t, max_size=t),
+                               min_size=n, max_size=n)), dtype=np.float64)
+    w = None
+    if draw(st.booleans()):
+        w = np.array(draw(st.lists(st.integers(1, 5), min_size=n, max_size=n)), np.float64)
+    k = draw(st.sampled_from([None, 1, 2, 3, 10]))
+    return y, s, w, k
+
+
+@settings(PROPERTY_SETTINGS, max_examples=300)
+@given(graded(), st.sampled_from(["float64", "float32", "int"]))
+def test_dcg_and_ndcg_equal_sklearn_on_ties(case, kind) -> None:
+    y, s, w, k = case
+    scores = {"float64": s, "float32": s.astype(np.float32), "int": s.astype(np.int64)}[kind]
+    assert fastrank.dcg(y, scores, k=k, sample_weight=w) == pytest.approx(
+        skm.dcg_score(y, s, k=k, sample_weight=w), rel=1e-12, abs=1e-12)
+    assert fastrank.ndcg(y, scores, k=k, sample_weight=w) == pytest.approx(
+        skm.ndcg_score(y, s, k=k, sample_weight=w), rel=1e-12, abs=1e-12)
+
+
+def _expected_dcg_brute(y, s, k):
+    """The mean DCG over every order of tied labels, by enumeration."""
+    import itertools
+
+    total, count = 0.0, 0
+    t = y.shape[0]
+    for perm in itertools.permutations(range(t)):
+        ranks = sorted(range(t), key=lambda i: (-s[i], perm.index(i)))
+        total += sum(y[i] / math.log2(r + 2) for r, i in enumerate(ranks[:k]))
+        count += 1
+    return total / count
+
+
+@settings(PROPERTY_SETTINGS, max_examples=60)
+@given(st.integers(2, 5).flatmap(lambda t: st.tuples(
+    st.lists(st.integers(0, 3), min_size=t, max_size=t),
+    st.lists(st.integers(0, 2), min_size=t, max_size=t))), st.sampled_from([1, 2, 3, None]))
+def test_tie_aware_dcg_is_the_expected_dcg_over_every_tie_order(case, k) -> None:
+    y, s = (np.array(v, np.float64) for v in case)
+    want = _expected_dcg_brute(y, s, k or y.shape[0])
+    assert fastrank.dcg(y[None, :], s[None, :], k=k) == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+def test_ignore_ties_equals_sklearn_without_ties() -> None:
+    rng = np.random.default_rng(4)
+    Y = rng.integers(0, 4, (60, 12)).astype(float)
+    S = rng.random((60, 12))
+    for k in (None, 1, 5):
+        assert fastrank.dcg(Y, S, k=k, ignore_ties=True) == pytest.approx(
+            skm.dcg_score(Y, S, k=k, ignore_ties=True), rel=1e-13)
+        assert fastrank.dcg(Y, S, k=k, ignore_ties=True) == pytest.approx(
+            fastrank.dcg(Y, S, k=k), rel=1e-13)
+
+
+def test_ndcg_of_a_sample_without_relevant_labels_is_nan_and_left_out() -> None:
+    Y = np.array([[1, 0, 0], [0, 0, 0]])
+    S = np.array([[0.9, 0.2, 0.1], [0.3, 0.2, 0.1]])
+    with pytest.warns(fastrank.UndefinedMetricWarning, match="1 of 2 samples"):
+        assert fastrank.ndcg(Y, S) == 1.0  # scikit-learn: (1 + 0) / 2
+    with pytest.raises(ValueError, match="non-negative"):
+        fastrank.ndcg(-Y, S)
+    with pytest.raises(ValueError, match="k must be a positive int"):
+        fastrank.ndcg(Y, S, k=0)
+    with pytest.raises(ValueError, match="log_base"):
+        fastrank.dcg(Y, S, log_base=1)
+    with pytest.raises(ValueError, match="different shapes"):
+        fastrank.dcg(Y[:, :2], S)
+    with pytest.raises(ValueError, match="finite"):
+        fastrank.dcg(np.array([[np.nan, 0, 0], [0, 0, 0]]), S)

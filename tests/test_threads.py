@@ -156,6 +156,8 @@ _ARGS = {
     "label_ranking_average_precision": ([_Y, [1, 0, 1]], [_S, _S]),
     "coverage_error": ([_Y, [1, 0, 1]], [_S, _S]),
     "label_ranking_loss": ([_Y, [1, 0, 1]], [_S, _S]),
+    "dcg": ([_Y, [1, 0, 1]], [_S, _S]),
+    "ndcg": ([[1, 0, 0], [1, 0, 1]], [_S, _S]),
 }
 _KWARGS = {"bootstrap_ci": {"n_resamples": 5, "seed": 0}, "show_config": {"file": io.StringIO()},
            "compile_kernels": {"progress": None}}
