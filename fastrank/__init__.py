@@ -10,9 +10,11 @@ Curves (:mod:`fastrank.curves`), with scikit-learn's conventions::
     confusion_matrix_at_thresholds, interpolated_precision_recall_curve,
     cumulative_gain_curve, lift_curve, gain_at_depth, lift_at_depth
 
-Each sample's labels ranked (:mod:`fastrank.rankings`; ``average="samples"``)::
+Each sample's labels or each query's items ranked (:mod:`fastrank.rankings`;
+``average="samples"``)::
 
-    label_ranking_average_precision, coverage_error, label_ranking_loss, dcg, ndcg
+    label_ranking_average_precision, coverage_error, label_ranking_loss, dcg, ndcg,
+    precision_at_k, recall_at_k, f1_at_k, hit_rate_at_k, reciprocal_rank, r_precision
 
 Many models on many datasets, as tables, averaged curves and figures
 (:mod:`fastrank.evaluation`, :mod:`fastrank.plots`)::
@@ -85,6 +87,12 @@ _EXPORTS = {
     "roc_auc": "metrics",
     "coverage_error": "rankings",
     "dcg": "rankings",
+    "f1_at_k": "rankings",
+    "hit_rate_at_k": "rankings",
+    "precision_at_k": "rankings",
+    "r_precision": "rankings",
+    "recall_at_k": "rankings",
+    "reciprocal_rank": "rankings",
     "ndcg": "rankings",
     "label_ranking_average_precision": "rankings",
     "label_ranking_loss": "rankings",
@@ -178,9 +186,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from .rankings import (
         coverage_error,
         dcg,
+        f1_at_k,
+        hit_rate_at_k,
         label_ranking_average_precision,
         label_ranking_loss,
         ndcg,
+        precision_at_k,
+        r_precision,
+        recall_at_k,
+        reciprocal_rank,
     )
     from .readouts import (
         OperatingPoint,
@@ -237,7 +251,9 @@ __all__ = [
     "delong_test_unpaired",
     "det_curve",
     "evaluate",
+    "f1_at_k",
     "gain_at_depth",
+    "hit_rate_at_k",
     "interpolated_precision_recall_curve",
     "label_ranking_average_precision",
     "label_ranking_loss",
@@ -249,9 +265,13 @@ __all__ = [
     "partial_roc_auc_ci",
     "pr_auc",
     "prbe",
+    "precision_at_k",
     "precision_at_recall",
     "precision_recall_curve",
+    "r_precision",
+    "recall_at_k",
     "recall_at_precision",
+    "reciprocal_rank",
     "roc_auc",
     "roc_auc_ci",
     "roc_curve",

@@ -33,15 +33,32 @@ import numpy as np
 from ._core import api, engine, inputs, reduce, registry
 from .exceptions import UndefinedMetricWarning
 
-__all__ = ["coverage_error", "dcg", "label_ranking_average_precision", "label_ranking_loss",
-           "ndcg"]
+__all__ = [
+    "TIES",
+    "coverage_error",
+    "dcg",
+    "f1_at_k",
+    "hit_rate_at_k",
+    "label_ranking_average_precision",
+    "label_ranking_loss",
+    "ndcg",
+    "precision_at_k",
+    "r_precision",
+    "recall_at_k",
+    "reciprocal_rank",
+]
+
+
+_WHAT = "ranking each sample's labels"
 
 
 def _rows(y_true: Any, y_score: Any, sample_weight: Any
           ) -> tuple[inputs.Batch, np.ndarray | None]:
     """One task per sample (its labels), checked, and the samples' weights."""
     s = inputs.as_array(y_score, "y_score")
-    return api.sample_batch(y_true, s, sample_weight, None)
+    y_true, w = api.sample_inputs(y_true, s, sample_weight, what=_WHAT)
+    b, _ = api.sample_batch(y_true, s, None, None)
+    return b, w
 
 
 def _mean(values: np.ndarray, weights: np.ndarray | None) -> float:
@@ -117,7 +134,7 @@ def coverage_error(y_true: Any, y_score: Any, *, sample_weight: Any = None) -> f
     2.0
     """
     s = inputs.as_array(y_score, "y_score")
-    y_true, w = api.sample_inputs(y_true, s, sample_weight)
+    y_true, w = api.sample_inputs(y_true, s, sample_weight, what=_WHAT)
     values = inputs.canonical_scores(s)  # the scores' order, in a sortable dtype
     relevant = _dense_labels(y_true, values.shape)  # checks the labels
     if values.dtype.kind == "f":
@@ -277,7 +294,7 @@ def dcg(y_true: Any, y_score: Any, *, k: int | None = None, log_base: float = 2,
     4.76186
     """
     s = inputs.as_array(y_score, "y_score")
-    y_true, w = api.sample_inputs(y_true, s, sample_weight)
+    y_true, w = api.sample_inputs(y_true, s, sample_weight, what=_WHAT)
     k, log_base = _check_k_base(k, log_base)
     values = inputs.canonical_scores(s)
     gains = _gains(y_true, values.shape)
@@ -315,7 +332,7 @@ def ndcg(y_true: Any, y_score: Any, *, k: int | None = None, sample_weight: Any 
     0.3333333333333333
     """
     s = inputs.as_array(y_score, "y_score")
-    y_true, w = api.sample_inputs(y_true, s, sample_weight)
+    y_true, w = api.sample_inputs(y_true, s, sample_weight, what=_WHAT)
     k, _ = _check_k_base(k, 2)
     values = inputs.canonical_scores(s)
     gains = _gains(y_true, values.shape)
@@ -332,3 +349,332 @@ def ndcg(y_true: Any, y_score: Any, *, k: int | None = None, sample_weight: Any 
                       "(no relevant labels); they are NaN and left out of the mean",
                       UndefinedMetricWarning, stacklevel=2)
     return _mean(per, w)
+
+
+# -- top-k measures of ranked lists: each sample's labels, or each query's items -------
+
+TIES = ("expected", "optimistic", "pessimistic")
+
+
+class _Lists:
+    """Ranked lists (each sample's labels, or each group's items) sorted by score,
+    highest first, as tie groups: per tie group its list, its first rank ``a`` (0-based
+    within the list), its size ``m`` and its relevant count ``r``."""
+
+    def __init__(self, y_true: Any, y_score: Any, groups: Any, n_relevant: Any) -> None:
+        s = inputs.as_array(y_score, "y_score")
+        if groups is None and s.ndim != 2:
+            raise ValueError("y_score must be 2-D (n_samples, n_labels: each sample's labels "
+                             f"ranked), or 1-D with groups= (each query's items); got shape "
+                             f"{s.shape}")
+        if groups is None:
+            y_true, _ = api.sample_inputs(y_true, s, None, what=_WHAT)
+            values = inputs.canonical_scores(s)
+            rel = _dense_labels(y_true, values.shape)
+            n, t = values.shape
+            order = np.argsort(values, axis=1)[:, ::-1]  # ties: any order (groups below)
+            v = np.take_along_axis(values, order, axis=1).ravel()
+            r = np.take_along_axis(rel, order, axis=1).ravel().astype(np.float64)
+            self.offsets = np.arange(n + 1, dtype=np.int64) * t
+            self.ids = None
+        else:
+            values, _ = inputs.scores_1d(s)
+            inputs.check_finite(values)
+            labels, _ = inputs.labels_1d(y_true, values.shape[0], None)
+            codes, self.ids = inputs.group_codes(groups, values.shape[0])
+            idx = np.lexsort((values, codes))  # by group, then by score ascending
+            counts = np.bincount(codes, minlength=self.ids.shape[0])
+            self.offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+            seg = codes[idx]
+            pos = np.arange(idx.shape[0])
+            order = np.empty_like(idx)
+            order[self.offsets[seg] + self.offsets[seg + 1] - 1 - pos] = idx  # descending
+            v = values[order]
+            r = labels[order].astype(np.float64)
+        sizes = np.diff(self.offsets)
+        owner = np.repeat(np.arange(sizes.shape[0]), sizes)
+        new = np.ones(v.shape[0], bool)
+        new[1:] = (v[1:] != v[:-1]) | (owner[1:] != owner[:-1])
+        starts = np.flatnonzero(new)
+        self.list = owner[starts]
+        self.a = starts - self.offsets[self.list]
+        self.m = np.diff(np.append(starts, v.shape[0]))
+        self.r = np.add.reduceat(r, starts)
+        self.first = np.flatnonzero(self.a == 0)  # each list's first tie group
+        self.sizes = sizes
+        found = np.add.reduceat(self.r, self.first)
+        self.found = found
+        if n_relevant is None:
+            self.relevant = found
+        else:
+            nr = np.asarray(n_relevant, dtype=np.float64)
+            if nr.shape != found.shape:
+                raise ValueError(f"n_relevant needs one count per list ({found.shape[0]}); got "
+                                 f"shape {nr.shape}")
+            if not np.isfinite(nr).all() or (nr < found).any():
+                j = int(np.flatnonzero(~(np.isfinite(nr) & (nr >= found)))[0])
+                raise ValueError(f"n_relevant[{j}] = {nr[j]!r} is below the {found[j]:g} "
+                                 "relevant items the list holds")
+            self.relevant = nr
+
+    def taken(self, k: np.ndarray, ties: str) -> np.ndarray:
+        """Relevant items in the top ``k[list]`` of each list, under the tie rule."""
+        t = np.clip(k[self.list] - self.a, 0, self.m).astype(np.float64)
+        if ties == "expected":
+            got = self.r * t / self.m
+        elif ties == "optimistic":
+            got = np.minimum(self.r, t)
+        else:
+            got = np.maximum(0.0, t - (self.m - self.r))
+        return np.add.reduceat(got, self.first)
+
+    def first_relevant(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per list: whether it holds a relevant item, and its first tie group holding
+        one (rank ``a``, size ``m``, relevant ``r``; zeros where none)."""
+        has = self.r > 0
+        nl = self.first.shape[0]
+        pick = np.full(nl, -1, np.int64)
+        rev = np.flatnonzero(has)[::-1]
+        pick[self.list[rev]] = rev  # written last: the first such group of each list
+        ok = pick >= 0
+        g = np.where(ok, pick, 0)
+        return ok, self.a[g] * ok, self.m[g] * ok, self.r[g] * ok
+
+
+def _ks(k: Any) -> tuple[np.ndarray, bool]:
+    ks = np.atleast_1d(np.asarray(k, dtype=object))
+    if ks.ndim != 1 or ks.shape[0] == 0:
+        raise ValueError(f"k must be a positive int or a sequence of them; got {k!r}")
+    for v in ks.tolist():
+        if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 1:
+            raise ValueError(f"k must be a positive int or a sequence of them; got {v!r}")
+    return ks.astype(np.int64), np.ndim(k) == 0
+
+
+def _check_ties(ties: Any) -> str:
+    if ties not in TIES:
+        raise ValueError(f"ties must be one of {', '.join(map(repr, TIES))}; got {ties!r}")
+    return str(ties)
+
+
+def _finish(name: str, per: np.ndarray, lists: _Lists, average: Any, scalar_k: bool) -> Any:
+    """Per-list values (lists x ks) as the call asked: their mean over the defined lists
+    (one warning for the others), or per list (a GroupResult for groups)."""
+    if average not in (None, "macro"):
+        raise ValueError(f"average must be 'macro' or None; got {average!r}")
+    bad = np.isnan(per).any(axis=1) if per.ndim == 2 else np.isnan(per)
+    if bad.any():
+        what = "queries" if lists.ids is not None else "samples"
+        warnings.warn(f"{name} is undefined for {int(bad.sum())} of {bad.shape[0]} {what} "
+                      "(no relevant items, or k beyond the list); they are NaN"
+                      + ("" if average is None else " and left out of the mean"),
+                      UndefinedMetricWarning, stacklevel=3)
+    if average is None:
+        out = per[:, 0] if scalar_k else per
+        if lists.ids is not None:
+            if not scalar_k:
+                raise ValueError("with groups= and average=None give one k")
+            return reduce.GroupResult(lists.ids, out, lists.relevant.copy(),
+                                      lists.sizes - lists.found, lists.sizes.copy())
+        return out
+    means = np.array([_mean(per[:, j], None) for j in builtins_range(per.shape[1])])
+    return float(means[0]) if scalar_k else means
+
+
+builtins_range = range
+
+
+def _at_k(name: str, y_true: Any, y_score: Any, k: Any, groups: Any, ties: Any,
+          n_relevant: Any, average: Any) -> Any:
+    ks, scalar_k = _ks(k)
+    ties = _check_ties(ties)
+    lists = _Lists(y_true, y_score, groups, n_relevant)
+    cols = []
+    for kk in ks.tolist():
+        kv = np.full(lists.first.shape[0], kk, np.int64)
+        hits = lists.taken(kv, ties)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            precision = np.where(lists.sizes >= kk, hits / kk, np.nan)
+            recall = np.where(lists.relevant > 0, hits / lists.relevant, np.nan)
+            if name == "precision_at_k":
+                col = precision
+            elif name == "recall_at_k":
+                col = recall
+            else:
+                both = precision + recall
+                col = np.where(both > 0, 2 * precision * recall / np.where(both > 0, both, 1),
+                               0.0)
+                col[np.isnan(both)] = np.nan
+        cols.append(col)
+    return _finish(name, np.column_stack(cols), lists, average, scalar_k)
+
+
+_TOPK_DOC = """
+    Parameters
+    ----------
+    y_true : array-like or sparse matrix
+        With 2-D ``y_score``: the ``(n_samples, n_labels)`` 0/1 label matrix, each
+        sample's labels one ranked list. With ``groups``: 1-D 0/1 relevance.
+    y_score : array-like
+        ``(n_samples, n_labels)`` scores, or 1-D scores with ``groups``.
+    groups : array-like of shape (n_items,), optional
+        One query id per item: each query's items one ranked list.
+    ties : {"expected", "optimistic", "pessimistic"}, default "expected"
+        Tied items: the expected value over every order of them (McSherry &
+        Najork, 2008, in closed form), or relevant ones first, or last.
+    n_relevant : array-like, optional
+        The number of relevant items of each list, when the list does not hold
+        them all (a run that did not return every relevant document); one per
+        list, in the lists' order (samples, or sorted query ids).
+    average : {"macro", None}, default "macro"
+        The mean over the lists, or one value per list (a
+        :class:`~fastrank.GroupResult` with ``groups``).
+"""
+
+
+def precision_at_k(y_true: Any, y_score: Any, k: Any, *, groups: Any = None,
+                   ties: str = "expected", n_relevant: Any = None,
+                   average: str | None = "macro") -> Any:
+    """Precision at ``k``: the share of relevant items among each list's top ``k``.
+
+    ``k`` is an int or a sequence of them (one value per ``k``). A list shorter
+    than ``k`` has no P@k: NaN, left out of the mean with one warning
+    (trec_eval instead counts the missing ranks as not relevant).
+    {doc}
+    Examples
+    --------
+    >>> import fastrank
+    >>> y, s = [[1, 0, 1, 0]], [[0.9, 0.5, 0.5, 0.1]]
+    >>> fastrank.precision_at_k(y, s, 2)             # one of the two tied items relevant
+    0.75
+    >>> fastrank.precision_at_k(y, s, [1, 2], ties="pessimistic")
+    array([1. , 0.5])
+    """
+    return _at_k("precision_at_k", y_true, y_score, k, groups, ties, n_relevant, average)
+
+
+def recall_at_k(y_true: Any, y_score: Any, k: Any, *, groups: Any = None,
+                ties: str = "expected", n_relevant: Any = None,
+                average: str | None = "macro") -> Any:
+    """Recall at ``k``: the share of each list's relevant items in its top ``k``
+    (NaN for a list without relevant items; a ``k`` beyond the list takes all of it).
+    {doc}
+    Examples
+    --------
+    >>> import fastrank
+    >>> fastrank.recall_at_k([[1, 0, 1, 0]], [[0.9, 0.5, 0.5, 0.1]], 2)
+    0.75
+    """
+    return _at_k("recall_at_k", y_true, y_score, k, groups, ties, n_relevant, average)
+
+
+def f1_at_k(y_true: Any, y_score: Any, k: Any, *, groups: Any = None, ties: str = "expected",
+            n_relevant: Any = None, average: str | None = "macro") -> Any:
+    """F1 at ``k``: the harmonic mean of :func:`precision_at_k` and
+    :func:`recall_at_k` of each list (of their tie-rule values).
+    {doc}
+    Examples
+    --------
+    >>> import fastrank
+    >>> fastrank.f1_at_k([[1, 0, 1, 0]], [[0.9, 0.5, 0.5, 0.1]], 2)
+    0.75
+    """
+    return _at_k("f1_at_k", y_true, y_score, k, groups, ties, n_relevant, average)
+
+
+def hit_rate_at_k(y_true: Any, y_score: Any, k: Any, *, groups: Any = None,
+                  ties: str = "expected", n_relevant: Any = None,
+                  average: str | None = "macro") -> Any:
+    """Hit rate (success) at ``k``: whether each list has a relevant item in its top
+    ``k``; with ties, the probability over every order of them (hypergeometric).
+    NaN for a list without relevant items.
+    {doc}
+    Examples
+    --------
+    >>> import fastrank
+    >>> fastrank.hit_rate_at_k([[0, 1, 0, 0]], [[0.9, 0.5, 0.5, 0.1]], 2)
+    0.5
+    """
+    ks, scalar_k = _ks(k)
+    ties = _check_ties(ties)
+    lists = _Lists(y_true, y_score, groups, n_relevant)
+    ok, a, m, r = lists.first_relevant()
+    cols = []
+    for kk in ks.tolist():
+        slots = np.clip(kk - a, 0, m)
+        if ties == "optimistic":
+            hit = (a < kk).astype(np.float64)
+        elif ties == "pessimistic":
+            hit = (a + m - r < kk).astype(np.float64)
+        else:  # 1 - P(no relevant among ``slots`` drawn from the group)
+            none = np.array([_none_drawn(int(mi), int(ri), int(ti))
+                             for mi, ri, ti in zip(m, r, slots, strict=True)])
+            hit = 1.0 - none
+        hit[~ok] = 0.0  # relevant items exist (n_relevant) but the list holds none
+        hit[lists.relevant == 0] = np.nan
+        cols.append(hit)
+    return _finish("hit_rate_at_k", np.column_stack(cols), lists, average, scalar_k)
+
+
+def _none_drawn(m: int, r: int, t: int) -> float:
+    """P(no relevant item among ``t`` of ``m`` items, ``r`` of them relevant)."""
+    if t <= 0:
+        return 1.0
+    if m - r < t:
+        return 0.0
+    i = np.arange(t, dtype=np.float64)
+    return float(np.prod((m - r - i) / (m - i)))
+
+
+def reciprocal_rank(y_true: Any, y_score: Any, *, groups: Any = None, ties: str = "expected",
+                    n_relevant: Any = None, average: str | None = "macro") -> Any:
+    """Reciprocal rank of each list's first relevant item (its mean: MRR); with ties,
+    the expectation over every order of the tied items.
+    {doc}
+    Examples
+    --------
+    >>> import fastrank
+    >>> fastrank.reciprocal_rank([[0, 1, 0, 0]], [[0.9, 0.5, 0.5, 0.1]])  # rank 2 or 3
+    0.41666666666666663
+    """
+    ties = _check_ties(ties)
+    lists = _Lists(y_true, y_score, groups, n_relevant)
+    ok, a, m, r = lists.first_relevant()
+    rr = np.where(lists.relevant > 0, 0.0, np.nan)  # 0: relevant items, none in the list
+    for j in np.flatnonzero(ok).tolist():
+        aj, mj, rj = int(a[j]), int(m[j]), int(r[j])
+        if ties == "optimistic":
+            rr[j] = 1.0 / (aj + 1)
+        elif ties == "pessimistic":
+            rr[j] = 1.0 / (aj + mj - rj + 1)
+        else:  # the first relevant item at place i of the group, 1 <= i <= m - r + 1:
+            # P(1) = r / m, P(i + 1) / P(i) = (m - i - r + 1) / (m - i)
+            i = np.arange(1, mj - rj + 1, dtype=np.float64)
+            p = np.cumprod(np.concatenate(([rj / mj], (mj - i - rj + 1) / (mj - i))))
+            rr[j] = float(np.dot(p, 1.0 / (aj + np.arange(1, mj - rj + 2))))
+    return _finish("reciprocal_rank", rr[:, None], lists, average, True)
+
+
+def r_precision(y_true: Any, y_score: Any, *, groups: Any = None, ties: str = "expected",
+                n_relevant: Any = None, average: str | None = "macro") -> Any:
+    """R-precision: precision at rank R, R being each list's number of relevant items
+    (``n_relevant`` when given; ranks beyond the list count as not relevant, as in
+    trec_eval). NaN for a list without relevant items.
+    {doc}
+    Examples
+    --------
+    >>> import fastrank
+    >>> fastrank.r_precision([[1, 0, 1, 0]], [[0.9, 0.5, 0.5, 0.1]])
+    0.75
+    """
+    ties = _check_ties(ties)
+    lists = _Lists(y_true, y_score, groups, n_relevant)
+    R = lists.relevant
+    hits = lists.taken(R.astype(np.int64), ties)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rp = np.where(R > 0, hits / R, np.nan)
+    return _finish("r_precision", rp[:, None], lists, average, True)
+
+
+for _f in (precision_at_k, recall_at_k, f1_at_k, hit_rate_at_k, reciprocal_rank, r_precision):
+    _f.__doc__ = (_f.__doc__ or "").replace("{doc}", _TOPK_DOC)

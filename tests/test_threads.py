@@ -158,6 +158,12 @@ _ARGS = {
     "label_ranking_loss": ([_Y, [1, 0, 1]], [_S, _S]),
     "dcg": ([_Y, [1, 0, 1]], [_S, _S]),
     "ndcg": ([[1, 0, 0], [1, 0, 1]], [_S, _S]),
+    "precision_at_k": ([_Y, [1, 0, 1]], [_S, _S], 2),
+    "recall_at_k": ([_Y, [1, 0, 1]], [_S, _S], 2),
+    "f1_at_k": ([_Y, [1, 0, 1]], [_S, _S], 2),
+    "hit_rate_at_k": ([_Y, [1, 0, 1]], [_S, _S], 2),
+    "reciprocal_rank": ([_Y, [1, 0, 1]], [_S, _S]),
+    "r_precision": ([_Y, [1, 0, 1]], [_S, _S]),
 }
 _KWARGS = {"bootstrap_ci": {"n_resamples": 5, "seed": 0}, "show_config": {"file": io.StringIO()},
            "compile_kernels": {"progress": None}}

@@ -54,26 +54,26 @@ def check_batch_average(average: Any, return_threshold: bool) -> None:
 
 
 def sample_inputs(y_true: Any, s: np.ndarray, sample_weight: Any, groups: Any = None,
-                  labels: Any = None) -> tuple[Any, np.ndarray | None]:
+                  labels: Any = None, what: str = "average='samples' (each sample's labels "
+                  "ranked)") -> tuple[Any, np.ndarray | None]:
     """The checks of a call that ranks each sample's labels (``average="samples"``,
     :mod:`fastrank.rankings`): the label matrix (an array, or sparse) and the
     samples' weights, which weigh the average over samples, not the labels. The
     scores are checked finite here, so that a bad one is named where the caller put
     it."""
     if groups is not None or labels is not None:
-        raise ValueError("average='samples' ranks each sample's labels against each other; it "
-                         "takes a 2-D label matrix, not groups= or labels=")
+        raise ValueError(f"{what} takes a 2-D label matrix, not groups= or labels=")
     if s.ndim != 2:
-        raise ValueError(f"average='samples' needs 2-D scores (n_samples, n_labels); y_score "
-                         f"has shape {s.shape}")
+        raise ValueError(f"{what} needs 2-D scores (n_samples, n_labels); y_score has shape "
+                         f"{s.shape}")
     if 0 in s.shape:
         what = "samples" if s.shape[0] == 0 else "labels"
         raise ValueError(f"y_score has no {what} (shape {s.shape}); at least one is needed")
     if not inputs.is_sparse(y_true):
         y = inputs.as_array(y_true, "y_true")
         if y.ndim != 2:
-            raise ValueError("average='samples' ranks each sample's labels: it needs a 2-D "
-                             f"label matrix (n_samples, n_labels); y_true has shape {y.shape}")
+            raise ValueError(f"{what} needs a 2-D label matrix (n_samples, n_labels); y_true "
+                             f"has shape {y.shape}")
         y_true = y
     w = inputs.weights(sample_weight, s.shape[0])
     inputs.check_finite(inputs.canonical_scores(s))

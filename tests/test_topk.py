@@ -1,0 +1,169 @@
+"""Top-k measures of ranked lists (each sample's labels, or each query's items), against
+brute force over every order of the tied items: the expected value is the mean over
+those orders, the optimistic and pessimistic ones their best and worst."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fastrank.rankings as R
+
+sys.path.insert(0, str(Path(__file__).parent))
+from strategies import PROPERTY_SETTINGS
+
+
+def _orders(s):
+    """Every ranking of the items consistent with the scores (ties in every order)."""
+    n = len(s)
+    seen = set()
+    for perm in itertools.permutations(range(n)):
+        ranked = tuple(sorted(range(n), key=lambda i: (-s[i], perm.index(i))))
+        if ranked not in seen:
+            seen.add(ranked)
+            yield ranked
+
+
+def _measure(name, rel, k, total):
+    n = len(rel)
+    hits = sum(rel[:k])
+    if name == "precision_at_k":
+        return hits / k if n >= k else math.nan
+    if name == "recall_at_k":
+        return hits / total if total else math.nan
+    if name == "f1_at_k":
+        p = hits / k if n >= k else math.nan
+        r = hits / total if total else math.nan
+        return math.nan if math.isnan(p) or math.isnan(r) else (2 * p * r / (p + r) if p + r
+                                                                else 0.0)
+    if name == "hit_rate_at_k":
+        return float(hits > 0) if total else math.nan
+    if name == "reciprocal_rank":
+        if not total:
+            return math.nan
+        first = [i for i, v in enumerate(rel) if v]
+        return 1.0 / (first[0] + 1) if first else 0.0
+    if name == "r_precision":
+        return sum(rel[:total]) / total if total else math.nan
+    raise AssertionError(name)
+
+
+def brute(name, y, s, k, ties, extra=0):
+    total = int(sum(y)) + extra
+    values = [_measure(name, [y[i] for i in order], k, total) for order in _orders(s)]
+    if any(math.isnan(v) for v in values):
+        return math.nan
+    return {"expected": float(np.mean(values)), "optimistic": max(values),
+            "pessimistic": min(values)}[ties]
+
+
+NAMES = ["precision_at_k", "recall_at_k", "f1_at_k", "hit_rate_at_k", "reciprocal_rank",
+         "r_precision"]
+
+
+def call(name, y, s, k, **kw):
+    f = getattr(R, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if name in ("reciprocal_rank", "r_precision"):
+            return f(y, s, **kw)
+        return f(y, s, k, **kw)
+
+
+@settings(PROPERTY_SETTINGS, max_examples=400)
+@given(st.integers(1, 6).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(0, 1), min_size=n, max_size=n),
+    st.lists(st.integers(0, 2), min_size=n, max_size=n))),
+    st.sampled_from(NAMES), st.integers(1, 7), st.sampled_from(R.TIES), st.integers(0, 2))
+def test_each_list_matches_brute_force_over_tie_orders(case, name, k, ties, extra) -> None:
+    y, s = case
+    want = brute(name, y, s, k, ties, extra)
+    kw = {"ties": ties, "average": None}
+    if extra:
+        kw["n_relevant"] = [sum(y) + extra]
+    got = call(name, np.array([y]), np.array([s], np.float64), k, **kw)
+    assert got.shape == (1,)
+    if math.isnan(want):
+        assert math.isnan(got[0])
+    else:
+        assert got[0] == pytest.approx(want, rel=1e-12, abs=1e-12), (y, s, k, ties)
+
+
+@settings(PROPERTY_SETTINGS, max_examples=100)
+@given(st.integers(1, 30).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(0, 1), min_size=n, max_size=n),
+    st.lists(st.integers(0, 3), min_size=n, max_size=n),
+    st.lists(st.integers(0, 4), min_size=n, max_size=n))),
+    st.sampled_from(NAMES), st.integers(1, 5), st.sampled_from(R.TIES))
+def test_queries_are_the_lists_of_their_items(case, name, k, ties) -> None:
+    y, s, g = (np.array(v) for v in case)
+    got = call(name, y, s.astype(float), k, groups=g, ties=ties, average=None)
+    for j, gid in enumerate(np.unique(g)):
+        m = g == gid
+        want = brute(name, list(y[m]), list(s[m]), k, ties) if m.sum() <= 6 else \
+            call(name, y[m][None, :], s[m][None, :].astype(float), k, ties=ties,
+                 average=None)[0]
+        v = got.values[j]
+        assert (math.isnan(v) and math.isnan(want)) or v == pytest.approx(want, abs=1e-12)
+    assert np.array_equal(got.groups, np.unique(g))
+
+
+def test_several_k_and_the_mean() -> None:
+    rng = np.random.default_rng(3)
+    Y = rng.random((50, 20)) < 0.2
+    Y[:, 0] = True
+    S = np.round(rng.random((50, 20)), 1)
+    per = R.precision_at_k(Y, S, [1, 5, 10], average=None)
+    assert per.shape == (50, 3)
+    assert np.allclose(R.precision_at_k(Y, S, [1, 5, 10]), per.mean(axis=0))
+    assert R.precision_at_k(Y, S, 5) == pytest.approx(per[:, 1].mean())
+
+
+def test_undefined_lists_warn_once_and_are_left_out() -> None:
+    Y = np.array([[1, 0, 0], [0, 0, 0]])
+    S = np.array([[0.9, 0.2, 0.1], [0.3, 0.2, 0.1]])
+    with pytest.warns(R.UndefinedMetricWarning, match="1 of 2 samples") as rec:
+        assert R.reciprocal_rank(Y, S) == 1.0
+    assert len(rec) == 1
+    with pytest.warns(R.UndefinedMetricWarning, match="k beyond the list"):
+        assert math.isnan(R.precision_at_k(Y, S, 4))
+
+
+def test_bad_arguments_are_refused() -> None:
+    Y = np.array([[1, 0, 0]])
+    S = np.array([[0.9, 0.2, 0.1]])
+    with pytest.raises(ValueError, match="k must be a positive int"):
+        R.precision_at_k(Y, S, 0)
+    with pytest.raises(ValueError, match="ties must be one of"):
+        R.recall_at_k(Y, S, 1, ties="random")
+    with pytest.raises(ValueError, match="n_relevant"):
+        R.recall_at_k(Y, S, 1, n_relevant=[0])
+    with pytest.raises(ValueError, match="average"):
+        R.recall_at_k(Y, S, 1, average="micro")
+    with pytest.raises(ValueError, match="groups"):
+        R.recall_at_k([1, 0], [0.5, 0.2], 1, groups=[0])
+    with pytest.raises(ValueError, match="non-finite"):
+        R.recall_at_k([1, 0], [0.5, np.nan], 1, groups=[0, 0])
+
+
+def test_every_list_of_four_items_with_two_score_levels() -> None:
+    """Exhaustive: every relevance pattern and every two-level score pattern of four
+    items (every way a tie group can straddle k), every measure, rule and k."""
+    for y in itertools.product((0, 1), repeat=4):
+        for s in itertools.product((0, 1), repeat=4):
+            for name in NAMES:
+                for ties in R.TIES:
+                    for k in (1, 2, 3):
+                        want = brute(name, list(y), list(s), k, ties)
+                        got = call(name, np.array([y]), np.array([s], float), k, ties=ties,
+                                   average=None)[0]
+                        assert (math.isnan(want) and math.isnan(got)) or \
+                            got == pytest.approx(want, abs=1e-12), (name, ties, k, y, s)
