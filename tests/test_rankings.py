@@ -241,3 +241,41 @@ def test_ndcg_of_a_sample_without_relevant_labels_is_nan_and_left_out() -> None:
         fastrank.dcg(Y[:, :2], S)
     with pytest.raises(ValueError, match="finite"):
         fastrank.dcg(np.array([[np.nan, 0, 0], [0, 0, 0]]), S)
+
+
+def _every_ranking_function():
+    """Each public function of fastrank.rankings with the arguments it needs beyond
+    (y_true, y_score), and whether it takes sample_weight."""
+    out = []
+    for name in fastrank.rankings.__all__:
+        f = getattr(fastrank.rankings, name)
+        if not callable(f):
+            continue
+        extra = (2,) if name.endswith("_at_k") else ()
+        out.append((name, f, extra, "sample_weight" in f.__code__.co_varnames))
+    return out
+
+
+@pytest.mark.parametrize(("name", "f", "extra", "weighted"), _every_ranking_function(),
+                         ids=[x[0] for x in _every_ranking_function()])
+def test_every_ranking_function_refuses_bad_input(name, f, extra, weighted) -> None:
+    Y = np.array([[1, 0, 1], [0, 1, 0]])
+    S = np.array([[0.5, 0.2, 0.4], [0.1, 0.9, 0.3]])
+    for bad in (np.nan, np.inf, -np.inf):
+        T = S.copy()
+        T[1, 2] = bad
+        with pytest.raises(ValueError, match=r"row 1, task 2"):
+            f(Y, T, *extra)
+    with pytest.raises(ValueError, match="different shapes"):
+        f(Y, S[:, :2], *extra)
+    with pytest.raises(ValueError, match="no samples|no labels"):
+        f(np.zeros((0, 3)), np.zeros((0, 3)), *extra)
+    with pytest.raises(ValueError, match="2-D"):
+        f(Y[0], S[0], *extra)
+    if name not in ("dcg", "ndcg"):  # graded relevance takes any numbers
+        with pytest.raises(ValueError, match="y_true"):
+            f(np.array([[2, 0, 1], [0, 1, 0]]), S, *extra)
+    if weighted:
+        for w in ([1.0, -1.0], [1.0, np.nan], [1.0]):
+            with pytest.raises(ValueError, match="sample_weight"):
+                f(Y, S, *extra, sample_weight=w)
