@@ -62,7 +62,8 @@ def _rows(y_true: Any, y_score: Any, sample_weight: Any
 
 
 def _mean(values: np.ndarray, weights: np.ndarray | None) -> float:
-    """The (weighted) mean over samples; NaN when there is no weight at all."""
+    """The (weighted) mean over the samples (or lists) where ``values`` is defined; NaN
+    when none is, or their weights sum to 0 (the class totals do not enter it)."""
     return reduce.average(values, values, values, "samples", weights)
 
 
@@ -457,11 +458,20 @@ def _check_ties(ties: Any) -> str:
     return str(ties)
 
 
+def _check_call(k: Any, ties: Any, groups: Any, average: Any) -> tuple[np.ndarray, bool, str]:
+    """A top-k call's ``k`` (as an array, and whether one was given), ``ties`` and
+    ``average``, checked before any work."""
+    ks, scalar_k = _ks(k)
+    if average not in (None, "macro"):
+        raise ValueError(f"average must be 'macro' or None; got {average!r}")
+    if groups is not None and average is None and not scalar_k:
+        raise ValueError("with groups= and average=None give one k (one value per query)")
+    return ks, scalar_k, _check_ties(ties)
+
+
 def _finish(name: str, per: np.ndarray, lists: _Lists, average: Any, scalar_k: bool) -> Any:
     """Per-list values (lists x ks) as the call asked: their mean over the defined lists
     (one warning for the others), or per list (a GroupResult for groups)."""
-    if average not in (None, "macro"):
-        raise ValueError(f"average must be 'macro' or None; got {average!r}")
     bad = np.isnan(per).any(axis=1) if per.ndim == 2 else np.isnan(per)
     if bad.any():
         what = "queries" if lists.ids is not None else "samples"
@@ -471,23 +481,18 @@ def _finish(name: str, per: np.ndarray, lists: _Lists, average: Any, scalar_k: b
                       UndefinedMetricWarning, stacklevel=3)
     if average is None:
         out = per[:, 0] if scalar_k else per
-        if lists.ids is not None:
-            if not scalar_k:
-                raise ValueError("with groups= and average=None give one k")
-            return reduce.GroupResult(lists.ids, out, lists.relevant.copy(),
+        if lists.ids is not None:  # the totals: relevant and other items in each list
+            return reduce.GroupResult(lists.ids, out, lists.found.copy(),
                                       lists.sizes - lists.found, lists.sizes.copy())
         return out
-    means = np.array([_mean(per[:, j], None) for j in builtins_range(per.shape[1])])
+    means = np.array([_mean(per[:, j], None) for j in range(per.shape[1])])
     return float(means[0]) if scalar_k else means
 
-
-builtins_range = range
 
 
 def _at_k(name: str, y_true: Any, y_score: Any, k: Any, groups: Any, ties: Any,
           n_relevant: Any, average: Any) -> Any:
-    ks, scalar_k = _ks(k)
-    ties = _check_ties(ties)
+    ks, scalar_k, ties = _check_call(k, ties, groups, average)
     lists = _Lists(y_true, y_score, groups, n_relevant)
     cols = []
     for kk in ks.tolist():
@@ -595,8 +600,7 @@ def hit_rate_at_k(y_true: Any, y_score: Any, k: Any, *, groups: Any = None,
     >>> fastrank.hit_rate_at_k([[0, 1, 0, 0]], [[0.9, 0.5, 0.5, 0.1]], 2)
     0.5
     """
-    ks, scalar_k = _ks(k)
-    ties = _check_ties(ties)
+    ks, scalar_k, ties = _check_call(k, ties, groups, average)
     lists = _Lists(y_true, y_score, groups, n_relevant)
     ok, a, m, r = lists.first_relevant()
     cols = []
@@ -637,7 +641,7 @@ def reciprocal_rank(y_true: Any, y_score: Any, *, groups: Any = None, ties: str 
     >>> fastrank.reciprocal_rank([[0, 1, 0, 0]], [[0.9, 0.5, 0.5, 0.1]])  # rank 2 or 3
     0.41666666666666663
     """
-    ties = _check_ties(ties)
+    _, _, ties = _check_call(1, ties, groups, average)
     lists = _Lists(y_true, y_score, groups, n_relevant)
     ok, a, m, r = lists.first_relevant()
     rr = np.where(lists.relevant > 0, 0.0, np.nan)  # 0: relevant items, none in the list
@@ -667,7 +671,7 @@ def r_precision(y_true: Any, y_score: Any, *, groups: Any = None, ties: str = "e
     >>> fastrank.r_precision([[1, 0, 1, 0]], [[0.9, 0.5, 0.5, 0.1]])
     0.75
     """
-    ties = _check_ties(ties)
+    _, _, ties = _check_call(1, ties, groups, average)
     lists = _Lists(y_true, y_score, groups, n_relevant)
     R = lists.relevant
     hits = lists.taken(R.astype(np.int64), ties)

@@ -268,7 +268,7 @@ def test_every_ranking_function_refuses_bad_input(name, f, extra, weighted) -> N
             f(Y, T, *extra)
     with pytest.raises(ValueError, match="different shapes"):
         f(Y, S[:, :2], *extra)
-    with pytest.raises(ValueError, match="no samples|no labels"):
+    with pytest.raises(ValueError, match=r"no samples|no labels"):
         f(np.zeros((0, 3)), np.zeros((0, 3)), *extra)
     with pytest.raises(ValueError, match="2-D"):
         f(Y[0], S[0], *extra)

@@ -167,3 +167,14 @@ def test_every_list_of_four_items_with_two_score_levels() -> None:
                                    average=None)[0]
                         assert (math.isnan(want) and math.isnan(got)) or \
                             got == pytest.approx(want, abs=1e-12), (name, ties, k, y, s)
+
+
+def test_call_errors_come_before_any_work() -> None:
+    with pytest.raises(ValueError, match="give one k"):
+        R.precision_at_k([1, 0], [0.5, 0.2], [1, 2], groups=[0, 0], average=None)
+    with pytest.raises(ValueError, match="average must be 'macro' or None"):
+        R.reciprocal_rank([1, 0], [0.5, np.nan], groups=[0, 0], average="weighted")
+    got = R.recall_at_k([1, 0, 0, 1], [0.5, 0.2, 0.3, 0.1], 1, groups=[0, 0, 1, 1],
+                        average=None, n_relevant=[2, 1])
+    assert got.values.tolist() == [0.5, 0.0]
+    assert got.positives.tolist() == [1.0, 1.0] and got.negatives.tolist() == [1.0, 1.0]
