@@ -412,9 +412,14 @@ class _Lists:
             if nr.shape != found.shape:
                 raise ValueError(f"n_relevant needs one count per list ({found.shape[0]}); got "
                                  f"shape {nr.shape}")
-            if not np.isfinite(nr).all() or (nr < found).any():
-                j = int(np.flatnonzero(~(np.isfinite(nr) & (nr >= found)))[0])
-                raise ValueError(f"n_relevant[{j}] = {nr[j]!r} is below the {found[j]:g} "
+            whole = np.isfinite(nr) & (nr == np.floor(nr))
+            if not whole.all():
+                j = int(np.flatnonzero(~whole)[0])
+                raise ValueError(f"n_relevant must hold whole counts; n_relevant[{j}] is "
+                                 f"{nr[j]!r}")
+            if (nr < found).any():
+                j = int(np.flatnonzero(nr < found)[0])
+                raise ValueError(f"n_relevant[{j}] = {nr[j]:g} is below the {found[j]:g} "
                                  "relevant items the list holds")
             self.relevant = nr
 

@@ -146,6 +146,8 @@ def test_bad_arguments_are_refused() -> None:
         R.recall_at_k(Y, S, 1, ties="random")
     with pytest.raises(ValueError, match="n_relevant"):
         R.recall_at_k(Y, S, 1, n_relevant=[0])
+    with pytest.raises(ValueError, match="whole counts"):
+        R.r_precision(Y, S, n_relevant=[2.5])
     with pytest.raises(ValueError, match="average"):
         R.recall_at_k(Y, S, 1, average="micro")
     with pytest.raises(ValueError, match="groups"):
