@@ -16,6 +16,10 @@ Each sample's labels or each query's items ranked (:mod:`fastrank.rankings`;
     label_ranking_average_precision, coverage_error, label_ranking_loss, dcg, ndcg,
     precision_at_k, recall_at_k, f1_at_k, hit_rate_at_k, reciprocal_rank, r_precision
 
+Retrieval runs against relevance judgments (:mod:`fastrank.trec`)::
+
+    read_run, read_qrels, evaluate_run -> RunScores
+
 Many models on many datasets, as tables, averaged curves and figures
 (:mod:`fastrank.evaluation`, :mod:`fastrank.plots`)::
 
@@ -86,6 +90,10 @@ _EXPORTS = {
     "prbe": "metrics",
     "roc_auc": "metrics",
     "coverage_error": "rankings",
+    "RunScores": "trec",
+    "evaluate_run": "trec",
+    "read_qrels": "trec",
+    "read_run": "trec",
     "dcg": "rankings",
     "f1_at_k": "rankings",
     "hit_rate_at_k": "rankings",
@@ -132,7 +140,7 @@ def _version() -> str:
 _SUBMODULES = frozenset({
     "accumulator", "batch", "cli", "config", "curves", "dask", "datasets", "distributed",
     "evaluation", "exceptions", "metrics", "plots", "rankings", "readers", "readouts", "stats",
-    "summaries",
+    "summaries", "trec",
     "tables", "uncertainty",
 })
 
@@ -207,6 +215,7 @@ if TYPE_CHECKING:  # pragma: no cover
         specificity_at_sensitivity,
     )
     from .summaries import BinnedSummary, Bounds
+    from .trec import RunScores, evaluate_run, read_qrels, read_run
     from .uncertainty import (
         Comparison,
         Interval,
@@ -233,6 +242,7 @@ __all__ = [
     "Interval",
     "MeanCurve",
     "OperatingPoint",
+    "RunScores",
     "UndefinedMetricWarning",
     "UnsupportedOptionError",
     "__version__",
@@ -251,6 +261,7 @@ __all__ = [
     "delong_test_unpaired",
     "det_curve",
     "evaluate",
+    "evaluate_run",
     "f1_at_k",
     "gain_at_depth",
     "hit_rate_at_k",
@@ -269,6 +280,8 @@ __all__ = [
     "precision_at_recall",
     "precision_recall_curve",
     "r_precision",
+    "read_qrels",
+    "read_run",
     "recall_at_k",
     "recall_at_precision",
     "reciprocal_rank",

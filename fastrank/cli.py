@@ -14,7 +14,9 @@ in the file. Unweighted counts are integers. CSV and JSON head the columns with
 their field names, the table and Markdown with the display names of
 :data:`fastrank.tables.HEADERS`.
 
-``fastrank info`` prints :func:`fastrank.show_config` (what a bug report
+``fastrank trec QRELS RUN -m map -m ndcg@10 ...`` scores a TREC run against its
+relevance judgments (:func:`fastrank.evaluate_run`), in trec_eval's layout or as
+CSV/JSON. ``fastrank info`` prints :func:`fastrank.show_config` (what a bug report
 needs); ``fastrank compile`` compiles every kernel variant ahead of time
 (:func:`fastrank.compile_kernels`), for images and CI jobs.
 
@@ -55,6 +57,9 @@ DEFAULT_METRICS = ("positives", "negatives", "average_precision", "roc_auc", "pr
                    "d_prime", "prbe")
 ALIASES = {"ap": "average_precision", "auc": "roc_auc", "ap_expected": "average_precision_expected"}
 DEMO_PLOT = "fastrank-demo.png"
+TREC_MEASURES = ("map", "P@k", "recall@k", "success@k", "recip_rank", "Rprec", "ndcg",
+                 "ndcg@k")  # fastrank.trec.MEASURES
+TREC_TIES = ("expected", "optimistic", "pessimistic", "trec_eval")
 # Show progress by default for inputs of at least this many bytes (on a terminal).
 PROGRESS_BYTES = 32 * 2**20
 
@@ -585,7 +590,63 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
                     "(NUMBA_CACHE_DIR, or next to the package), e.g. while building a container "
                     "image; progress on stderr, then one line with the count and the seconds.",
     )
-    return parser, {"demo": demo, "evaluate": ev, "info": info, "compile": compile_}
+    trec = sub.add_parser(
+        "trec", help="score a TREC run against qrels: map, ndcg@10, P@10, ... per query",
+        usage="fastrank trec QRELS RUN -m MEASURE [-m MEASURE ...] [options]",
+        description="Score a TREC run file (qid Q0 docid rank score tag) against a qrels file "
+                    "(qid iter docid relevance) with fastrank.evaluate_run: tied scores in "
+                    "expectation by default (--ties trec_eval: broken by docid, decreasing, "
+                    "as trec_eval does). Output as trec_eval prints it (measure, query or "
+                    "'all', value), or CSV/JSON with one row per query and 'all'.",
+    )
+    trec.add_argument("qrels", metavar="QRELS", help="relevance judgments")
+    trec.add_argument("run", metavar="RUN", help="the ranked run")
+    trec.add_argument("-m", "--measure", action="append", required=True, metavar="MEASURE",
+                      help=f"a measure ({', '.join(TREC_MEASURES)}; trec_eval's P_10, "
+                           "recall_100, ndcg_cut_10 too); repeat for several")
+    trec.add_argument("-q", "--per-query", action="store_true",
+                      help="every query's values too, not only the means ('all')")
+    trec.add_argument("--ties", choices=TREC_TIES, default="expected",
+                      help="tied scores: expected (default), optimistic, pessimistic, or "
+                           "trec_eval's order (by docid, decreasing)")
+    trec.add_argument("--format", choices=("trec", "csv", "json"), default="trec",
+                      help="trec_eval's layout (default), or CSV/JSON with a column per "
+                           f"measure ({JSON_RULE})")
+    return parser, {"demo": demo, "evaluate": ev, "info": info, "compile": compile_,
+                    "trec": trec}
+
+
+def _trec(args: argparse.Namespace) -> int:
+    """``fastrank trec QRELS RUN -m ...``."""
+    from .readers import DataError
+    from .tables import format_table
+    from .trec import evaluate_run, read_qrels, read_run
+
+    try:
+        qrels, run = read_qrels(args.qrels), read_run(args.run)
+    except OSError as exc:
+        raise DataError(f"{exc.filename}: {exc.strerror}") from exc
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            scores = evaluate_run(qrels, run, args.measure, ties=args.ties)
+        except ValueError as exc:
+            raise DataError(str(exc)) from exc
+    _warn_lines(caught)
+    rows = [("all", scores.mean)]
+    if args.per_query:
+        rows = [(str(q), {m: float(v[j]) for m, v in scores.per_query.items()})
+                for j, q in enumerate(scores.queries.tolist())] + rows
+    if args.format == "trec":
+        for name in args.measure:
+            for qid, values in rows:
+                print(f"{name:<22}\t{qid}\t{values[name]:.4f}")
+        return 0
+    table: dict[str, list[Any]] = {"query": [qid for qid, _ in rows]}
+    for name in args.measure:
+        table[name] = [values[name] for _, values in rows]
+    print(format_table(table, args.format))
+    return 0
 
 
 def _with_command(argv: list[str]) -> list[str]:
@@ -620,6 +681,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _info()
     if args.command == "compile":
         return _compile()
+    if args.command == "trec":
+        from .readers import DataError
+
+        try:
+            return _trec(args)
+        except DataError as exc:
+            print(f"fastrank: error: {exc}", file=sys.stderr)
+            return 1
     if args.file is None:
         last = args.score[-1]
         if len(args.score) > 1 and os.path.splitext(last)[1].lower() in READABLE:

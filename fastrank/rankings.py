@@ -397,6 +397,7 @@ class _Lists:
         new = np.ones(v.shape[0], bool)
         new[1:] = (v[1:] != v[:-1]) | (owner[1:] != owner[:-1])
         starts = np.flatnonzero(new)
+        self.starts = starts  # each tie group's first item, in the sorted order
         self.list = owner[starts]
         self.a = starts - self.offsets[self.list]
         self.m = np.diff(np.append(starts, v.shape[0]))
@@ -499,6 +500,12 @@ def _at_k(name: str, y_true: Any, y_score: Any, k: Any, groups: Any, ties: Any,
           n_relevant: Any, average: Any) -> Any:
     ks, scalar_k, ties = _check_call(k, ties, groups, average)
     lists = _Lists(y_true, y_score, groups, n_relevant)
+    return _finish(name, at_k(name, lists, ks, ties), lists, average, scalar_k)
+
+
+def at_k(name: str, lists: _Lists, ks: np.ndarray, ties: str) -> np.ndarray:
+    """``precision_at_k``, ``recall_at_k`` or ``f1_at_k`` of every list (rows) at every
+    ``k`` (columns)."""
     cols = []
     for kk in ks.tolist():
         kv = np.full(lists.first.shape[0], kk, np.int64)
@@ -516,7 +523,7 @@ def _at_k(name: str, y_true: Any, y_score: Any, k: Any, groups: Any, ties: Any,
                                0.0)
                 col[np.isnan(both)] = np.nan
         cols.append(col)
-    return _finish(name, np.column_stack(cols), lists, average, scalar_k)
+    return np.column_stack(cols)
 
 
 _TOPK_DOC = """
@@ -607,6 +614,11 @@ def hit_rate_at_k(y_true: Any, y_score: Any, k: Any, *, groups: Any = None,
     """
     ks, scalar_k, ties = _check_call(k, ties, groups, average)
     lists = _Lists(y_true, y_score, groups, n_relevant)
+    return _finish("hit_rate_at_k", hit_rate(lists, ks, ties), lists, average, scalar_k)
+
+
+def hit_rate(lists: _Lists, ks: np.ndarray, ties: str) -> np.ndarray:
+    """:func:`hit_rate_at_k` of every list (rows) at every ``k`` (columns)."""
     ok, a, m, r = lists.first_relevant()
     cols = []
     for kk in ks.tolist():
@@ -622,7 +634,7 @@ def hit_rate_at_k(y_true: Any, y_score: Any, k: Any, *, groups: Any = None,
         hit[~ok] = 0.0  # relevant items exist (n_relevant) but the list holds none
         hit[lists.relevant == 0] = np.nan
         cols.append(hit)
-    return _finish("hit_rate_at_k", np.column_stack(cols), lists, average, scalar_k)
+    return np.column_stack(cols)
 
 
 def _none_drawn(m: int, r: int, t: int) -> float:
@@ -648,20 +660,35 @@ def reciprocal_rank(y_true: Any, y_score: Any, *, groups: Any = None, ties: str 
     """
     _, _, ties = _check_call(1, ties, groups, average)
     lists = _Lists(y_true, y_score, groups, n_relevant)
+    return _finish("reciprocal_rank", reciprocal(lists, ties)[:, None], lists, average, True)
+
+
+def reciprocal(lists: _Lists, ties: str) -> np.ndarray:
+    """:func:`reciprocal_rank` of every list."""
     ok, a, m, r = lists.first_relevant()
     rr = np.where(lists.relevant > 0, 0.0, np.nan)  # 0: relevant items, none in the list
-    for j in np.flatnonzero(ok).tolist():
-        aj, mj, rj = int(a[j]), int(m[j]), int(r[j])
-        if ties == "optimistic":
-            rr[j] = 1.0 / (aj + 1)
-        elif ties == "pessimistic":
-            rr[j] = 1.0 / (aj + mj - rj + 1)
-        else:  # the first relevant item at place i of the group, 1 <= i <= m - r + 1:
-            # P(1) = r / m, P(i + 1) / P(i) = (m - i - r + 1) / (m - i)
-            i = np.arange(1, mj - rj + 1, dtype=np.float64)
-            p = np.cumprod(np.concatenate(([rj / mj], (mj - i - rj + 1) / (mj - i))))
-            rr[j] = float(np.dot(p, 1.0 / (aj + np.arange(1, mj - rj + 2))))
-    return _finish("reciprocal_rank", rr[:, None], lists, average, True)
+    if ties == "optimistic":
+        rr[ok] = 1.0 / (a[ok] + 1)
+    elif ties == "pessimistic":
+        rr[ok] = 1.0 / (a[ok] + m[ok] - r[ok] + 1)
+    else:
+        # The first relevant item at place i of its group, 1 <= i <= m - r + 1:
+        # P(1) = r / m, P(i + 1) / P(i) = (m - i - r + 1) / (m - i); every list's
+        # places laid end to end, each list's terms summed.
+        idx = np.flatnonzero(ok)
+        span = (m[idx] - r[idx] + 1).astype(np.int64)
+        owner = np.repeat(np.arange(idx.shape[0]), span)
+        i = (np.arange(owner.shape[0]) - np.repeat(np.cumsum(span) - span, span) + 1).astype(
+            np.float64)
+        mm, rr_, aa = (np.repeat(x[idx].astype(np.float64), span) for x in (m, r, a))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            step = np.where(i == 1, rr_ / mm, (mm - (i - 1) - rr_ + 1) / (mm - (i - 1)))
+        logs = np.log(step)  # a product within each list, as a running sum of logs
+        run = np.cumsum(logs)
+        run -= np.repeat(run[np.cumsum(span) - span] - logs[np.cumsum(span) - span], span)
+        terms = np.exp(run) / (aa + i)
+        rr[idx] = np.add.reduceat(terms, np.cumsum(span) - span) if idx.size else rr[idx]
+    return rr
 
 
 def r_precision(y_true: Any, y_score: Any, *, groups: Any = None, ties: str = "expected",
@@ -678,11 +705,15 @@ def r_precision(y_true: Any, y_score: Any, *, groups: Any = None, ties: str = "e
     """
     _, _, ties = _check_call(1, ties, groups, average)
     lists = _Lists(y_true, y_score, groups, n_relevant)
+    return _finish("r_precision", r_prec(lists, ties)[:, None], lists, average, True)
+
+
+def r_prec(lists: _Lists, ties: str) -> np.ndarray:
+    """:func:`r_precision` of every list."""
     R = lists.relevant
     hits = lists.taken(R.astype(np.int64), ties)
     with np.errstate(invalid="ignore", divide="ignore"):
-        rp = np.where(R > 0, hits / R, np.nan)
-    return _finish("r_precision", rp[:, None], lists, average, True)
+        return np.where(R > 0, hits / R, np.nan)
 
 
 for _f in (precision_at_k, recall_at_k, f1_at_k, hit_rate_at_k, reciprocal_rank, r_precision):

@@ -8,9 +8,11 @@ import json
 import math
 import subprocess
 import sys
+import tempfile
 import textwrap
 import warnings
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -136,6 +138,9 @@ def _numba_state():
 
 
 _Y, _S = [0, 0, 0], [0.1, 0.2, 0.3]
+_TREC = Path(tempfile.mkdtemp())  # a tiny run and qrels for the readers
+(_TREC / "run").write_text("q Q0 a 1 1.0 t\n")
+(_TREC / "qrels").write_text("q 0 a 1\n")
 # Public functions that do not take (y_true, y_score).
 _ARGS = {
     "evaluate": (_S, _Y),
@@ -164,6 +169,9 @@ _ARGS = {
     "hit_rate_at_k": ([_Y, [1, 0, 1]], [_S, _S], 2),
     "reciprocal_rank": ([_Y, [1, 0, 1]], [_S, _S]),
     "r_precision": ([_Y, [1, 0, 1]], [_S, _S]),
+    "evaluate_run": ((["q"], ["a"], [1]), (["q"], ["a"], [1.0]), ["map", "ndcg@5"]),
+    "read_run": (str(_TREC / "run"),),
+    "read_qrels": (str(_TREC / "qrels"),),
 }
 _KWARGS = {"bootstrap_ci": {"n_resamples": 5, "seed": 0}, "show_config": {"file": io.StringIO()},
            "compile_kernels": {"progress": None}}

@@ -1,0 +1,339 @@
+"""Retrieval runs scored against relevance judgments: TREC files and the measures
+trec_eval reports, tie-aware.
+
+A *run* ranks documents per query (TREC format: ``qid Q0 docid rank score tag``,
+whitespace-separated; the rank column is ignored, the score ranks). *Qrels*
+judge them (``qid iter docid relevance``; relevance 1 and above is relevant, and
+the grade is the gain of nDCG). :func:`evaluate_run` joins the two and computes
+each measure per query with the functions of :mod:`fastrank.rankings`, so tied
+scores count by ``ties=``: in expectation over every order of the tied documents
+(the default), optimistically, pessimistically, or ``"trec_eval"``, which breaks
+ties as trec_eval does (by document id, in decreasing order) and so gives its
+numbers.
+
+Measures (``-m`` on the command line): ``map``, ``P@k``, ``recall@k``,
+``success@k``, ``recip_rank``, ``Rprec``, ``ndcg`` and ``ndcg@k`` (trec_eval's
+``P_k``, ``recall_k``, ``success_k`` and ``ndcg_cut_k`` names are accepted too).
+Relevant documents the run did not return count, as in trec_eval: recall, MAP,
+R-precision and nDCG's ideal ranking use every judged relevant document of the
+query. A query of the run without judgments is skipped; a judged query without
+relevant documents is NaN (left out of the mean with one warning), where
+trec_eval averages over its own choice of queries.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import rankings
+from .exceptions import UndefinedMetricWarning
+from .readers import DataError
+
+__all__ = ["MEASURES", "RunScores", "evaluate_run", "read_qrels", "read_run"]
+
+MEASURES = ("map", "P@k", "recall@k", "success@k", "recip_rank", "Rprec", "ndcg", "ndcg@k")
+_ALIASES = {"P_": "P@", "recall_": "recall@", "success_": "success@", "ndcg_cut_": "ndcg@"}
+
+
+def _columns(path: str, width: int, what: str) -> list[list[str]]:
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for line_no, line in enumerate(f, 1):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) < width:
+                raise DataError(f"{path}:{line_no}: a {what} line needs {width} columns; got "
+                                f"{len(parts)}: {line.strip()!r}")
+            rows.append(parts)
+    if not rows:
+        raise DataError(f"{path}: no {what} lines")
+    return rows
+
+
+def _number(path: str, values: list[str], what: str) -> np.ndarray:
+    try:
+        out = np.array(values, dtype=np.float64)
+    except ValueError:
+        bad = next(v for v in values if not _is_float(v))
+        raise DataError(f"{path}: a {what} is not a number: {bad!r}") from None
+    if not np.isfinite(out).all():
+        raise DataError(f"{path}: a {what} is NaN or infinite")
+    return out
+
+
+def _is_float(v: str) -> bool:
+    try:
+        float(v)
+    except ValueError:
+        return False
+    return True
+
+
+def read_run(path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A TREC run file as ``(qids, docids, scores)`` (strings, strings, float64).
+
+    Each line: ``qid Q0 docid rank score tag``. A document listed twice for one
+    query is a data error.
+    """
+    rows = _columns(path, 5, "run")
+    qids = np.array([r[0] for r in rows])
+    docs = np.array([r[2] for r in rows])
+    scores = _number(path, [r[4] for r in rows], "score")
+    keys = _pair_keys((qids, docs))[0]
+    _, first, counts = np.unique(keys, return_index=True, return_counts=True)
+    if (counts > 1).any():
+        j = int(first[counts > 1][0])
+        raise DataError(f"{path}: query {qids[j]} lists document {docs[j]} more than once")
+    return qids, docs, scores
+
+
+def _pair_keys(*pairs: tuple[np.ndarray, np.ndarray]) -> list[np.ndarray]:
+    """One int64 key per (qid, docid) pair, equal across ``pairs`` exactly when both
+    ids are (ids coded over every array given, so no separator can collide)."""
+    q_all = np.unique(np.concatenate([p[0] for p in pairs]))
+    d_all = np.unique(np.concatenate([p[1] for p in pairs]))
+    return [np.searchsorted(q_all, q).astype(np.int64) * d_all.shape[0]
+            + np.searchsorted(d_all, d) for q, d in pairs]
+
+
+def read_qrels(path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A TREC qrels file as ``(qids, docids, relevance)`` (strings, strings, float64).
+
+    Each line: ``qid iter docid relevance``; relevance 1 and above is relevant
+    (0 and negative grades are judged not relevant).
+    """
+    rows = _columns(path, 4, "qrels")
+    qids = np.array([r[0] for r in rows])
+    docs = np.array([r[2] for r in rows])
+    rel = _number(path, [r[3] for r in rows], "relevance")
+    return qids, docs, rel
+
+
+@dataclass(frozen=True)
+class RunScores:
+    """The measures of a run: per query and their means.
+
+    Attributes
+    ----------
+    queries : ndarray
+        The evaluated query ids (judged queries of the run), sorted.
+    per_query : dict of str -> ndarray
+        Each measure's value per query, in ``queries`` order (NaN where undefined).
+    mean : dict of str -> float
+        Each measure's mean over the queries where it is defined.
+    """
+
+    queries: np.ndarray
+    per_query: dict[str, np.ndarray]
+    mean: dict[str, float]
+
+
+def _measure_name(name: str) -> tuple[str, int | None]:
+    """A measure name as (kind, k), trec_eval's spellings accepted."""
+    for old, new in _ALIASES.items():
+        if name.startswith(old) and name[len(old):].isdigit():
+            name = new + name[len(old):]
+    match = re.fullmatch(r"(P|recall|success|ndcg)@(\d+)", name)
+    if match:
+        k = int(match.group(2))
+        if k < 1:
+            raise ValueError(f"the k of {name!r} must be at least 1")
+        return match.group(1), k
+    plain = {"map": "map", "recip_rank": "recip_rank", "mrr": "recip_rank", "Rprec": "Rprec",
+             "ndcg": "ndcg"}
+    if name in plain:
+        return plain[name], None
+    raise ValueError(f"unknown measure {name!r}; choose from {', '.join(MEASURES)} (k a "
+                     "positive integer)")
+
+
+def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measures: Any,
+                 *, ties: str = "expected") -> RunScores:
+    """Score a run against relevance judgments, per query.
+
+    Parameters
+    ----------
+    qrels, run : tuples of three arrays
+        ``(qids, docids, relevance)`` and ``(qids, docids, scores)``, as
+        :func:`read_qrels` and :func:`read_run` return them (or from any table).
+    measures : sequence of str
+        E.g. ``["map", "ndcg@10", "P@10", "recip_rank", "recall@100"]``.
+    ties : {"expected", "optimistic", "pessimistic", "trec_eval"}
+        Tied scores: in expectation, relevant first, relevant last, or by
+        document id in decreasing order (trec_eval's order, its exact numbers).
+
+    Returns
+    -------
+    RunScores
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> qrels = (["q1", "q1", "q2"], ["a", "c", "b"], [1, 2, 1])
+    >>> run = (["q1", "q1", "q1", "q2", "q2"], ["a", "b", "c", "a", "b"], [3, 2, 2, 5, 4])
+    >>> r = fastrank.evaluate_run(qrels, run, ["map", "P@2", "recip_rank"])
+    >>> r.queries.tolist(), r.per_query["P@2"].tolist(), r.mean["recip_rank"]
+    (['q1', 'q2'], [0.75, 0.5], 0.75)
+    """
+    rules = (*rankings.TIES, "trec_eval")
+    if ties not in rules:
+        raise ValueError(f"ties must be one of {', '.join(map(repr, rules))}; got {ties!r}")
+    if isinstance(measures, str):
+        measures = [measures]
+    asked = [(m, *_measure_name(m)) for m in measures]
+    if not asked:
+        raise ValueError("give at least one measure")
+    jq, jd, jr = (np.asarray(a) for a in qrels)
+    rq, rd, rs = (np.asarray(a) for a in run)
+    for pair in ((jq, rq), (jd, rd)):  # ids of one kind compare as they are; else as text
+        if pair[0].dtype.kind != pair[1].dtype.kind or pair[0].dtype.kind not in "iuUS":
+            jq, jd, rq, rd = (a.astype(str) for a in (jq, jd, rq, rd))
+            break
+    jr = np.asarray(jr, np.float64)
+    rs = np.asarray(rs, np.float64)
+    if not (jq.shape == jd.shape == jr.shape and rq.shape == rd.shape == rs.shape):
+        raise ValueError("qrels and run each need three arrays of one length")
+    if not (np.isfinite(jr).all() and np.isfinite(rs).all()):
+        raise ValueError("relevance grades and run scores must be finite")
+    # Ids as codes, each set sorted once: qrels and run side by side.
+    nj = jq.shape[0]
+    q_all, q_inv = np.unique(np.concatenate([jq, rq]), return_inverse=True)
+    d_all, d_inv = np.unique(np.concatenate([jd, rd]), return_inverse=True)
+    jqc, rqc, jdc, rdc = q_inv[:nj], q_inv[nj:], d_inv[:nj], d_inv[nj:]
+    judged_q = np.zeros(q_all.shape[0], bool)
+    judged_q[jqc] = True
+    keep = judged_q[rqc]  # queries of the run with judgments
+    rqc, rdc, rs = rqc[keep], rdc[keep], rs[keep]
+    if rqc.shape[0] == 0:
+        raise ValueError("no query of the run has judgments in the qrels")
+    # Each run row's grade: its judgment, 0 when unjudged.
+    nd = np.int64(d_all.shape[0])
+    jkey, rkey = jqc.astype(np.int64) * nd + jdc, rqc.astype(np.int64) * nd + rdc
+    order = np.argsort(jkey)
+    at = np.minimum(np.searchsorted(jkey[order], rkey), nj - 1)
+    hit = jkey[order][at] == rkey
+    grade = np.where(hit, jr[order][at], 0.0)
+    evaluated = np.unique(rqc)
+    remap = np.full(q_all.shape[0], -1, np.int64)
+    remap[evaluated] = np.arange(evaluated.shape[0])
+    queries, codes = q_all[evaluated], remap[rqc]
+    if ties == "trec_eval":  # scores made distinct: by score, then docid decreasing
+        rank = np.lexsort((rdc, rs))  # ascending score, ascending docid (codes keep order)
+        rs = np.empty(rs.shape[0])
+        rs[rank] = np.arange(rank.shape[0], dtype=np.float64)
+        rule = "expected"  # no ties remain
+    else:
+        rule = ties
+    relevant = (grade >= 1).astype(np.int64)
+    # Every judged relevant document of each evaluated query, retrieved or not.
+    jcode = remap[jqc]
+    inq = jcode >= 0
+    n_rel = np.bincount(jcode[inq & (jr >= 1)], minlength=queries.shape[0]).astype(np.float64)
+    lists = rankings._Lists(relevant, rs, codes, n_rel)  # one sort for every measure
+    per = {name: _per_query(kind, k, lists, grade, rs, codes, rule, jcode[inq], jr[inq])
+           for name, kind, k in asked}
+    undefined = {name: int(np.isnan(v).sum()) for name, v in per.items()}
+    worst = max(undefined.values())
+    if worst:
+        warnings.warn(f"{worst} of {queries.shape[0]} judged queries have no relevant "
+                      "document: their measures are NaN and left out of the means",
+                      UndefinedMetricWarning, stacklevel=2)
+    mean = {name: (float(np.nanmean(v)) if (~np.isnan(v)).any() else math.nan)
+            for name, v in per.items()}
+    return RunScores(queries, per, mean)
+
+
+def _per_query(kind: str, k: int | None, lists: rankings._Lists, grade: np.ndarray,
+               scores: np.ndarray, codes: np.ndarray, ties: str, jcodes: np.ndarray,
+               jgrades: np.ndarray) -> np.ndarray:
+    """One measure per query (queries by code), from the queries' ranked lists."""
+    ks = np.array([k or 1], np.int64)
+    if kind == "P":  # trec_eval: ranks the run does not fill count as not relevant
+        hits = rankings.at_k("recall_at_k", lists, ks, ties)[:, 0] * lists.relevant
+        return np.where(lists.relevant > 0, hits / ks[0], np.nan)
+    if kind == "recall":
+        return rankings.at_k("recall_at_k", lists, ks, ties)[:, 0]
+    if kind == "success":
+        return rankings.hit_rate(lists, ks, ties)[:, 0]
+    if kind == "recip_rank":
+        return rankings.reciprocal(lists, ties)
+    if kind == "Rprec":
+        return rankings.r_prec(lists, ties)
+    if kind == "map":
+        return _average_precision(lists, ties)
+    return _ndcg(grade, scores, codes, k, ties, lists, jcodes, jgrades)
+
+
+def _average_precision(lists: rankings._Lists, ties: str) -> np.ndarray:
+    """AP per query over all its relevant documents: the sum, over the relevant
+    retrieved ones, of the precision at their rank, divided by the query's number of
+    relevant documents; tied documents by ``ties``.
+
+    In a tie group of m documents (r relevant) at ranks a+1 .. a+m, with h relevant
+    above it: expected, place i holds a relevant document with chance r / m, and given
+    that, the relevant ones before it in the group number (i - 1)(r - 1)/(m - 1) on
+    average (hypergeometric), so the group adds sum_i (r/m) (h + 1 + that) / (a + i);
+    optimistic (pessimistic), its relevant ones take the first (last) r places."""
+    h = np.concatenate(([0.0], np.cumsum(lists.r)))[:-1]
+    h = h - h[lists.first][lists.list]  # relevant above each group, within its list
+    g = np.flatnonzero(lists.r > 0)
+    a, m, r, above = (x[g].astype(np.float64) for x in (lists.a, lists.m, lists.r, h))
+    span = (lists.m if ties == "expected" else lists.r)[g].astype(np.int64)
+    starts = np.cumsum(span) - span
+    place = (np.arange(int(span.sum())) - np.repeat(starts, span) + 1).astype(np.float64)
+    a_, m_, r_, h_ = (np.repeat(x, span) for x in (a, m, r, above))
+    if ties == "expected":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            before = np.where(m_ > 1, (place - 1) * (r_ - 1) / np.maximum(m_ - 1, 1), 0.0)
+        terms = (r_ / m_) * (h_ + 1 + before) / (a_ + place)
+    elif ties == "optimistic":
+        terms = (h_ + place) / (a_ + place)
+    else:
+        terms = (h_ + place) / (a_ + m_ - r_ + place)
+    per_group = np.add.reduceat(terms, starts) if g.size else np.zeros(0)
+    total = np.bincount(lists.list[g], per_group, minlength=lists.first.shape[0])
+    n_rel = lists.relevant
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n_rel > 0, total / n_rel, np.nan)
+
+
+def _ndcg(grade: np.ndarray, scores: np.ndarray, codes: np.ndarray, k: int | None, ties: str,
+          lists: rankings._Lists, jcodes: np.ndarray, jgrades: np.ndarray) -> np.ndarray:
+    """nDCG per query (at ``k``): the run's DCG of the grades (tied documents sharing
+    their group's mean gain, or ordered by ``ties``) over the ideal DCG of every
+    judged grade of the query."""
+    nq = lists.first.shape[0]
+    gains = np.maximum(grade, 0.0)
+    order = np.lexsort((-scores, codes))  # the lists' order (ties inside groups aside)
+    g_sorted = gains[order]
+    starts = lists.starts
+    counts = np.bincount(jcodes, minlength=nq)
+    longest = max(int(lists.sizes.max()), int(counts.max()))
+    discount = 1.0 / np.log2(np.arange(longest) + 2.0)
+    if k is not None:
+        discount[k:] = 0.0
+    cum = np.concatenate(([0.0], np.cumsum(discount)))
+    lo, hi = lists.a, lists.a + lists.m
+    if ties == "expected":
+        part = np.add.reduceat(g_sorted, starts) / lists.m * (cum[hi] - cum[lo])
+    else:  # each group's gains sorted by the rule, against its ranks' discounts
+        owner = np.repeat(np.arange(starts.shape[0]), lists.m)
+        key = -g_sorted if ties == "optimistic" else g_sorted
+        ranked = g_sorted[np.lexsort((key, owner))]
+        rank = np.arange(owner.shape[0]) - np.repeat(starts, lists.m) + np.repeat(lo, lists.m)
+        part = np.add.reduceat(ranked * discount[rank], starts)
+    dcg = np.add.reduceat(part, lists.first)
+    # The ideal: every judged grade of each query, highest first.
+    jg = np.maximum(jgrades, 0.0)
+    by = np.lexsort((-jg, jcodes))
+    rank = np.arange(by.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts)
+    ideal = np.bincount(jcodes[by], jg[by] * discount[rank], minlength=nq)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(ideal > 0, dcg / ideal, np.nan)

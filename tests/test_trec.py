@@ -1,0 +1,206 @@
+"""TREC runs against qrels: readers, evaluate_run and ``fastrank trec``.
+
+Oracles: brute force over every order of the tied documents (the expected value is
+the mean over the orders; "trec_eval" is the order trec_eval uses, by docid
+decreasing), a worked example computed by hand, and fastrank's own tie-expected
+AP kernel for MAP where every relevant document was retrieved.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fastrank
+from fastrank.readers import DataError
+
+sys.path.insert(0, __import__("os").path.dirname(__file__))
+from strategies import PROPERTY_SETTINGS
+
+
+def _trec_measures(ranked, grades, n_rel, ideal):
+    """Measures of one ranking (list of docids), by their textbook definitions."""
+    rel = [1 if grades.get(d, 0) >= 1 else 0 for d in ranked]
+    out = {}
+    found = 0
+    ap = 0.0
+    for i, r in enumerate(rel, 1):
+        if r:
+            found += 1
+            ap += found / i
+    out["map"] = ap / n_rel
+    out["P@2"] = sum(rel[:2]) / 2
+    out["recall@3"] = sum(rel[:3]) / n_rel
+    first = next((i for i, r in enumerate(rel, 1) if r), None)
+    out["recip_rank"] = 1.0 / first if first else 0.0
+    out["success@1"] = float(bool(rel[:1] and rel[0]))
+    out["Rprec"] = sum(rel[:n_rel]) / n_rel
+    for name, k in (("ndcg", None), ("ndcg@2", 2)):
+        gains = [max(grades.get(d, 0), 0) for d in ranked][:k]
+        dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains))
+        best = sorted(ideal, reverse=True)[:k]
+        out[name] = dcg / sum(g / math.log2(i + 2) for i, g in enumerate(best))
+    return out
+
+
+MEASURES = ["map", "P@2", "recall@3", "recip_rank", "success@1", "Rprec", "ndcg", "ndcg@2"]
+
+
+def _orders(docs, scores):
+    seen = set()
+    for perm in itertools.permutations(range(len(docs))):
+        ranked = tuple(docs[i] for i in sorted(range(len(docs)),
+                                               key=lambda i: (-scores[i], perm.index(i))))
+        if ranked not in seen:
+            seen.add(ranked)
+            yield ranked
+
+
+@settings(PROPERTY_SETTINGS, max_examples=150)
+@given(st.integers(2, 6).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(0, 2), min_size=n, max_size=n),
+    st.lists(st.integers(0, 2), min_size=n, max_size=n))), st.integers(0, 2),
+    st.sampled_from(["expected", "trec_eval"]))
+def test_one_query_matches_brute_force(case, unretrieved, ties) -> None:
+    grades_list, scores = case
+    if not any(g >= 1 for g in grades_list) and not unretrieved:
+        grades_list[0] = 1
+    docs = [f"d{i}" for i in range(len(scores))]
+    grades = dict(zip(docs, grades_list, strict=True))
+    extra = {f"u{i}": 1 for i in range(unretrieved)}  # judged relevant, not retrieved
+    judged = {**grades, **extra}
+    n_rel = sum(1 for g in judged.values() if g >= 1)
+    ideal = [max(g, 0) for g in judged.values()]
+    if ties == "trec_eval":  # by score, then docid decreasing
+        orders = [tuple(sorted(docs, key=lambda d: (scores[docs.index(d)], d),
+                               reverse=True))]
+    else:
+        orders = list(_orders(docs, scores))
+    want = {m: float(np.mean([_trec_measures(o, grades, n_rel, ideal)[m] for o in orders]))
+            for m in MEASURES}
+    qrels = (["q"] * len(judged), list(judged), list(judged.values()))
+    run = (["q"] * len(docs), docs, scores)
+    got = fastrank.evaluate_run(qrels, run, MEASURES, ties=ties)
+    for m in MEASURES:
+        assert got.per_query[m][0] == pytest.approx(want[m], rel=1e-12, abs=1e-12), \
+            (m, grades_list, scores, unretrieved, ties)
+
+
+def test_map_is_the_tie_expected_average_precision_when_all_relevant_are_retrieved() -> None:
+    rng = np.random.default_rng(5)
+    q = np.repeat(np.arange(30), 40)
+    rel = (rng.random(q.shape[0]) < 0.2).astype(int)
+    rel[::40] = 1
+    s = np.round(rng.random(q.shape[0]), 1)
+    docs = np.array([f"d{i}" for i in range(q.shape[0])])
+    qids = np.array([f"q{v:02d}" for v in q])
+    got = fastrank.evaluate_run((qids, docs, rel), (qids, docs, s), ["map"]).per_query["map"]
+    want = fastrank.average_precision(rel, s, groups=qids, ties="expected", average=None)
+    assert np.allclose(got, want.values, rtol=1e-12, atol=1e-14)
+
+
+def test_worked_example() -> None:
+    qrels = (["q1", "q1", "q2"], ["a", "c", "b"], [1, 2, 1])
+    run = (["q1", "q1", "q1", "q2", "q2"], ["a", "b", "c", "a", "b"], [3, 2, 2, 5, 4])
+    r = fastrank.evaluate_run(qrels, run, ["map", "P@2", "ndcg"])
+    # q1: a first; b and c tied at ranks 2-3, c relevant (grade 2): AP = (1 + (1 + 2/3)/2)/2
+    assert r.per_query["map"].tolist() == pytest.approx([(1 + (1 + 2 / 3) / 2) / 2, 0.5])
+    assert r.per_query["P@2"].tolist() == [0.75, 0.5]
+    dcg = 1 + (1 / math.log2(3) + 1 / math.log2(4)) * 1.0  # the tie shares gain 2 over 2
+    assert r.per_query["ndcg"][0] == pytest.approx(dcg / (2 + 1 / math.log2(3)))
+    t = fastrank.evaluate_run(qrels, run, ["map"], ties="trec_eval")  # c before b
+    assert t.per_query["map"].tolist() == [1.0, 0.5]
+
+
+def test_files_and_the_command_line(tmp_path) -> None:
+    qrels = tmp_path / "qrels"
+    run = tmp_path / "run"
+    qrels.write_text("q1 0 a 1\nq1 0 c 2\nq2 0 b 1\nq3 0 z 0\n")
+    run.write_text("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq1 Q0 c 3 2 t\nq2 Q0 a 1 5 t\n"
+                   "q2 Q0 b 2 4 t\nq3 Q0 z 1 1 t\nq9 Q0 x 1 1 t\n")
+    qids, docs, rels = fastrank.read_qrels(str(qrels))
+    assert qids.tolist() == ["q1", "q1", "q2", "q3"] and rels.tolist() == [1, 2, 1, 0]
+    assert docs.tolist() == ["a", "c", "b", "z"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fastrank.UndefinedMetricWarning)
+        r = fastrank.evaluate_run(fastrank.read_qrels(str(qrels)), fastrank.read_run(str(run)),
+                                  ["map"])
+    assert r.queries.tolist() == ["q1", "q2", "q3"]  # q9 has no judgments: skipped
+    assert math.isnan(r.per_query["map"][2])  # q3 has no relevant document
+    out = subprocess.run([sys.executable, "-m", "fastrank", "trec", str(qrels), str(run),
+                          "-m", "map", "-m", "P_2", "-q"], capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert out.returncode == 0, out.stderr
+    lines = [line.split("\t") for line in out.stdout.splitlines()]
+    assert [x[0].strip() for x in lines] == ["map"] * 4 + ["P_2"] * 4
+    assert lines[3][1:] == ["all", f"{r.mean['map']:.4f}"]
+    assert "1 of 3 judged queries have no relevant document" in out.stderr
+    out = subprocess.run([sys.executable, "-m", "fastrank", "trec", str(qrels), str(run),
+                          "-m", "bogus"], capture_output=True, text=True, timeout=120,
+                         check=False)
+    assert out.returncode == 1 and "unknown measure 'bogus'" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_bad_files_are_data_errors(tmp_path) -> None:
+    bad = tmp_path / "bad"
+    bad.write_text("q1 Q0 a 1\n")
+    with pytest.raises(DataError, match="needs 5 columns"):
+        fastrank.read_run(str(bad))
+    bad.write_text("q1 Q0 a 1 x t\n")
+    with pytest.raises(DataError, match="not a number"):
+        fastrank.read_run(str(bad))
+    bad.write_text("q1 Q0 a 1 nan t\n")
+    with pytest.raises(DataError, match="NaN or infinite"):
+        fastrank.read_run(str(bad))
+    bad.write_text("q1 Q0 a 1 1 t\nq1 Q0 a 2 0.5 t\n")
+    with pytest.raises(DataError, match="lists document a more than once"):
+        fastrank.read_run(str(bad))
+    bad.write_text("\n")
+    with pytest.raises(DataError, match="no qrels lines"):
+        fastrank.read_qrels(str(bad))
+    with pytest.raises(ValueError, match="must be at least 1"):
+        fastrank.evaluate_run((["q"], ["a"], [1]), (["q"], ["a"], [1.0]), ["P@0"])
+    with pytest.raises(ValueError, match="unknown measure"):
+        fastrank.evaluate_run((["q"], ["a"], [1]), (["q"], ["a"], [1.0]), ["bpref"])
+    with pytest.raises(ValueError, match="no query of the run has judgments"):
+        fastrank.evaluate_run((["q"], ["a"], [1]), (["x"], ["a"], [1.0]), ["map"])
+    with pytest.raises(ValueError, match="ties must be one of"):
+        fastrank.evaluate_run((["q"], ["a"], [1]), (["q"], ["a"], [1.0]), ["map"], ties="x")
+
+
+def test_ids_that_concatenate_alike_are_kept_apart() -> None:
+    # ("q1", "a1") and ("q1a", "1") join alike as plain text; they are different pairs.
+    qrels = (["q1", "q1a"], ["a1", "1"], [1, 0])
+    run = (["q1", "q1", "q1a", "q1a"], ["a1", "b", "1", "c"], [2.0, 1.0, 2.0, 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fastrank.UndefinedMetricWarning)
+        r = fastrank.evaluate_run(qrels, run, ["P@1"])
+    assert r.per_query["P@1"][0] == 1.0 and math.isnan(r.per_query["P@1"][1])
+
+
+def test_integer_ids_give_what_string_ids_give() -> None:
+    rng = np.random.default_rng(8)
+    q = np.repeat(np.arange(50), 20)
+    d = np.tile(np.arange(20), 50)
+    rel = (rng.random(q.shape[0]) < 0.2) * rng.integers(1, 3, q.shape[0])
+    rel[::20] = 1
+    s = np.round(rng.random(q.shape[0]), 1)
+    m = ["map", "ndcg@5", "P@5", "recip_rank", "Rprec", "success@3"]
+    for ties in ("expected", "trec_eval"):
+        a = fastrank.evaluate_run((q[rel > 0], d[rel > 0], rel[rel > 0]), (q, d, s), m, ties=ties)
+        qs, ds = q.astype(str), np.char.zfill(d.astype(str), 2)  # docid order kept as text
+        b = fastrank.evaluate_run((qs[rel > 0], ds[rel > 0], rel[rel > 0]), (qs, ds, s), m,
+                                  ties=ties)
+        for name in m:
+            assert np.allclose(a.per_query[name],
+                               b.per_query[name][np.argsort(b.queries.astype(int))],
+                               equal_nan=True), (name, ties)
