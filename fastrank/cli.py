@@ -496,14 +496,14 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     parser = argparse.ArgumentParser(
         prog="fastrank",
         usage="%(prog)s [-h] [--version] [--samples N] [--seed S] [--plot PATH] "
-              "[--format FORMAT]\n       %(prog)s {demo,evaluate,info,compile} ...",
+              "[--format FORMAT]\n       %(prog)s {demo,evaluate,trec,info,compile} ...",
         description="Exact, tie-aware ranking metrics: tables and curves of binary classifiers.",
         epilog="Without a command, runs 'fastrank demo', whose options may be given without "
                "the word demo: fastrank --samples 10000 --plot ''. Exit status: 0 success, "
                "1 data error, 2 usage error.",
     )
     parser.add_argument("--version", action=_Version, help="print the version and exit")
-    sub = parser.add_subparsers(dest="command", metavar="{demo,evaluate,info,compile}",
+    sub = parser.add_subparsers(dest="command", metavar="{demo,evaluate,trec,info,compile}",
                                 prog="fastrank")
     demo = sub.add_parser(
         "demo", help="evaluate the built-in simulated example (the default)",

@@ -25,7 +25,7 @@ def test_help_lists_info_and_compile(capsys):
         main(["--help"])
     assert exc.value.code in (0, None)
     out = capsys.readouterr().out
-    assert "{demo,evaluate,info,compile}" in out
+    assert "{demo,evaluate,trec,info,compile}" in out
     words = " ".join(out.split())  # the help may wrap at any width
     assert "info print the CPU, SIMD, sorts, threads and kernel cache" in words
     assert "compile compile every kernel variant now" in words
