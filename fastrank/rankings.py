@@ -56,9 +56,7 @@ def _rows(y_true: Any, y_score: Any, sample_weight: Any
           ) -> tuple[inputs.Batch, np.ndarray | None]:
     """One task per sample (its labels), checked, and the samples' weights."""
     s = inputs.as_array(y_score, "y_score")
-    y_true, w = api.sample_inputs(y_true, s, sample_weight, what=_WHAT)
-    b, _ = api.sample_batch(y_true, s, None, None)
-    return b, w
+    return api.sample_batch(y_true, s, sample_weight, None, what=_WHAT)
 
 
 def _mean(values: np.ndarray, weights: np.ndarray | None) -> float:

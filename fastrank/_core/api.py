@@ -81,10 +81,12 @@ def sample_inputs(y_true: Any, s: np.ndarray, sample_weight: Any, groups: Any = 
 
 
 def sample_batch(y_true: Any, s: np.ndarray, sample_weight: Any, pos_label: Any,
-                 groups: Any = None, labels: Any = None) -> tuple[inputs.Batch, np.ndarray | None]:
+                 groups: Any = None, labels: Any = None,
+                 what: str = "average='samples' (each sample's labels ranked)",
+                 ) -> tuple[inputs.Batch, np.ndarray | None]:
     """Each sample's labels as one task: the batch of the transposed label and score
     matrices, and the samples' weights (see :func:`sample_inputs`)."""
-    y_true, w = sample_inputs(y_true, s, sample_weight, groups, labels)
+    y_true, w = sample_inputs(y_true, s, sample_weight, groups, labels, what)
     b = inputs.batch(y_true.T, s.T, None, pos_label, None, None)
     return b._replace(mode="samples"), w
 
