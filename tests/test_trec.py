@@ -175,6 +175,12 @@ def test_bad_files_are_data_errors(tmp_path) -> None:
         fastrank.evaluate_run((["q"], ["a"], [1]), (["x"], ["a"], [1.0]), ["map"])
     with pytest.raises(ValueError, match="ties must be one of"):
         fastrank.evaluate_run((["q"], ["a"], [1]), (["q"], ["a"], [1.0]), ["map"], ties="x")
+    with pytest.raises(ValueError, match="three arrays of one length"):
+        fastrank.evaluate_run((["q"], ["a"], [1, 0]), (["q"], ["a"], [1.0]), ["map"])
+    with pytest.raises(ValueError, match="finite"):
+        fastrank.evaluate_run((["q"], ["a"], [1]), (["q"], ["a"], [np.nan]), ["map"])
+    with pytest.raises(ValueError, match="at least one measure"):
+        fastrank.evaluate_run((["q"], ["a"], [1]), (["q"], ["a"], [1.0]), [])
 
 
 def test_ids_that_concatenate_alike_are_kept_apart() -> None:
