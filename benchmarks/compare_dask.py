@@ -37,14 +37,14 @@ from dask_workloads import (
     scores_block,
 )
 from distributed import Client, LocalCluster, wait
-from timing import median_time
+from timing import fmt_seconds, median_time
 
 import fastrank
 import fastrank.dask as fd
 
 
 def _fmt(seconds: float) -> str:
-    return f"{seconds * 1e3:,.0f} ms" if seconds < 10 else f"{seconds:,.1f} s"
+    return fmt_seconds(seconds, 0)
 
 
 def d1(client: Client, repeat: int, n: int) -> None:

@@ -31,12 +31,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from compare import median_time
 from evaluation_workloads import demo_models, folds, write_csv
 from test_evaluation import _fastrank_tables, _sklearn_tables
+from timing import fmt_seconds as _fmt
 
 import fastrank
-
-
-def _fmt(seconds: float) -> str:
-    return f"{seconds * 1e3:,.1f} ms" if seconds < 10 else f"{seconds:,.1f} s"
 
 
 def main() -> None:

@@ -27,12 +27,9 @@ import sklearn.metrics as skm
 sys.path.insert(0, str(Path(__file__).parent))
 from compare import _machine
 from timing import alternate
+from timing import fmt_seconds as _fmt
 
 import fastrank
-
-
-def _fmt(seconds: float) -> str:
-    return f"{seconds * 1e3:,.1f} ms" if seconds < 10 else f"{seconds:,.1f} s"
 
 
 def main() -> None:

@@ -33,6 +33,7 @@ from sklearn.metrics import precision_recall_curve, roc_auc_score, roc_curve
 sys.path.insert(0, str(Path(__file__).parent))
 from compare import _machine
 from timing import alternate
+from timing import fmt_seconds as _fmt
 from workloads import workload
 
 import fastrank
@@ -46,10 +47,6 @@ def sk_sens_at_spec(y: np.ndarray, s: np.ndarray, spec: float) -> float:
 def sk_recall_at_precision(y: np.ndarray, s: np.ndarray, p: float) -> float:
     precision, recall, _ = precision_recall_curve(y, s, drop_intermediate=False)
     return float(recall[precision >= p].max())
-
-
-def _fmt(seconds: float) -> str:
-    return f"{seconds * 1e3:,.1f} ms" if seconds < 10 else f"{seconds:,.1f} s"
 
 
 def main() -> None:

@@ -35,13 +35,13 @@ from streaming_workloads import (
     numpy_histogram,
     probabilities,
 )
-from timing import alternate
+from timing import alternate, fmt_seconds
 
 import fastrank
 
 
 def _fmt(seconds: float) -> str:
-    return f"{seconds * 1e3:,.2f} ms" if seconds < 10 else f"{seconds:,.1f} s"
+    return fmt_seconds(seconds, 2)
 
 
 def _torch():  # type: ignore[no-untyped-def]

@@ -27,6 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 from timing import alternate
+from timing import fmt_seconds as _fmt
 from uncertainty_workloads import (
     bootstrap_sklearn,
     fast_delong_loop,
@@ -36,10 +37,6 @@ from uncertainty_workloads import (
 )
 
 import fastrank
-
-
-def _fmt(seconds: float) -> str:
-    return f"{seconds * 1e3:,.1f} ms" if seconds < 10 else f"{seconds:,.1f} s"
 
 
 def main() -> None:

@@ -27,3 +27,9 @@ def alternate(fns: list[Callable[[], Any]], repeat: int) -> list[float]:
 def median_time(fn: Callable[[], Any], repeat: int) -> float:
     """Median time of ``fn`` over ``repeat`` runs after one untimed run."""
     return alternate([fn], repeat)[0]
+
+
+def fmt_seconds(seconds: float, digits: int = 1) -> str:
+    """A time for the comparison tables: milliseconds with ``digits`` decimals below
+    10 s, seconds with one above."""
+    return f"{seconds * 1e3:,.{digits}f} ms" if seconds < 10 else f"{seconds:,.1f} s"
