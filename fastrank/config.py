@@ -22,7 +22,16 @@ __all__ = ["compile_kernels", "config", "show_config"]
 
 def _kernels() -> list[Any]:
     """Every compiled kernel (importing each kernel module registers its signatures)."""
-    from ._kernels import batch, bootstrap, histogram, keys, sort, sweep, tasks  # noqa: F401
+    from ._kernels import (  # noqa: F401
+        batch,
+        bootstrap,
+        histogram,
+        keys,
+        sort,
+        sweep,
+        tasks,
+        topk,
+    )
     from ._kernels.jit import SIGNATURES
 
     return list(SIGNATURES)

@@ -87,6 +87,7 @@ from .._kernels.tasks import (
     split,
     tie_groups,
 )
+from .._kernels.topk import row_heads as _row_heads
 from .inputs import (
     SAMPLE_MAJOR,
     SPECS,
@@ -1002,6 +1003,58 @@ def _sorted_rows(t: Task) -> tuple[np.ndarray, np.ndarray]:
     sort_pairs(bits, np.empty_like(bits), rows, np.empty_like(rows), spec.kind, spec.sign,
                spec.ones, _scratch.hist)
     return readonly(bits), readonly(rows)
+
+
+class Heads(NamedTuple):
+    """Each row's tie groups that start within the top ``depth`` ranks
+    (:func:`~fastrank._kernels.topk.row_heads`): ``first``, ``size`` and ``hits``,
+    row ``i``'s from ``offsets[i]`` on (room for ``min(depth, stored) + 1``: one
+    spare, for the caller's own group after them), and ``groups`` per row; each
+    relevant label's group (``label_slot``: -1 stored below the cut, -2 not
+    stored) and each row's relevant labels not stored (``tail_hits``)."""
+
+    offsets: np.ndarray
+    first: np.ndarray
+    size: np.ndarray
+    hits: np.ndarray
+    groups: np.ndarray
+    label_slot: np.ndarray
+    tail_hits: np.ndarray
+
+
+def row_heads(indptr: np.ndarray, cols: np.ndarray, values: np.ndarray, lptr: np.ndarray,
+              lcols: np.ndarray, lrel: np.ndarray, depth: int) -> Heads:
+    """The top of each row of a sparse score matrix (rows by ``indptr``, ``cols``
+    increasing within a row, canonical ``values``) and where its relevant labels
+    (``lptr``, ``lcols`` likewise, ``lrel`` 1.0 or 0.0) stand, rows split across the
+    threads when there are many entries."""
+    n = indptr.shape[0] - 1
+    spec = SPECS[values.dtype]
+    bits = readonly(values.view(spec.bits))
+    room = np.minimum(np.diff(indptr), depth) + 1
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(room, out=offsets[1:])
+    first = np.zeros(int(offsets[-1]), np.int64)
+    size = np.zeros(int(offsets[-1]), np.int64)
+    hits = np.zeros(int(offsets[-1]), np.float64)
+    groups = np.zeros(n, np.int64)
+    label_slot = np.empty(lcols.shape[0], np.int64)
+    tail_hits = np.zeros(n, np.float64)
+    ptr, lp = (readonly(np.ascontiguousarray(x, dtype=np.int64)) for x in (indptr, lptr))
+    c, lc = (readonly(np.ascontiguousarray(x, dtype=np.int64)) for x in (cols, lcols))
+    rel = readonly(np.ascontiguousarray(lrel, dtype=np.float64))
+    nthreads = threads() if values.shape[0] >= PARALLEL_MIN else 1
+    cuts = np.searchsorted(ptr, np.linspace(0, ptr[-1], 4 * nthreads + 1)[1:-1])
+    bounds = np.unique(np.concatenate(([0], cuts, [n])))
+    spans = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+
+    def run(span: tuple[int, int]) -> None:
+        _row_heads(ptr, c, bits, spec.kind, spec.sign, spec.ones, lp, lc, rel, depth,
+                   span[0], span[1], readonly(offsets), first, size, hits, groups, label_slot,
+                   tail_hits)
+
+    parallel_map(run, spans, nthreads)
+    return Heads(offsets, first, size, hits, groups, label_slot, tail_hits)
 
 
 def sample_placements(t: Task) -> np.ndarray:

@@ -415,13 +415,50 @@ def label_matrix(y_true: Any, shape: tuple[int, int], pos_label: Any,
     return labels
 
 
-def _malformed_sparse(what: str) -> ValueError:
-    return ValueError(f"the sparse y_true is malformed: {what} (its index arrays are broken; "
+def _malformed_sparse(what: str, name: str = "y_true") -> ValueError:
+    return ValueError(f"the sparse {name} is malformed: {what} (its index arrays are broken; "
                       "rebuild it, e.g. with scipy.sparse.csr_array((data, indices, indptr)) "
                       "from valid arrays)")
 
 
-def _sparse_entries(y: Any, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _compressed(y: Any, shape: tuple[int, int], name: str
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int], int]:
+    """A csr, csc or bsr matrix's pointers, indices (int64) and data, checked against
+    its shape; and its block shape and number of major rows (columns for csc)."""
+    fmt = y.format
+    ptr = np.asarray(y.indptr)
+    idx = np.asarray(y.indices)
+    data = np.asarray(y.data)
+    block = tuple(y.blocksize) if fmt == "bsr" else (1, 1)
+    major, minor = (shape[1], shape[0]) if fmt == "csc" else (shape[0], shape[1])
+    step_major, step_minor = (block[0], block[1])
+    if (ptr.ndim != 1 or idx.ndim != 1 or ptr.dtype.kind not in "iu"
+            or idx.dtype.kind not in "iu"):
+        raise _malformed_sparse("indptr and indices must be 1-D integer arrays", name)
+    nmajor = major // step_major
+    if ptr.shape[0] != nmajor + 1:
+        raise _malformed_sparse(f"indptr has {ptr.shape[0]} entries, {nmajor + 1} expected",
+                                name)
+    ptr = ptr.astype(np.int64)
+    if ptr[0] != 0 or (np.diff(ptr) < 0).any():
+        raise _malformed_sparse("indptr must start at 0 and never decrease", name)
+    nnz = int(ptr[-1])
+    if nnz > idx.shape[0] or nnz > data.shape[0]:
+        raise _malformed_sparse(f"indptr points past the data ({nnz} entries, "
+                                f"{min(idx.shape[0], data.shape[0])} stored)", name)
+    idx = idx[:nnz].astype(np.int64)
+    if nnz and (idx.min() < 0 or idx.max() >= minor // step_minor):
+        k = int(np.flatnonzero((idx < 0) | (idx >= minor // step_minor))[0])
+        raise ValueError(
+            f"the sparse {name} has an entry outside its shape {shape}: "
+            f"{'row' if fmt == 'csc' else 'column'} index {int(idx[k])} "
+            "(its index arrays are malformed)"
+        )
+    return ptr, idx, data[:nnz], (int(block[0]), int(block[1])), nmajor
+
+
+def _sparse_entries(y: Any, shape: tuple[int, int], name: str = "y_true"
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rows, columns and values of the stored entries of a scipy.sparse matrix.
 
     Compressed formats (csr, csc, bsr) are read from their own index arrays after
@@ -430,36 +467,7 @@ def _sparse_entries(y: Any, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndar
     """
     fmt = getattr(y, "format", None)
     if fmt in ("csr", "csc", "bsr"):
-        ptr = np.asarray(y.indptr)
-        idx = np.asarray(y.indices)
-        data = np.asarray(y.data)
-        block = tuple(y.blocksize) if fmt == "bsr" else (1, 1)
-        if fmt == "csc":
-            block = (1, 1)
-        major, minor = (shape[1], shape[0]) if fmt == "csc" else (shape[0], shape[1])
-        step_major, step_minor = (block[0], block[1])
-        if (ptr.ndim != 1 or idx.ndim != 1 or ptr.dtype.kind not in "iu"
-                or idx.dtype.kind not in "iu"):
-            raise _malformed_sparse("indptr and indices must be 1-D integer arrays")
-        nmajor = major // step_major
-        if ptr.shape[0] != nmajor + 1:
-            raise _malformed_sparse(f"indptr has {ptr.shape[0]} entries, {nmajor + 1} expected")
-        ptr = ptr.astype(np.int64)
-        if ptr[0] != 0 or (np.diff(ptr) < 0).any():
-            raise _malformed_sparse("indptr must start at 0 and never decrease")
-        nnz = int(ptr[-1])
-        if nnz > idx.shape[0] or nnz > data.shape[0]:
-            raise _malformed_sparse(f"indptr points past the data ({nnz} entries, "
-                                    f"{min(idx.shape[0], data.shape[0])} stored)")
-        idx = idx[:nnz].astype(np.int64)
-        if nnz and (idx.min() < 0 or idx.max() >= minor // step_minor):
-            k = int(np.flatnonzero((idx < 0) | (idx >= minor // step_minor))[0])
-            raise ValueError(
-                f"the sparse y_true has an entry outside its shape {shape}: "
-                f"{'row' if fmt == 'csc' else 'column'} index {int(idx[k])} "
-                "(its index arrays are malformed)"
-            )
-        data = data[:nnz]
+        ptr, idx, data, block, nmajor = _compressed(y, shape, name)
         major_of = np.repeat(np.arange(nmajor, dtype=np.int64), np.diff(ptr))
         if fmt == "bsr":  # expand each R x C block into its entries
             r, c = block
@@ -477,7 +485,7 @@ def _sparse_entries(y: Any, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndar
         row, col, data = np.asarray(row), np.asarray(col), np.asarray(y.data)
         if not (row.ndim == col.ndim == data.ndim == 1
                 and row.shape[0] == col.shape[0] == data.shape[0]):
-            raise _malformed_sparse("row, col and data must be 1-D and of one length")
+            raise _malformed_sparse("row, col and data must be 1-D and of one length", name)
         return row.astype(np.int64), col.astype(np.int64), data
     coo = y.tocoo()
     return (np.asarray(coo.row, dtype=np.int64), np.asarray(coo.col, dtype=np.int64),
@@ -521,6 +529,119 @@ def sparse_labels(y: Any, shape: tuple[int, int], pos_label: Any) -> tuple[np.nd
     ptr = np.zeros(t + 1, np.int64)
     np.cumsum(np.bincount(cols, minlength=t), out=ptr[1:])
     return ptr, np.ascontiguousarray(rows)
+
+
+def _entries_in_shape(rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int],
+                      name: str) -> None:
+    bad = (rows < 0) | (rows >= shape[0]) | (cols < 0) | (cols >= shape[1])
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"the sparse {name} has an entry outside its shape {shape}: row "
+                         f"{int(rows[k])}, column {int(cols[k])} (its index arrays are "
+                         "malformed)")
+
+
+def _by_cell(rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> np.ndarray | None:
+    """The order that sorts entries by (row, column), or None when they already are."""
+    if shape[0] * shape[1] >= 1 << 62:
+        raise ValueError(f"a sparse matrix of shape {shape} has more cells than fastrank "
+                         "indexes (2**62)")
+    cell = rows * np.int64(shape[1]) + cols
+    if cell.shape[0] < 2 or bool((cell[1:] > cell[:-1]).all()):
+        return None
+    return np.argsort(cell, kind="stable")
+
+
+def sparse_scores(y: Any, name: str = "y_score"
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
+    """The stored entries of a sparse score matrix (each sample's top predictions),
+    row by row: row pointers, columns (increasing within a row) and canonical, finite
+    values, and the shape. Checked: 2-D, entries inside the shape, numbers, no cell
+    stored twice (scipy would add the two scores, which is never what a prediction
+    means). A csr matrix with sorted indices is read as it is."""
+    shape = tuple(int(d) for d in y.shape)
+    if len(shape) != 2:
+        raise ValueError(f"a sparse {name} must be 2-D (n_samples, n_labels); got shape {shape}")
+    if 0 in shape:
+        raise ValueError(f"{name} has no {'samples' if shape[0] == 0 else 'labels'} (shape "
+                         f"{shape}); at least one is needed")
+    n_t = (shape[0], shape[1])
+    ptr = None
+    if getattr(y, "format", None) == "csr":
+        ptr, cols, data, _, _ = _compressed(y, n_t, name)
+        starts = np.zeros(cols.shape[0], bool)
+        starts[ptr[:-1][ptr[:-1] < cols.shape[0]]] = True
+        if cols.shape[0] > 1 and not ((cols[1:] > cols[:-1]) | starts[1:]).all():
+            ptr = None  # unsorted, or a cell twice: by cell below
+    if ptr is None:
+        rows, cols, data = _sparse_entries(y, n_t, name)
+        _entries_in_shape(rows, cols, n_t, name)
+        order = _by_cell(rows, cols, n_t)
+        if order is not None:
+            rows, cols, data = rows[order], cols[order], np.asarray(data)[order]
+            same = (rows[1:] == rows[:-1]) & (cols[1:] == cols[:-1])
+            if same.any():
+                k = int(np.flatnonzero(same)[0])
+                raise ValueError(f"the sparse {name} stores row {int(rows[k])}, column "
+                                 f"{int(cols[k])} twice; give each prediction once (e.g. "
+                                 "matrix.sum_duplicates() if the scores add up)")
+        ptr = np.zeros(n_t[0] + 1, np.int64)
+        np.cumsum(np.bincount(rows, minlength=n_t[0]), out=ptr[1:])
+    if shape[0] * shape[1] >= 1 << 62:
+        raise ValueError(f"a sparse matrix of shape {shape} has more cells than fastrank "
+                         "indexes (2**62)")
+    data = canonical_scores(np.asarray(data), name)
+    check_finite(data, (data.shape[0],))
+    return ptr, cols, np.ascontiguousarray(data), n_t
+
+
+def grades(y: Any, name: str = "y_true") -> np.ndarray:
+    """Relevance grades (0/1, bool, or graded numbers) as float64, checked finite and
+    non-negative; a positive grade is relevant."""
+    if y.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold relevance numbers (0/1 or grades); got dtype "
+                        f"{y.dtype}")
+    g = y.astype(np.float64)
+    if g.size and not np.isfinite(g).all():
+        raise ValueError(f"{name} holds NaN or infinite relevance; relevance must be finite")
+    if g.size and g.min() < 0:
+        raise ValueError(f"{name} holds a negative relevance ({g.min():g}); grades must be 0 "
+                         "(not relevant) or above")
+    return np.asarray(g, np.float64)
+
+
+def sparse_grades(y: Any, shape: tuple[int, int], name: str = "y_true"
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The relevant cells of a relevance matrix (dense or sparse) of ``shape``: rows,
+    columns and grades (positive), sorted by (row, column). A sparse matrix's
+    duplicate entries add up, as scipy defines them."""
+    if is_sparse(y):
+        if tuple(y.shape) != shape:
+            raise ValueError(f"{name} and y_score have different shapes: {tuple(y.shape)} and "
+                             f"{shape}")
+        rows, cols, data = _sparse_entries(y, shape, name)
+        _entries_in_shape(rows, cols, shape, name)
+        data = np.asarray(data)
+        if data.dtype.kind not in "biuf":
+            raise TypeError(f"a sparse {name} must hold numbers; got dtype {data.dtype}")
+        order = _by_cell(rows, cols, shape)
+        g = data.astype(np.float64)
+        if order is not None:
+            rows, cols, g = rows[order], cols[order], g[order]
+            first = np.concatenate(([True], (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])))
+            starts = np.flatnonzero(first)
+            g = np.add.reduceat(g, starts) if starts.size else g
+            rows, cols = rows[starts], cols[starts]
+        g = grades(g, name)
+    else:
+        d = as_array(y, name)
+        if d.shape != shape:
+            raise ValueError(f"{name} and y_score have different shapes: {d.shape} and {shape}")
+        full = grades(d, name)
+        rows, cols = np.nonzero(full)
+        g = full[rows, cols]
+    keep = g > 0
+    return rows[keep].astype(np.int64), cols[keep].astype(np.int64), g[keep]
 
 
 def class_codes(y_true: Any, n: int, t: int, labels: Any,
