@@ -14,7 +14,10 @@ Each sample's labels or each query's items ranked (:mod:`fastrank.rankings`;
 ``average="samples"``)::
 
     label_ranking_average_precision, coverage_error, label_ranking_loss, dcg, ndcg,
-    precision_at_k, recall_at_k, f1_at_k, hit_rate_at_k, reciprocal_rank, r_precision
+    precision_at_k, recall_at_k, f1_at_k, hit_rate_at_k, reciprocal_rank, r_precision,
+    average_precision_at_k, ndcg_at_k (graded); dense or sparse (top-k) scores;
+    psprecision_at_k, psndcg_at_k, propensity (extreme classification),
+    top_k_metrics (several measures and k from one ranking), top_k_accuracy (multiclass)
 
 Retrieval runs against relevance judgments (:mod:`fastrank.trec`)::
 
@@ -90,6 +93,13 @@ _EXPORTS = {
     "prbe": "metrics",
     "roc_auc": "metrics",
     "coverage_error": "rankings",
+    "average_precision_at_k": "rankings",
+    "ndcg_at_k": "rankings",
+    "propensity": "rankings",
+    "psndcg_at_k": "rankings",
+    "psprecision_at_k": "rankings",
+    "top_k_accuracy": "rankings",
+    "top_k_metrics": "rankings",
     "RunScores": "trec",
     "evaluate_run": "trec",
     "read_qrels": "trec",
@@ -192,6 +202,7 @@ if TYPE_CHECKING:  # pragma: no cover
         roc_auc,
     )
     from .rankings import (
+        average_precision_at_k,
         coverage_error,
         dcg,
         f1_at_k,
@@ -199,10 +210,16 @@ if TYPE_CHECKING:  # pragma: no cover
         label_ranking_average_precision,
         label_ranking_loss,
         ndcg,
+        ndcg_at_k,
         precision_at_k,
+        propensity,
+        psndcg_at_k,
+        psprecision_at_k,
         r_precision,
         recall_at_k,
         reciprocal_rank,
+        top_k_accuracy,
+        top_k_metrics,
     )
     from .readouts import (
         OperatingPoint,
@@ -248,6 +265,7 @@ __all__ = [
     "__version__",
     "all_metrics",
     "average_precision",
+    "average_precision_at_k",
     "best_cutoff",
     "bootstrap_ci",
     "compile_kernels",
@@ -271,6 +289,7 @@ __all__ = [
     "lift_at_depth",
     "lift_curve",
     "ndcg",
+    "ndcg_at_k",
     "partial_pr_auc",
     "partial_roc_auc",
     "partial_roc_auc_ci",
@@ -279,6 +298,9 @@ __all__ = [
     "precision_at_k",
     "precision_at_recall",
     "precision_recall_curve",
+    "propensity",
+    "psndcg_at_k",
+    "psprecision_at_k",
     "r_precision",
     "read_qrels",
     "read_run",
@@ -291,4 +313,6 @@ __all__ = [
     "sensitivity_at_specificity",
     "show_config",
     "specificity_at_sensitivity",
+    "top_k_accuracy",
+    "top_k_metrics",
 ]

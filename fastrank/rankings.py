@@ -20,6 +20,17 @@ other, ties included exactly as scikit-learn defines each number:
 ``average="samples"`` of :func:`fastrank.average_precision`,
 :func:`fastrank.roc_auc` and the other metrics is the same per-sample view of a
 metric. Sample weights weigh the samples in the average, not the labels.
+
+Top-k measures read the top of ranked lists: each sample's labels (a dense or
+``scipy.sparse`` score matrix; a sparse one holds each sample's top predictions
+only, its other labels tied below them), or each query's items (``groups=``):
+:func:`precision_at_k`, :func:`recall_at_k`, :func:`f1_at_k`,
+:func:`hit_rate_at_k`, :func:`average_precision_at_k`, :func:`ndcg_at_k`,
+:func:`reciprocal_rank`, :func:`r_precision`, the propensity-scored
+:func:`psprecision_at_k` and :func:`psndcg_at_k` of extreme classification,
+several at once with :func:`top_k_metrics`, and :func:`top_k_accuracy` of a
+multiclass classifier. Tied items count in expectation over every order of
+them (closed forms), or optimistically, or pessimistically.
 """
 
 from __future__ import annotations
@@ -34,7 +45,10 @@ from ._core import api, engine, inputs, reduce, registry
 from .exceptions import UndefinedMetricWarning
 
 __all__ = [
+    "GAINS",
+    "MEASURES",
     "TIES",
+    "average_precision_at_k",
     "coverage_error",
     "dcg",
     "f1_at_k",
@@ -42,10 +56,16 @@ __all__ = [
     "label_ranking_average_precision",
     "label_ranking_loss",
     "ndcg",
+    "ndcg_at_k",
     "precision_at_k",
+    "propensity",
+    "psndcg_at_k",
+    "psprecision_at_k",
     "r_precision",
     "recall_at_k",
     "reciprocal_rank",
+    "top_k_accuracy",
+    "top_k_metrics",
 ]
 
 
@@ -358,52 +378,84 @@ TIES = ("expected", "optimistic", "pessimistic")
 class _Lists:
     """Ranked lists (each sample's labels, or each group's items) sorted by score,
     highest first, as tie groups: per tie group its list, its first rank ``a`` (0-based
-    within the list), its size ``m`` and its relevant count ``r``."""
+    within the list), its size ``m`` and its relevant count ``r``; and the items with a
+    positive grade (``item_group``, ``item_grade``, ``item_rel``, and ``item_col``, the
+    label column, for rows).
 
-    def __init__(self, y_true: Any, y_score: Any, groups: Any, n_relevant: Any) -> None:
-        s = inputs.as_array(y_score, "y_score")
-        if groups is None and s.ndim != 2:
-            raise ValueError("y_score must be 2-D (n_samples, n_labels: each sample's labels "
-                             f"ranked), or 1-D with groups= (each query's items); got shape "
-                             f"{s.shape}")
-        if groups is None:
-            y_true, _ = api.sample_inputs(y_true, s, None, what=_WHAT)
-            values = inputs.canonical_scores(s)
-            rel = _dense_labels(y_true, values.shape)
-            n, t = values.shape
-            order = np.argsort(values, axis=1)[:, ::-1]  # ties: any order (groups below)
-            v = np.take_along_axis(values, order, axis=1).ravel()
-            r = np.take_along_axis(rel, order, axis=1).ravel().astype(np.float64)
-            self.offsets = np.arange(n + 1, dtype=np.int64) * t
-            self.ids = None
+    Sparse scores (each sample's stored top predictions) rank every label of a row:
+    the stored ones by score, then all the others as one tie group below them (its
+    relevant items are the row's relevant labels not stored). The lists then cost
+    memory in proportion to the stored entries and the relevant labels, never to
+    the label count.
+
+    ``min_grade``: the grade from which an item is relevant (default: any positive
+    grade); items below it keep their grade as a gain for nDCG.
+    """
+
+    # tie groups, in list order and rank order within a list
+    list: np.ndarray
+    a: np.ndarray
+    m: np.ndarray
+    r: np.ndarray
+    sizes: np.ndarray  # each list's length
+    # the items with a positive grade (their group is -1 beyond a cut, see _keep_top)
+    item_group: np.ndarray
+    item_list: np.ndarray
+    item_grade: np.ndarray
+    item_rel: np.ndarray
+    item_col: np.ndarray | None
+    found: np.ndarray
+
+    def __init__(self, y_true: Any, y_score: Any, groups: Any, n_relevant: Any,
+                 min_grade: float | None = None, depth: int | None = None) -> None:
+        self.n_labels: int | None = None
+        self.ids: np.ndarray | None = None
+        self.min_grade = min_grade
+        if inputs.is_sparse(y_score):
+            if groups is not None:
+                raise ValueError("sparse y_score (each sample's stored predictions) takes no "
+                                 "groups=; give 1-D scores with groups= instead")
+            self._sparse(y_true, y_score, depth, n_relevant)
         else:
-            values, _ = inputs.scores_1d(s)
-            inputs.check_finite(values)
-            labels, _ = inputs.labels_1d(y_true, values.shape[0], None)
-            codes, self.ids = inputs.group_codes(groups, values.shape[0])
-            idx = np.lexsort((values, codes))  # by group, then by score ascending
-            counts = np.bincount(codes, minlength=self.ids.shape[0])
-            self.offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-            seg = codes[idx]
-            pos = np.arange(idx.shape[0])
-            order = np.empty_like(idx)
-            order[self.offsets[seg] + self.offsets[seg + 1] - 1 - pos] = idx  # descending
-            v = values[order]
-            r = labels[order].astype(np.float64)
-        sizes = np.diff(self.offsets)
-        owner = np.repeat(np.arange(sizes.shape[0]), sizes)
-        new = np.ones(v.shape[0], bool)
-        new[1:] = (v[1:] != v[:-1]) | (owner[1:] != owner[:-1])
-        starts = np.flatnonzero(new)
-        self.starts = starts  # each tie group's first item, in the sorted order
-        self.list = owner[starts]
-        self.a = starts - self.offsets[self.list]
-        self.m = np.diff(np.append(starts, v.shape[0]))
-        self.r = np.add.reduceat(r, starts)
+            s = inputs.as_array(y_score, "y_score")
+            if groups is None and s.ndim != 2:
+                raise ValueError("y_score must be 2-D (n_samples, n_labels: each sample's "
+                                 "labels ranked), or 1-D with groups= (each query's items); "
+                                 f"got shape {s.shape}")
+            if groups is None:
+                y_true, _ = api.sample_inputs(y_true, s, None, what=_WHAT)
+                values = inputs.canonical_scores(s)
+                n, t = values.shape
+                grade = _relevance_matrix(y_true, values.shape)
+                order = np.argsort(values, axis=1)[:, ::-1]  # ties: any order (groups below)
+                v = np.take_along_axis(values, order, axis=1).ravel()
+                g = np.take_along_axis(grade, order, axis=1).ravel()
+                self.n_labels = t
+                self._groups(v, g, order.ravel(), np.arange(n + 1, dtype=np.int64) * t)
+            else:
+                values, _ = inputs.scores_1d(s)
+                inputs.check_finite(values)
+                y = inputs.as_array(y_true, "y_true")
+                if y.ndim != 1 or y.shape[0] != values.shape[0]:
+                    raise ValueError(f"y_true must be 1-D with one relevance per item "
+                                     f"({values.shape[0]}); got shape {y.shape}")
+                grade = inputs.grades(y)
+                codes, self.ids = inputs.group_codes(groups, values.shape[0])
+                idx = np.lexsort((values, codes))  # by group, then by score ascending
+                counts = np.bincount(codes, minlength=self.ids.shape[0])
+                offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+                seg = codes[idx]
+                pos = np.arange(idx.shape[0])
+                order = np.empty_like(idx)
+                order[offsets[seg] + offsets[seg + 1] - 1 - pos] = idx  # descending
+                self._groups(values[order], grade[order], None, offsets)
         self.first = np.flatnonzero(self.a == 0)  # each list's first tie group
-        self.sizes = sizes
-        found = np.add.reduceat(self.r, self.first)
-        self.found = found
+        if getattr(self, "found", None) is None:  # (the sparse top cut sets both itself)
+            self.found = np.add.reduceat(self.r, self.first)
+            self.item_list = self.list[self.item_group]
+            if depth is not None:
+                self._keep_top(depth)
+        found = self.found
         if n_relevant is None:
             self.relevant = found
         else:
@@ -421,6 +473,88 @@ class _Lists:
                 raise ValueError(f"n_relevant[{j}] = {nr[j]:g} is below the {found[j]:g} "
                                  "relevant items the list holds")
             self.relevant = nr
+
+    def _keep_top(self, depth: int) -> None:
+        """Keep only the tie groups that start within the top ``depth`` ranks: all that
+        any measure cut at ``k <= depth`` reads (the counts of relevant items, and
+        every relevant item for the ideal rankings, are kept whole). Items of the
+        dropped groups keep their list, with group -1."""
+        keep = self.a < depth
+        if keep.all():
+            return
+        index = np.cumsum(keep) - 1
+        self.item_group = np.where(keep[self.item_group], index[self.item_group], -1)
+        self.list, self.a, self.m, self.r = (x[keep] for x in (self.list, self.a, self.m,
+                                                                self.r))
+        self.first = np.flatnonzero(self.a == 0)
+
+    def _is_rel(self, grade: np.ndarray) -> np.ndarray:
+        return grade > 0 if self.min_grade is None else grade >= self.min_grade
+
+    def _groups(self, v: np.ndarray, grade: np.ndarray, cols: np.ndarray | None,
+                offsets: np.ndarray) -> None:
+        """Tie groups and items of lists laid end to end (``offsets``), each sorted by
+        score, highest first."""
+        sizes = np.diff(offsets)
+        owner = np.repeat(np.arange(sizes.shape[0]), sizes)
+        new = np.ones(v.shape[0], bool)
+        new[1:] = (v[1:] != v[:-1]) | (owner[1:] != owner[:-1])
+        starts = np.flatnonzero(new)
+        self.list = owner[starts]
+        self.a = starts - offsets[self.list]
+        self.m = np.diff(np.append(starts, v.shape[0]))
+        self.r = np.add.reduceat(self._is_rel(grade).astype(np.float64), starts)
+        self.sizes = sizes
+        pos = np.flatnonzero(grade > 0)
+        self.item_group = np.searchsorted(starts, pos, side="right") - 1
+        self.item_grade = grade[pos]
+        self.item_rel = self._is_rel(self.item_grade)
+        self.item_col = None if cols is None else cols[pos].astype(np.int64)
+
+    def _sparse(self, y_true: Any, y_score: Any, depth: int | None, n_relevant: Any) -> None:
+        ptr, cols, vals, (n, t) = inputs.sparse_scores(y_score)
+        self.n_labels = t
+        lrows, lcols, lgrade = inputs.sparse_grades(y_true, (n, t))
+        lptr = np.zeros(n + 1, np.int64)
+        np.cumsum(np.bincount(lrows, minlength=n), out=lptr[1:])
+        rel = self._is_rel(lgrade)
+        nnz = np.diff(ptr)
+        if depth is None:  # what a k-free measure on these lists (R-precision) reads
+            depth = int(max(np.diff(lptr).max(), 1))
+            if n_relevant is not None:
+                depth = max(depth, int(np.nanmax(np.asarray(n_relevant, np.float64))))
+        cut = max(1, min(depth, int(nnz.max()) + 1))  # no group starts below the rest
+        h = engine.row_heads(ptr, cols, vals, lptr, lcols, rel.astype(np.float64), cut)
+        # Per row its stored tie groups above the cut, then the group of the labels it
+        # does not store, when the row stores fewer than ``cut`` and not every label.
+        tail = (nnz < t) & (nnz < cut)
+        tr = np.flatnonzero(tail)
+        at = h.offsets[tr] + h.groups[tr]
+        h.first[at] = nnz[tr]
+        h.size[at] = t - nnz[tr]
+        h.hits[at] = h.tail_hits[tr]
+        count = h.groups + tail
+        valid = np.arange(h.first.shape[0]) - np.repeat(h.offsets[:-1], np.diff(h.offsets)) \
+            < np.repeat(count, np.diff(h.offsets))
+        index = np.cumsum(valid) - 1  # each slot's group number
+        self.list = np.repeat(np.arange(n), count)
+        self.a = h.first[valid]
+        self.m = h.size[valid]
+        self.r = h.hits[valid]
+        self.sizes = np.full(n, t, np.int64)
+        # Every relevant label is an item: stored ones in their group (or -1 below the
+        # cut), unstored ones in their row's last group when that starts above it.
+        g = np.full(lrows.shape[0], -1, np.int64)
+        inside = h.label_slot >= 0
+        g[inside] = index[h.offsets[lrows[inside]] + h.label_slot[inside]]
+        rest = (h.label_slot == -2) & tail[lrows]
+        g[rest] = index[h.offsets[lrows[rest]] + h.groups[lrows[rest]]]
+        self.item_group = g
+        self.item_list = lrows
+        self.item_grade = lgrade
+        self.item_rel = rel
+        self.item_col = lcols
+        self.found = np.bincount(lrows, rel.astype(np.float64), minlength=n)
 
     def taken(self, k: np.ndarray, ties: str) -> np.ndarray:
         """Relevant items in the top ``k[list]`` of each list, under the tie rule."""
@@ -444,6 +578,158 @@ class _Lists:
         ok = pick >= 0
         g = np.where(ok, pick, 0)
         return ok, self.a[g] * ok, self.m[g] * ok, self.r[g] * ok
+
+
+    def discounts(self, k: int | None, kind: str) -> np.ndarray:
+        """The running sum of the rank discounts, ``cum[i]`` over ranks ``0 .. i-1``,
+        zero beyond ``k``: ``"log"`` is ``1 / log2(rank + 2)``, ``"flat"`` is 1."""
+        longest = int(self.sizes.max())
+        depth = longest if k is None else min(int(k), longest)
+        d = 1.0 / np.log2(np.arange(depth) + 2.0) if kind == "log" else np.ones(depth)
+        return np.concatenate(([0.0], np.cumsum(d)))
+
+    def dcg(self, gains: np.ndarray, k: int | None, ties: str, kind: str = "log") -> np.ndarray:
+        """Each list's DCG at ``k`` of its items' ``gains`` (aligned with the items):
+        with ``"expected"`` ties, a tie group's items share its mean gain over its
+        ranks (the expectation over every order of the ties); ``"optimistic"``
+        (``"pessimistic"``) orders a group's gains highest (lowest) first, its
+        other items after (before) them."""
+        cum = self.discounts(k, kind)
+        depth = cum.shape[0] - 1
+        nl = self.first.shape[0]
+        head = self.item_group >= 0  # items of the groups kept (all, unless cut)
+        if not head.all():
+            gains = gains[head]
+        grp = self.item_group[head] if not head.all() else self.item_group
+        if ties == "expected":
+            total = np.bincount(grp, gains, minlength=self.a.shape[0])
+            lo = np.minimum(self.a, depth)
+            hi = np.minimum(self.a + self.m, depth)
+            part = total / self.m * (cum[hi] - cum[lo])
+            return np.bincount(self.list, part, minlength=nl)
+        key = -gains if ties == "optimistic" else gains
+        by = np.lexsort((key, grp))
+        gs, gg = grp[by], gains[by]
+        count = np.bincount(gs, minlength=self.a.shape[0])
+        first_of = np.cumsum(count) - count
+        place = np.arange(gs.shape[0]) - first_of[gs]
+        if ties == "optimistic":
+            rank = self.a[gs] + place
+        else:
+            rank = self.a[gs] + self.m[gs] - count[gs] + place
+        inside = rank < depth
+        step = np.diff(cum)
+        worth = np.zeros(gs.shape[0])
+        worth[inside] = gg[inside] * step[rank[inside]]
+        return np.bincount(self.list[gs], worth, minlength=nl)
+
+    def ideal(self, gains: np.ndarray, ks: Any, kind: str = "log") -> np.ndarray:
+        """Each list's best DCG at each ``k`` of ``ks`` (columns): its items' ``gains``,
+        highest first."""
+        cache = self.__dict__.setdefault("_best", {})  # PSP and PSnDCG share their weights
+        got = cache.get(id(gains))
+        if got is None or got[0] is not gains:
+            got = cache[id(gains)] = (gains, best_order(self.item_list, gains,
+                                                        self.first.shape[0]))
+        return best_dcgs(self.item_list, gains, self.first.shape[0], ks, kind, got[1])
+
+    def weights(self, inv: np.ndarray | None) -> np.ndarray:
+        """Each item's inverse propensity (1 when ``inv`` is None) where relevant, 0
+        elsewhere: one array per ``inv``, so that the measures weighing by it share
+        one ideal ranking."""
+        cache = self.__dict__.setdefault("_weights", {})
+        got = cache.get(id(inv))
+        if got is None or got[0] is not inv:
+            if inv is None:
+                w = self.item_rel.astype(np.float64)
+            else:
+                assert self.item_col is not None
+                w = np.where(self.item_rel, inv[self.item_col], 0.0)
+            got = cache[id(inv)] = (inv, w)
+        return np.asarray(got[1])
+
+    def average_precision(self, k: int | None, ties: str) -> np.ndarray:
+        """Each list's sum, over the relevant items in its top ``k`` (all of it when
+        None), of the precision at their ranks; ties by ``ties``.
+
+        In a tie group of m items (r relevant) at ranks a+1 .. a+m, with h relevant
+        above it, the group adds, over its first t places inside the cut:
+        expected, place i holds a relevant item with chance r/m, and then the relevant
+        ones before it in the group number (i-1)(r-1)/(m-1) on average
+        (hypergeometric): sum_i (r/m)(c + (i-1)d)/(a+i) with c = h+1, d = (r-1)/(m-1),
+        which is (r/m)[(c - (a+1)d)(H(a+t) - H(a)) + t d] with H the harmonic numbers;
+        optimistic (pessimistic), the r relevant ones take the group's first (last)
+        places: sum_j (h+j)/(b+j) = (h-b)(H(b+u) - H(b)) + u over the u of them
+        inside the cut, b = a (b = a+m-r)."""
+        h = np.concatenate(([0.0], np.cumsum(self.r)))[:-1]
+        h = h - h[self.first][self.list]  # relevant above each group, within its list
+        g = np.flatnonzero(self.r > 0)
+        a, m, r, above = (x[g].astype(np.float64) for x in (self.a, self.m, self.r, h))
+        longest = float(self.sizes.max())
+        cut = longest if k is None else float(min(int(k), int(longest)))
+        harmonic = np.concatenate(([0.0], np.cumsum(1.0 / np.arange(1, int(cut) + 1))))
+
+        def hsum(b: np.ndarray, u: np.ndarray) -> np.ndarray:  # H(b+u) - H(b); 0 when u = 0
+            hi = np.minimum(b + u, cut).astype(np.int64)
+            return np.asarray(harmonic[hi] - harmonic[np.minimum(b, cut).astype(np.int64)])
+
+        if ties == "expected":
+            t = np.clip(cut - a, 0, m)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                d = np.where(m > 1, (r - 1) / np.maximum(m - 1, 1), 0.0)
+            c = above + 1
+            part = (r / m) * ((c - (a + 1) * d) * hsum(a, t) + t * d)
+        else:
+            b = a if ties == "optimistic" else a + m - r
+            u = np.clip(cut - b, 0, r)
+            part = (above - b) * hsum(b, u) + u
+        return np.bincount(self.list[g], part, minlength=self.first.shape[0])
+
+
+def best_dcg(owner: np.ndarray, gains: np.ndarray, n_lists: int, k: int | None,
+             kind: str = "log") -> np.ndarray:
+    """Each list's DCG at ``k`` of the gains ``gains`` of its items (``owner``: each
+    item's list), highest first: the ideal DCG."""
+    return best_dcgs(owner, gains, n_lists, [k], kind)[:, 0]
+
+
+def best_order(owner: np.ndarray, gains: np.ndarray, n_lists: int
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The items by list, highest gain first, and each one's rank in its list."""
+    count = np.bincount(owner, minlength=n_lists)
+    if owner.shape[0] and gains.min() == gains.max() and bool((owner[1:] >= owner[:-1]).all()):
+        by = np.arange(owner.shape[0])  # equal gains, items by list already: no sort
+    else:
+        by = np.lexsort((-gains, owner))
+    return by, np.arange(by.shape[0]) - (np.cumsum(count) - count)[owner[by]]
+
+
+def best_dcgs(owner: np.ndarray, gains: np.ndarray, n_lists: int, ks: Any,
+              kind: str = "log", order: tuple[np.ndarray, np.ndarray] | None = None
+              ) -> np.ndarray:
+    """:func:`best_dcg` at each ``k`` of ``ks`` (columns), from one sort (``order``:
+    :func:`best_order`'s, when known)."""
+    by, rank = best_order(owner, gains, n_lists) if order is None else order
+    d = 1.0 / np.log2(rank + 2.0) if kind == "log" else np.ones(rank.shape[0])
+    gd, ob = gains[by] * d, owner[by]
+    cols = []
+    for k in ks:
+        w = gd if k is None else np.where(rank < k, gd, 0.0)
+        cols.append(np.bincount(ob, w, minlength=n_lists))
+    return np.column_stack(cols) if cols else np.zeros((n_lists, 0))
+
+
+def _relevance_matrix(y_true: Any, shape: tuple[int, int]) -> np.ndarray:
+    """A (dense or sparse) relevance matrix of ``shape`` as dense float64 grades."""
+    if inputs.is_sparse(y_true):
+        rows, cols, g = inputs.sparse_grades(y_true, shape)
+        out = np.zeros(shape)
+        out[rows, cols] = g
+        return out
+    y = inputs.as_array(y_true, "y_true")
+    if y.shape != shape:
+        raise ValueError(f"y_true and y_score have different shapes: {y.shape} and {shape}")
+    return inputs.grades(y)
 
 
 def _ks(k: Any) -> tuple[np.ndarray, bool]:
@@ -473,7 +759,8 @@ def _check_call(k: Any, ties: Any, groups: Any, average: Any) -> tuple[np.ndarra
     return ks, scalar_k, _check_ties(ties)
 
 
-def _finish(name: str, per: np.ndarray, lists: _Lists, average: Any, scalar_k: bool) -> Any:
+def _finish(name: str, per: np.ndarray, lists: _Lists, average: Any, scalar_k: bool,
+            stacklevel: int = 3) -> Any:
     """Per-list values (lists x ks) as the call asked: their mean over the defined lists
     (one warning for the others), or per list (a GroupResult for groups)."""
     bad = np.isnan(per).any(axis=1) if per.ndim == 2 else np.isnan(per)
@@ -482,7 +769,7 @@ def _finish(name: str, per: np.ndarray, lists: _Lists, average: Any, scalar_k: b
         warnings.warn(f"{name} is undefined for {int(bad.sum())} of {bad.shape[0]} {what} "
                       "(no relevant items, or k beyond the list); they are NaN"
                       + ("" if average is None else " and left out of the mean"),
-                      UndefinedMetricWarning, stacklevel=3)
+                      UndefinedMetricWarning, stacklevel=stacklevel)
     if average is None:
         out = per[:, 0] if scalar_k else per
         if lists.ids is not None:  # the totals: relevant and other items in each list
@@ -497,7 +784,7 @@ def _finish(name: str, per: np.ndarray, lists: _Lists, average: Any, scalar_k: b
 def _at_k(name: str, y_true: Any, y_score: Any, k: Any, groups: Any, ties: Any,
           n_relevant: Any, average: Any) -> Any:
     ks, scalar_k, ties = _check_call(k, ties, groups, average)
-    lists = _Lists(y_true, y_score, groups, n_relevant)
+    lists = _Lists(y_true, y_score, groups, n_relevant, depth=int(ks.max()))
     return _finish(name, at_k(name, lists, ks, ties), lists, average, scalar_k)
 
 
@@ -611,7 +898,7 @@ def hit_rate_at_k(y_true: Any, y_score: Any, k: Any, *, groups: Any = None,
     0.5
     """
     ks, scalar_k, ties = _check_call(k, ties, groups, average)
-    lists = _Lists(y_true, y_score, groups, n_relevant)
+    lists = _Lists(y_true, y_score, groups, n_relevant, depth=int(ks.max()))
     return _finish("hit_rate_at_k", hit_rate(lists, ks, ties), lists, average, scalar_k)
 
 
@@ -626,23 +913,27 @@ def hit_rate(lists: _Lists, ks: np.ndarray, ties: str) -> np.ndarray:
         elif ties == "pessimistic":
             hit = (a + m - r < kk).astype(np.float64)
         else:  # 1 - P(no relevant among ``slots`` drawn from the group)
-            none = np.array([_none_drawn(int(mi), int(ri), int(ti))
-                             for mi, ri, ti in zip(m, r, slots, strict=True)])
-            hit = 1.0 - none
+            hit = 1.0 - _none_drawn(m, r, slots)
         hit[~ok] = 0.0  # relevant items exist (n_relevant) but the list holds none
         hit[lists.relevant == 0] = np.nan
         cols.append(hit)
     return np.column_stack(cols)
 
 
-def _none_drawn(m: int, r: int, t: int) -> float:
-    """P(no relevant item among ``t`` of ``m`` items, ``r`` of them relevant)."""
-    if t <= 0:
-        return 1.0
-    if m - r < t:
-        return 0.0
-    i = np.arange(t, dtype=np.float64)
-    return float(np.prod((m - r - i) / (m - i)))
+def _none_drawn(m: np.ndarray, r: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """P(no relevant item among ``t`` of ``m`` items, ``r`` of them relevant), for each
+    entry: the product of (m - r - i)/(m - i) over i < t (0 once m - r < t)."""
+    out = np.ones(m.shape[0])
+    some = np.flatnonzero((t > 0) & (m - r >= t))
+    out[(t > 0) & (m - r < t)] = 0.0
+    if some.size:
+        span = t[some].astype(np.int64)
+        starts = np.cumsum(span) - span
+        i = (np.arange(int(span.sum())) - np.repeat(starts, span)).astype(np.float64)
+        mm = np.repeat(m[some].astype(np.float64), span)
+        rr = np.repeat(r[some].astype(np.float64), span)
+        out[some] = np.multiply.reduceat((mm - rr - i) / (mm - i), starts)
+    return out
 
 
 def reciprocal_rank(y_true: Any, y_score: Any, *, groups: Any = None, ties: str = "expected",
@@ -657,6 +948,10 @@ def reciprocal_rank(y_true: Any, y_score: Any, *, groups: Any = None, ties: str 
     0.41666666666666663
     """
     _, _, ties = _check_call(1, ties, groups, average)
+    if inputs.is_sparse(y_score):
+        raise ValueError("reciprocal_rank ranks every item, and a sparse y_score leaves all "
+                         "unstored labels tied; use hit_rate_at_k or precision_at_k with a k, "
+                         "or dense scores")
     lists = _Lists(y_true, y_score, groups, n_relevant)
     return _finish("reciprocal_rank", reciprocal(lists, ties)[:, None], lists, average, True)
 
@@ -714,5 +1009,445 @@ def r_prec(lists: _Lists, ties: str) -> np.ndarray:
         return np.where(R > 0, hits / R, np.nan)
 
 
-for _f in (precision_at_k, recall_at_k, f1_at_k, hit_rate_at_k, reciprocal_rank, r_precision):
+def average_precision_at_k(y_true: Any, y_score: Any, k: Any, *, groups: Any = None,
+                           ties: str = "expected", n_relevant: Any = None,
+                           normalize: str = "relevant", average: str | None = "macro") -> Any:
+    """Average precision at ``k``: the sum of the precision at each relevant item's
+    rank over the top ``k``, divided by the list's number of relevant items
+    (trec_eval's ``map_cut_k``; ``normalize="min"`` divides by ``min(k, relevant)``
+    instead, so that a perfect top ``k`` scores 1). NaN for a list without relevant
+    items. With ties, the expectation over every order of the tied items, in
+    closed form.
+    {doc}
+    normalize : {"relevant", "min"}, default "relevant"
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> y, s = [[1, 0, 1, 1]], [[0.9, 0.8, 0.7, 0.1]]
+    >>> fastrank.average_precision_at_k(y, s, 3)    # (1/1 + 2/3) / 3 relevant
+    0.5555555555555555
+    >>> fastrank.average_precision_at_k(y, s, 3, normalize="min")
+    0.5555555555555555
+    >>> fastrank.average_precision_at_k(y, s, 1, normalize="min")
+    1.0
+    """
+    ks, scalar_k, ties = _check_call(k, ties, groups, average)
+    if normalize not in ("relevant", "min"):
+        raise ValueError(f"normalize must be 'relevant' or 'min'; got {normalize!r}")
+    lists = _Lists(y_true, y_score, groups, n_relevant, depth=int(ks.max()))
+    return _finish("average_precision_at_k", ap_at(lists, ks, ties, normalize), lists,
+                   average, scalar_k)
+
+
+def ap_at(lists: _Lists, ks: np.ndarray, ties: str, normalize: str) -> np.ndarray:
+    """:func:`average_precision_at_k` of every list (rows) at every ``k`` (columns)."""
+    cols = []
+    for kk in ks.tolist():
+        den = lists.relevant if normalize == "relevant" else np.minimum(lists.relevant, kk)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cols.append(np.where(den > 0, lists.average_precision(kk, ties) / den, np.nan))
+    return np.column_stack(cols)
+
+
+GAINS = ("linear", "exponential")
+
+
+def _gain_of(grade: np.ndarray, gain: str) -> np.ndarray:
+    return grade if gain == "linear" else np.exp2(grade) - 1.0
+
+
+def ndcg_at_k(y_true: Any, y_score: Any, k: Any, *, groups: Any = None,
+              ties: str = "expected", gain: str = "linear", n_relevant: Any = None,
+              average: str | None = "macro") -> Any:
+    """Normalised DCG at ``k`` with graded relevance: each list's DCG over its top
+    ``k`` (gain ``g`` discounted by ``1 / log2(rank + 1)``) divided by its best DCG
+    (its items ranked by their grades). NaN for a list without relevant items.
+
+    ``gain="linear"`` takes the grade as the gain (scikit-learn's ``ndcg_score``,
+    trec_eval's ``ndcg_cut``); ``"exponential"`` takes ``2**grade - 1``. With
+    ``ties="expected"`` tied items share their group's mean gain (the expected DCG
+    over every order of them, as scikit-learn computes it); ``"optimistic"`` and
+    ``"pessimistic"`` order a tie group by grade, best or worst first.
+    {doc}
+    gain : {"linear", "exponential"}, default "linear"
+
+    ``n_relevant`` (binary relevance only) adds the relevant items a list does not
+    hold, each of grade 1, to its best DCG.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> y, s = [[3, 2, 0, 1]], [[0.9, 0.8, 0.5, 0.5]]
+    >>> round(fastrank.ndcg_at_k(y, s, 3), 6)        # rank 3: half the tie's mean gain
+    0.9475
+    >>> round(fastrank.ndcg_at_k(y, s, 3, gain="exponential"), 6)
+    0.973384
+    """
+    ks, scalar_k, ties = _check_call(k, ties, groups, average)
+    if gain not in GAINS:
+        raise ValueError(f"gain must be 'linear' or 'exponential'; got {gain!r}")
+    lists = _Lists(y_true, y_score, groups, n_relevant, depth=int(ks.max()))
+    return _finish("ndcg_at_k", ndcg_at(lists, ks, ties, gain, n_relevant is not None), lists,
+                   average, scalar_k)
+
+
+def ndcg_at(lists: _Lists, ks: np.ndarray, ties: str, gain: str,
+            missing: bool = False) -> np.ndarray:
+    """:func:`ndcg_at_k` of every list (rows) at every ``k`` (columns); ``missing``:
+    the relevant items a list lacks (``relevant - found``, grade 1) enter its ideal."""
+    g = _gain_of(lists.item_grade, gain)
+    owner = lists.item_list
+    if missing:
+        if (lists.item_grade != 1).any():
+            raise ValueError("n_relevant with graded relevance leaves the missing items' grades "
+                             "unknown; give 0/1 relevance, or every item")
+        lack = (lists.relevant - lists.found).astype(np.int64)
+        owner = np.concatenate([owner, np.repeat(np.arange(lack.shape[0]), lack)])
+        g = np.concatenate([g, np.ones(int(lack.sum()))])
+    best = best_dcgs(owner, g, lists.first.shape[0], ks.tolist())
+    got = np.column_stack([lists.dcg(_gain_of(lists.item_grade, gain), kk, ties)
+                           for kk in ks.tolist()])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(best > 0, got / best, np.nan)
+
+
+def propensity(label_counts: Any, n_samples: int, *, a: float = 0.55,
+               b: float = 1.5) -> np.ndarray:
+    """Each label's propensity (the chance that a relevant label is observed) under
+    the model of Jain, Prabhu and Varma (KDD 2016):
+    ``p = 1 / (1 + C exp(-a ln(N_l + b)))`` with ``C = (ln N - 1)(b + 1)**a``,
+    ``N_l`` the label's count in the training labels and ``N`` the number of
+    training samples.
+
+    Their values of ``(a, b)``: ``(0.55, 1.5)`` by default, ``(0.5, 0.4)`` for
+    Wikipedia-LSHTC, ``(0.6, 2.6)`` for Amazon. The inverse propensities
+    (``1 / p``) are the weights of :func:`psprecision_at_k` and
+    :func:`psndcg_at_k`.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> p = fastrank.propensity([1000, 10, 0], n_samples=10_000)
+    >>> [round(float(x), 4) for x in p]
+    [0.7669, 0.2199, 0.0842]
+    """
+    counts = inputs.as_array(label_counts, "label_counts")
+    if counts.ndim != 1 or counts.shape[0] == 0 or counts.dtype.kind not in "biuf":
+        raise ValueError("label_counts must be a non-empty 1-D array of counts (one per label)")
+    c = counts.astype(np.float64)
+    if not np.isfinite(c).all() or (c < 0).any():
+        raise ValueError("label_counts must be finite and non-negative")
+    for name, v in (("a", a), ("b", b)):
+        if isinstance(v, bool) or not isinstance(v, int | float | np.number) \
+                or not math.isfinite(v) or v <= 0:
+            raise ValueError(f"{name} must be a positive number; got {v!r}")
+    if isinstance(n_samples, bool) or not isinstance(n_samples, int | np.integer) \
+            or n_samples < 3:
+        raise ValueError(f"n_samples must be an int of at least 3 (ln N - 1 > 0); got "
+                         f"{n_samples!r}")
+    C = (math.log(int(n_samples)) - 1.0) * (float(b) + 1.0) ** float(a)
+    return np.asarray(1.0 / (1.0 + C * np.exp(-float(a) * np.log(c + float(b)))))
+
+
+def _inverse_propensity(propensity: Any, n_labels: int | None) -> np.ndarray:
+    if n_labels is None:
+        raise ValueError("propensity-scored measures rank each sample's labels: give 2-D "
+                         "(or sparse) scores, not groups=")
+    p = inputs.as_array(propensity, "propensity")
+    if p.ndim != 1 or p.shape[0] != n_labels or p.dtype.kind not in "biuf":
+        raise ValueError(f"propensity needs one number per label ({n_labels}); got shape "
+                         f"{p.shape}")
+    pf = p.astype(np.float64)
+    if not (np.isfinite(pf).all() and (pf > 0).all() and (pf <= 1).all()):
+        raise ValueError("propensities must lie in (0, 1] (see fastrank.propensity)")
+    return 1.0 / pf
+
+
+def _ps(name: str, y_true: Any, y_score: Any, k: Any, propensity: Any, ties: Any,
+        normalize: Any, average: Any) -> Any:
+    ks, scalar_k, ties = _check_call(k, ties, None, average)
+    if not isinstance(normalize, bool):
+        raise ValueError(f"normalize must be True or False; got {normalize!r}")
+    lists = _Lists(y_true, y_score, None, None, depth=int(ks.max()))
+    inv = _inverse_propensity(propensity, lists.n_labels)
+    num, den = ps_terms(lists, ks, ties, inv, name == "psndcg_at_k", normalize)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per = np.where(den > 0, num / den, np.nan)
+    if not normalize or average is None:
+        return _finish(name, per, lists, average, scalar_k)
+    # Normalised: the ratio of the sums over the samples (pyxclib's ratio of means), so
+    # a sample without relevant labels adds nothing to either.
+    _finish(name, per, lists, "macro", scalar_k, stacklevel=4)  # its one warning
+    with np.errstate(invalid="ignore", divide="ignore"):
+        total = np.where(den.sum(axis=0) > 0, num.sum(axis=0) / den.sum(axis=0), np.nan)
+    return float(total[0]) if scalar_k else total
+
+
+def ps_terms(lists: _Lists, ks: np.ndarray, ties: str, inv: np.ndarray, log: bool,
+             normalize: bool) -> tuple[np.ndarray, np.ndarray]:
+    """PSP@k (``log`` False) or PSnDCG@k (True) of every list at every ``k`` as a
+    numerator and a denominator: normalised, the sample's value and its best, each
+    over the plain ideal (``k`` for PSP, the binary ideal DCG for PSnDCG);
+    unnormalised, the value and that plain ideal."""
+    g = lists.weights(inv)
+    kind = "log" if log else "flat"
+    klist = ks.tolist()
+    got = np.column_stack([lists.dcg(g, kk, ties, kind) for kk in klist])
+    if log:
+        plain = lists.ideal(lists.weights(None), klist, "log")
+    else:
+        plain = np.column_stack([np.where(lists.sizes >= kk, float(kk), 0.0) for kk in klist])
+    if not normalize:
+        return got, plain
+    best = lists.ideal(g, klist, kind)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (np.where(plain > 0, got / plain, 0.0),
+                np.where(plain > 0, best / plain, 0.0))
+
+
+def top_k_accuracy(y_true: Any, y_score: Any, k: Any = 2, *, labels: Any = None,
+                   ties: str = "expected", sample_weight: Any = None,
+                   normalize: bool = True) -> Any:
+    """Top-k accuracy of a multiclass classifier: the share of samples whose true class
+    is among their ``k`` highest-scored classes (scikit-learn's
+    ``top_k_accuracy_score``), tie-aware.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Class labels; column ``j`` of ``y_score`` scores the ``j``-th class in
+        sorted order, or ``labels[j]``.
+    y_score : array-like of shape (n_samples, n_classes)
+    k : int or sequence of int, default 2
+    labels : array-like of shape (n_classes,), optional
+    ties : {"expected", "optimistic", "pessimistic"}, default "expected"
+        A true class tied with others at the cut counts by the chance that it
+        falls inside (the expectation over every order of the tie), or as
+        inside (outside). scikit-learn orders a tie by column, the last column
+        first; without ties at the cut both agree.
+    sample_weight : array-like of shape (n_samples,), optional
+    normalize : bool, default True
+        The (weighted) share; False gives the (weighted) count.
+
+    Returns
+    -------
+    float, or an array with one value per ``k``
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> y = [0, 1, 2, 2]
+    >>> s = [[0.5, 0.2, 0.2], [0.3, 0.4, 0.2], [0.2, 0.4, 0.3], [0.7, 0.2, 0.1]]
+    >>> fastrank.top_k_accuracy(y, s, 2)
+    0.75
+    >>> fastrank.top_k_accuracy(y, s, [1, 2], ties="optimistic")
+    array([0.5 , 0.75])
+    """
+    ks, scalar_k, ties = _check_call(k, ties, None, "macro")
+    if not isinstance(normalize, bool):
+        raise ValueError(f"normalize must be True or False; got {normalize!r}")
+    s = inputs.as_array(y_score, "y_score")
+    if s.ndim != 2:
+        raise ValueError(f"top_k_accuracy needs scores of shape (n_samples, n_classes); got "
+                         f"{s.shape}")
+    n, t = s.shape
+    if n == 0:
+        raise ValueError("y_score has no samples; at least one is needed")
+    if t == 2 and labels is None:
+        labels = np.unique(inputs.as_array(y_true, "y_true"))
+        if labels.shape[0] != 2:
+            raise ValueError(f"y_true holds {labels.shape[0]} classes but y_score has 2 "
+                             "columns; pass labels= to name the class of each column")
+    codes, _ = inputs.class_codes(y_true, n, t, labels)
+    w = inputs.weights(sample_weight, n)
+    onehot = np.zeros((n, t), np.uint8)
+    onehot[np.arange(n), codes] = 1
+    lists = _Lists(onehot, s, None, None, depth=int(ks.max()))
+    hits = hit_rate(lists, ks, ties)
+    total = float(n) if w is None else float(w.sum())
+    got = hits.sum(axis=0) if w is None else w @ hits
+    out = got / total if normalize else got
+    return float(out[0]) if scalar_k else out
+
+
+MEASURES = ("P", "recall", "F1", "hit", "AP", "nDCG", "PSP", "PSnDCG", "RR", "Rprec")
+
+
+def top_k_metrics(y_true: Any, y_score: Any, k: Any = (1, 3, 5), *, measures: Any = None,
+                  groups: Any = None, propensity: Any = None, ties: str = "expected",
+                  gain: str = "linear", n_relevant: Any = None,
+                  average: str | None = "macro") -> dict[str, Any]:
+    """Several top-k measures at several ``k`` from one ranking of the lists: the
+    values of :func:`precision_at_k` (``"P"``), :func:`recall_at_k`, :func:`f1_at_k`,
+    :func:`hit_rate_at_k` (``"hit"``), :func:`average_precision_at_k` (``"AP"``),
+    :func:`ndcg_at_k`, :func:`psprecision_at_k`, :func:`psndcg_at_k` (these two
+    need ``propensity``), and the ``k``-free :func:`reciprocal_rank` (``"RR"``) and
+    :func:`r_precision` (``"Rprec"``), each equal to its own call.
+
+    Parameters
+    ----------
+    y_true, y_score, groups, ties, n_relevant
+        As in :func:`precision_at_k`; ``y_score`` may be sparse (each sample's top
+        predictions).
+    k : int or sequence of int, default (1, 3, 5)
+    measures : sequence of str, optional
+        Out of ``"P", "recall", "F1", "hit", "AP", "nDCG", "PSP", "PSnDCG", "RR",
+        "Rprec"``; by default P, recall and nDCG, and PSP and PSnDCG when
+        ``propensity`` is given (the extreme classification repository's set).
+    propensity : array-like of shape (n_labels,), optional
+        As in :func:`psprecision_at_k` (normalised, as there).
+    gain : {"linear", "exponential"}, default "linear"
+        nDCG's gain.
+    average : {"macro", None}, default "macro"
+        Means, or one array of per-list values for each measure (lists in the
+        order of the samples, or of the sorted query ids).
+
+    Returns
+    -------
+    dict
+        ``"P@1"``, ``"nDCG@3"``, ... (``"RR"``, ``"Rprec"``) to the value, in the
+        order asked. Lists where a measure is undefined (no relevant items, or
+        ``k`` beyond the list for P and F1) are NaN, left out of its mean, with
+        one warning for the call.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> y, s = [[1, 0, 1, 0], [0, 1, 0, 0]], [[0.9, 0.5, 0.5, 0.1], [0.8, 0.7, 0.1, 0.0]]
+    >>> fastrank.top_k_metrics(y, s, [1, 2], measures=["P", "hit"])
+    {'P@1': 0.5, 'P@2': 0.625, 'hit@1': 0.5, 'hit@2': 1.0}
+    """
+    ks, _, ties = _check_call(k, ties, None, average)
+    if gain not in GAINS:
+        raise ValueError(f"gain must be 'linear' or 'exponential'; got {gain!r}")
+    if measures is None:
+        measures = ["P", "recall", "nDCG"] + ([] if propensity is None else ["PSP", "PSnDCG"])
+    names = [measures] if isinstance(measures, str) else list(measures)
+    bad = [m for m in names if m not in MEASURES]
+    if bad or not names:
+        raise ValueError(f"unknown measure {bad[0]!r}; choose from {', '.join(MEASURES)}"
+                         if bad else "give at least one measure")
+    if ("PSP" in names or "PSnDCG" in names) and propensity is None:
+        raise ValueError("PSP and PSnDCG need propensity= (see fastrank.propensity)")
+    if "RR" in names and inputs.is_sparse(y_score):
+        raise ValueError("RR ranks every item, and a sparse y_score leaves all unstored labels "
+                         "tied; leave it out, or give dense scores")
+    whole = "RR" in names or "Rprec" in names  # these read past any k
+    lists = _Lists(y_true, y_score, groups, n_relevant,
+                   depth=None if whole else int(ks.max()))
+    inv = None if propensity is None else _inverse_propensity(propensity, lists.n_labels)
+    per: dict[str, np.ndarray] = {}
+    sums: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for m in names:
+        if m in ("P", "recall", "F1"):
+            full = {"P": "precision_at_k", "recall": "recall_at_k", "F1": "f1_at_k"}[m]
+            cols = at_k(full, lists, ks, ties)
+        elif m == "hit":
+            cols = hit_rate(lists, ks, ties)
+        elif m == "AP":
+            cols = ap_at(lists, ks, ties, "relevant")
+        elif m == "nDCG":
+            cols = ndcg_at(lists, ks, ties, gain, n_relevant is not None)
+        elif m in ("PSP", "PSnDCG"):
+            assert inv is not None
+            num, den = ps_terms(lists, ks, ties, inv, m == "PSnDCG", True)
+            sums[m] = (num.sum(axis=0), den.sum(axis=0))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                cols = np.where(den > 0, num / den, np.nan)
+        else:
+            cols = (reciprocal(lists, ties) if m == "RR" else r_prec(lists, ties))[:, None]
+        if m in ("RR", "Rprec"):
+            per[m] = cols[:, 0]
+        else:
+            for j, kk in enumerate(ks.tolist()):
+                per[f"{m}@{kk}"] = cols[:, j]
+                if m in sums:
+                    num_s, den_s = sums[m]
+                    sums[f"{m}@{kk}"] = (num_s[j:j + 1], den_s[j:j + 1])
+    worst = max(int(np.isnan(v).sum()) for v in per.values())
+    if worst:
+        what = "queries" if lists.ids is not None else "samples"
+        warnings.warn(f"some measures are undefined for up to {worst} of "
+                      f"{lists.first.shape[0]} {what} (no relevant items, or k beyond the "
+                      "list); they are NaN" + ("" if average is None else
+                                               " and left out of the means"),
+                      UndefinedMetricWarning, stacklevel=2)
+    if average is None:
+        return per
+    out: dict[str, Any] = {}
+    for key, v in per.items():
+        if key in sums:  # normalised PS measures: the ratio of the sums over the lists
+            num_s, den_s = sums[key]
+            out[key] = float(num_s[0] / den_s[0]) if den_s[0] > 0 else math.nan
+        else:
+            out[key] = _mean(v, None)
+    return out
+
+
+_PS_DOC = """
+    Parameters
+    ----------
+    y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        0/1 relevance (any positive grade counts as relevant).
+    y_score : array-like or sparse matrix of shape (n_samples, n_labels)
+        Scores; a sparse matrix holds each sample's top predictions only, the
+        labels it does not store ranked below them, all tied.
+    k : int or sequence of int
+    propensity : array-like of shape (n_labels,)
+        Each label's propensity in (0, 1], e.g. from :func:`propensity`
+        (the weight of a relevant label is ``1 / propensity``).
+    ties : {"expected", "optimistic", "pessimistic"}, default "expected"
+    normalize : bool, default True
+        Divide by the best value the sample's relevant labels allow (their
+        weights, highest first), as the extreme classification repository and
+        pyxclib report it; False gives the paper's unnormalised form.
+    average : {"macro", None}, default "macro"
+"""
+
+
+def psprecision_at_k(y_true: Any, y_score: Any, k: Any, *, propensity: Any,
+                     ties: str = "expected", normalize: bool = True,
+                     average: str | None = "macro") -> Any:
+    """Propensity-scored precision at ``k`` (Jain et al., 2016): the sum of the
+    inverse propensities of the relevant labels in each sample's top ``k``, over
+    ``k`` (unnormalised) or over its best possible value (normalised). Rare labels
+    weigh more, so a model that only predicts the frequent ones scores low. NaN
+    for a sample without relevant labels.
+    {doc}
+    Examples
+    --------
+    >>> import fastrank
+    >>> y, s = [[1, 0, 1, 0]], [[0.9, 0.8, 0.1, 0.7]]
+    >>> p = [0.5, 0.9, 0.25, 0.9]                      # label 2 is rare
+    >>> fastrank.psprecision_at_k(y, s, 2, propensity=p)   # 2 of the best 2 + 4
+    0.3333333333333333
+    """
+    return _ps("psprecision_at_k", y_true, y_score, k, propensity, ties, normalize, average)
+
+
+def psndcg_at_k(y_true: Any, y_score: Any, k: Any, *, propensity: Any,
+                ties: str = "expected", normalize: bool = True,
+                average: str | None = "macro") -> Any:
+    """Propensity-scored nDCG at ``k``: :func:`ndcg_at_k` with each relevant
+    label's gain its inverse propensity, over the best such DCG (normalised), or
+    over the plain ideal DCG of the sample's relevant labels (unnormalised, as in
+    the paper). NaN for a sample without relevant labels.
+    {doc}
+    Examples
+    --------
+    >>> import fastrank
+    >>> y, s = [[1, 0, 1, 0]], [[0.9, 0.8, 0.1, 0.7]]
+    >>> round(fastrank.psndcg_at_k(y, s, 3, propensity=[0.5, 0.9, 0.25, 0.9]), 6)
+    0.380094
+    """
+    return _ps("psndcg_at_k", y_true, y_score, k, propensity, ties, normalize, average)
+
+
+for _ps_f in (psprecision_at_k, psndcg_at_k):
+    _ps_f.__doc__ = (_ps_f.__doc__ or "").replace("{doc}", _PS_DOC)
+
+
+for _f in (precision_at_k, recall_at_k, f1_at_k, hit_rate_at_k, reciprocal_rank, r_precision,
+           average_precision_at_k, ndcg_at_k):
     _f.__doc__ = (_f.__doc__ or "").replace("{doc}", _TOPK_DOC)

@@ -231,13 +231,13 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         rule = "expected"  # no ties remain
     else:
         rule = ties
-    relevant = (grade >= 1).astype(np.int64)
     # Every judged relevant document of each evaluated query, retrieved or not.
     jcode = remap[jqc]
     inq = jcode >= 0
     n_rel = np.bincount(jcode[inq & (jr >= 1)], minlength=queries.shape[0]).astype(np.float64)
-    lists = rankings._Lists(relevant, rs, codes, n_rel)  # one sort for every measure
-    per = {name: _per_query(kind, k, lists, grade, rs, codes, rule, jcode[inq], jr[inq])
+    # One sort for every measure; relevant from grade 1, every grade a gain of nDCG.
+    lists = rankings._Lists(np.maximum(grade, 0.0), rs, codes, n_rel, min_grade=1.0)
+    per = {name: _per_query(kind, k, lists, rule, jcode[inq], jr[inq])
            for name, kind, k in asked}
     undefined = {name: int(np.isnan(v).sum()) for name, v in per.items()}
     worst = max(undefined.values())
@@ -250,9 +250,8 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     return RunScores(queries, per, mean)
 
 
-def _per_query(kind: str, k: int | None, lists: rankings._Lists, grade: np.ndarray,
-               scores: np.ndarray, codes: np.ndarray, ties: str, jcodes: np.ndarray,
-               jgrades: np.ndarray) -> np.ndarray:
+def _per_query(kind: str, k: int | None, lists: rankings._Lists, ties: str,
+               jcodes: np.ndarray, jgrades: np.ndarray) -> np.ndarray:
     """One measure per query (queries by code), from the queries' ranked lists."""
     ks = np.array([k or 1], np.int64)
     if kind == "P":  # trec_eval: ranks the run does not fill count as not relevant
@@ -266,74 +265,12 @@ def _per_query(kind: str, k: int | None, lists: rankings._Lists, grade: np.ndarr
         return rankings.reciprocal(lists, ties)
     if kind == "Rprec":
         return rankings.r_prec(lists, ties)
-    if kind == "map":
-        return _average_precision(lists, ties)
-    return _ndcg(grade, scores, codes, k, ties, lists, jcodes, jgrades)
-
-
-def _average_precision(lists: rankings._Lists, ties: str) -> np.ndarray:
-    """AP per query over all its relevant documents: the sum, over the relevant
-    retrieved ones, of the precision at their rank, divided by the query's number of
-    relevant documents; tied documents by ``ties``.
-
-    In a tie group of m documents (r relevant) at ranks a+1 .. a+m, with h relevant
-    above it: expected, place i holds a relevant document with chance r / m, and given
-    that, the relevant ones before it in the group number (i - 1)(r - 1)/(m - 1) on
-    average (hypergeometric), so the group adds sum_i (r/m) (h + 1 + that) / (a + i);
-    optimistic (pessimistic), its relevant ones take the first (last) r places."""
-    h = np.concatenate(([0.0], np.cumsum(lists.r)))[:-1]
-    h = h - h[lists.first][lists.list]  # relevant above each group, within its list
-    g = np.flatnonzero(lists.r > 0)
-    a, m, r, above = (x[g].astype(np.float64) for x in (lists.a, lists.m, lists.r, h))
-    span = (lists.m if ties == "expected" else lists.r)[g].astype(np.int64)
-    starts = np.cumsum(span) - span
-    place = (np.arange(int(span.sum())) - np.repeat(starts, span) + 1).astype(np.float64)
-    a_, m_, r_, h_ = (np.repeat(x, span) for x in (a, m, r, above))
-    if ties == "expected":
-        with np.errstate(invalid="ignore", divide="ignore"):
-            before = np.where(m_ > 1, (place - 1) * (r_ - 1) / np.maximum(m_ - 1, 1), 0.0)
-        terms = (r_ / m_) * (h_ + 1 + before) / (a_ + place)
-    elif ties == "optimistic":
-        terms = (h_ + place) / (a_ + place)
-    else:
-        terms = (h_ + place) / (a_ + m_ - r_ + place)
-    per_group = np.add.reduceat(terms, starts) if g.size else np.zeros(0)
-    total = np.bincount(lists.list[g], per_group, minlength=lists.first.shape[0])
     n_rel = lists.relevant
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n_rel > 0, total / n_rel, np.nan)
+        if kind == "map":  # over every judged relevant document, retrieved or not
+            return np.where(n_rel > 0, lists.average_precision(None, ties) / n_rel, np.nan)
+        # nDCG: the ideal ranks every judged grade of the query, retrieved or not
+        ideal = rankings.best_dcg(jcodes, np.maximum(jgrades, 0.0), lists.first.shape[0], k)
+        return np.where(ideal > 0, lists.dcg(lists.item_grade, k, ties) / ideal, np.nan)
 
 
-def _ndcg(grade: np.ndarray, scores: np.ndarray, codes: np.ndarray, k: int | None, ties: str,
-          lists: rankings._Lists, jcodes: np.ndarray, jgrades: np.ndarray) -> np.ndarray:
-    """nDCG per query (at ``k``): the run's DCG of the grades (tied documents sharing
-    their group's mean gain, or ordered by ``ties``) over the ideal DCG of every
-    judged grade of the query."""
-    nq = lists.first.shape[0]
-    gains = np.maximum(grade, 0.0)
-    order = np.lexsort((-scores, codes))  # the lists' order (ties inside groups aside)
-    g_sorted = gains[order]
-    starts = lists.starts
-    counts = np.bincount(jcodes, minlength=nq)
-    longest = max(int(lists.sizes.max()), int(counts.max()))
-    discount = 1.0 / np.log2(np.arange(longest) + 2.0)
-    if k is not None:
-        discount[k:] = 0.0
-    cum = np.concatenate(([0.0], np.cumsum(discount)))
-    lo, hi = lists.a, lists.a + lists.m
-    if ties == "expected":
-        part = np.add.reduceat(g_sorted, starts) / lists.m * (cum[hi] - cum[lo])
-    else:  # each group's gains sorted by the rule, against its ranks' discounts
-        owner = np.repeat(np.arange(starts.shape[0]), lists.m)
-        key = -g_sorted if ties == "optimistic" else g_sorted
-        ranked = g_sorted[np.lexsort((key, owner))]
-        rank = np.arange(owner.shape[0]) - np.repeat(starts, lists.m) + np.repeat(lo, lists.m)
-        part = np.add.reduceat(ranked * discount[rank], starts)
-    dcg = np.add.reduceat(part, lists.first)
-    # The ideal: every judged grade of each query, highest first.
-    jg = np.maximum(jgrades, 0.0)
-    by = np.lexsort((-jg, jcodes))
-    rank = np.arange(by.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts)
-    ideal = np.bincount(jcodes[by], jg[by] * discount[rank], minlength=nq)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(ideal > 0, dcg / ideal, np.nan)

@@ -4,6 +4,7 @@ of ties, with and without sample weights, dense and sparse labels."""
 
 from __future__ import annotations
 
+import functools
 import math
 import subprocess
 import sys
@@ -249,10 +250,14 @@ def _every_ranking_function():
     out = []
     for name in fastrank.rankings.__all__:
         f = getattr(fastrank.rankings, name)
-        if not callable(f):
+        # propensity takes label counts; top_k_accuracy class labels (tested apart)
+        if not callable(f) or name in ("propensity", "top_k_accuracy"):
             continue
+        weighted = "sample_weight" in f.__code__.co_varnames
+        if name.startswith("ps"):
+            f = functools.partial(f, propensity=[0.5, 0.5, 0.5])
         extra = (2,) if name.endswith("_at_k") else ()
-        out.append((name, f, extra, "sample_weight" in f.__code__.co_varnames))
+        out.append((name, f, extra, weighted))
     return out
 
 
@@ -272,9 +277,12 @@ def test_every_ranking_function_refuses_bad_input(name, f, extra, weighted) -> N
         f(np.zeros((0, 3)), np.zeros((0, 3)), *extra)
     with pytest.raises(ValueError, match="2-D"):
         f(Y[0], S[0], *extra)
-    if name not in ("dcg", "ndcg"):  # graded relevance takes any numbers
-        with pytest.raises(ValueError, match="y_true"):
+    if name in ("label_ranking_average_precision", "coverage_error", "label_ranking_loss"):
+        with pytest.raises(ValueError, match="y_true"):  # 0/1 labels only
             f(np.array([[2, 0, 1], [0, 1, 0]]), S, *extra)
+    elif name != "dcg":  # graded relevance, never negative (dcg takes any numbers)
+        with pytest.raises(ValueError, match="y_true"):
+            f(np.array([[-1, 0, 1], [0, 1, 0]]), S, *extra)
     if weighted:
         for w in ([1.0, -1.0], [1.0, np.nan], [1.0]):
             with pytest.raises(ValueError, match="sample_weight"):

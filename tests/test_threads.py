@@ -169,12 +169,20 @@ _ARGS = {
     "hit_rate_at_k": ([_Y, [1, 0, 1]], [_S, _S], 2),
     "reciprocal_rank": ([_Y, [1, 0, 1]], [_S, _S]),
     "r_precision": ([_Y, [1, 0, 1]], [_S, _S]),
+    "average_precision_at_k": ([_Y, [1, 0, 1]], [_S, _S], 2),
+    "ndcg_at_k": ([_Y, [1, 0, 1]], [_S, _S], 2),
+    "psprecision_at_k": ([_Y, [1, 0, 1]], [_S, _S], 2),
+    "psndcg_at_k": ([_Y, [1, 0, 1]], [_S, _S], 2),
+    "top_k_metrics": ([_Y, [1, 0, 1]], [_S, _S], 2),
+    "top_k_accuracy": ([0, 2], [_S, _S], 2),  # labels= below
+    "propensity": ([10, 1, 0], 100),
     "evaluate_run": ((["q"], ["a"], [1]), (["q"], ["a"], [1.0]), ["map", "ndcg@5"]),
     "read_run": (str(_TREC / "run"),),
     "read_qrels": (str(_TREC / "qrels"),),
 }
 _KWARGS = {"bootstrap_ci": {"n_resamples": 5, "seed": 0}, "show_config": {"file": io.StringIO()},
-           "compile_kernels": {"progress": None}}
+           "compile_kernels": {"progress": None}, "psprecision_at_k": {"propensity": [1, 1, 1]},
+           "psndcg_at_k": {"propensity": [1, 1, 1]}, "top_k_accuracy": {"labels": [0, 1, 2]}}
 
 
 def test_calls_leave_numba_threading_settings_unchanged():

@@ -32,9 +32,26 @@ def _orders(s):
             yield ranked
 
 
-def _measure(name, rel, k, total):
-    n = len(rel)
+def _dcg(gains, k):
+    return sum(g / math.log2(i + 2) for i, g in enumerate(gains[:k]))
+
+
+def _measure(name, grades, k, total, gain="linear", missing=0):
+    """One order's value; ``grades`` in rank order (any positive grade relevant),
+    ``total`` the relevant count, ``missing`` the relevant items (grade 1) not listed."""
+    n = len(grades)
+    rel = [1 if g > 0 else 0 for g in grades]
     hits = sum(rel[:k])
+    if name == "average_precision_at_k":
+        got = sum(sum(rel[:i + 1]) / (i + 1) for i in range(min(k, n)) if rel[i])
+        return got / total if total else math.nan
+    if name == "ap_min":
+        got = sum(sum(rel[:i + 1]) / (i + 1) for i in range(min(k, n)) if rel[i])
+        return got / min(k, total) if total else math.nan
+    if name == "ndcg_at_k":
+        g = [float(x) if gain == "linear" else 2.0 ** x - 1 for x in grades]
+        best = _dcg(sorted(g + [1.0] * missing, reverse=True), k)
+        return _dcg(g, k) / best if best > 0 else math.nan
     if name == "precision_at_k":
         return hits / k if n >= k else math.nan
     if name == "recall_at_k":
@@ -56,9 +73,10 @@ def _measure(name, rel, k, total):
     raise AssertionError(name)
 
 
-def brute(name, y, s, k, ties, extra=0):
-    total = int(sum(y)) + extra
-    values = [_measure(name, [y[i] for i in order], k, total) for order in _orders(s)]
+def brute(name, y, s, k, ties, extra=0, gain="linear"):
+    total = int(sum(1 for v in y if v > 0)) + extra
+    values = [_measure(name, [y[i] for i in order], k, total, gain, extra)
+              for order in _orders(s)]
     if any(math.isnan(v) for v in values):
         return math.nan
     return {"expected": float(np.mean(values)), "optimistic": max(values),
@@ -66,10 +84,12 @@ def brute(name, y, s, k, ties, extra=0):
 
 
 NAMES = ["precision_at_k", "recall_at_k", "f1_at_k", "hit_rate_at_k", "reciprocal_rank",
-         "r_precision"]
+         "r_precision", "average_precision_at_k", "ap_min", "ndcg_at_k"]
 
 
 def call(name, y, s, k, **kw):
+    if name == "ap_min":
+        name, kw = "average_precision_at_k", {**kw, "normalize": "min"}
     f = getattr(R, name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -78,17 +98,24 @@ def call(name, y, s, k, **kw):
         return f(y, s, k, **kw)
 
 
-@settings(PROPERTY_SETTINGS, max_examples=400)
+@settings(PROPERTY_SETTINGS, max_examples=600)
 @given(st.integers(1, 6).flatmap(lambda n: st.tuples(
-    st.lists(st.integers(0, 1), min_size=n, max_size=n),
+    st.lists(st.integers(0, 3), min_size=n, max_size=n),
     st.lists(st.integers(0, 2), min_size=n, max_size=n))),
-    st.sampled_from(NAMES), st.integers(1, 7), st.sampled_from(R.TIES), st.integers(0, 2))
-def test_each_list_matches_brute_force_over_tie_orders(case, name, k, ties, extra) -> None:
+    st.sampled_from(NAMES), st.integers(1, 7), st.sampled_from(R.TIES), st.integers(0, 2),
+    st.sampled_from(R.GAINS))
+def test_each_list_matches_brute_force_over_tie_orders(case, name, k, ties, extra,
+                                                       gain) -> None:
+    """Graded relevance (any positive grade relevant; grades the gains of nDCG)."""
     y, s = case
-    want = brute(name, y, s, k, ties, extra)
     kw = {"ties": ties, "average": None}
+    if name == "ndcg_at_k":
+        kw["gain"] = gain
+        if extra:  # the missing relevant items have grade 1: binary relevance only
+            y = [min(v, 1) for v in y]
+    want = brute(name, y, s, k, ties, extra, gain)
     if extra:
-        kw["n_relevant"] = [sum(y) + extra]
+        kw["n_relevant"] = [sum(v > 0 for v in y) + extra]
     got = call(name, np.array([y]), np.array([s], np.float64), k, **kw)
     assert got.shape == (1,)
     if math.isnan(want):
@@ -99,11 +126,12 @@ def test_each_list_matches_brute_force_over_tie_orders(case, name, k, ties, extr
 
 @settings(PROPERTY_SETTINGS, max_examples=100)
 @given(st.integers(1, 30).flatmap(lambda n: st.tuples(
-    st.lists(st.integers(0, 1), min_size=n, max_size=n),
+    st.lists(st.integers(0, 2), min_size=n, max_size=n),
     st.lists(st.integers(0, 3), min_size=n, max_size=n),
     st.lists(st.integers(0, 4), min_size=n, max_size=n))),
     st.sampled_from(NAMES), st.integers(1, 5), st.sampled_from(R.TIES))
 def test_queries_are_the_lists_of_their_items(case, name, k, ties) -> None:
+    """Graded relevance too (y in 0..2 below)."""
     y, s, g = (np.array(v) for v in case)
     got = call(name, y, s.astype(float), k, groups=g, ties=ties, average=None)
     for j, gid in enumerate(np.unique(g)):
