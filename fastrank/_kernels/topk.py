@@ -14,6 +14,8 @@ import numpy as np
 from .jit import KEYS, f64, i64, kernel, ro, rw, u64
 from .keys import to_key
 
+SMALL = 32  # picked entries up to this many are put in order by insertion
+
 _HEADS = [(ro(i64), ro(i64), ro(k), i64, u64, u64, ro(i64), ro(i64), ro(f64), i64, i64, i64,
            ro(i64), rw(i64), rw(i64), rw(f64), rw(i64), rw(i64), rw(f64)) for k in KEYS]
 
@@ -39,14 +41,17 @@ def row_heads(indptr, cols, bits, kind, sign, ones, lptr, lcols, lrel, depth, lo
     highest score (counted with repeats): a group starting lower begins after at
     least ``depth`` entries. One pass finds that score (a small sorted buffer of the
     best ``depth`` so far; most entries fail its first comparison), a second
-    collects the entries at or above it, and only those are sorted.
+    collects the entries at or above it, and only those are sorted (by insertion
+    when few; no allocation per row).
     """
     widest = 0
     for i in range(lo_row, hi_row):
         widest = max(widest, indptr[i + 1] - indptr[i])
     best = np.empty(max(depth, 1), np.uint64)
     picked = np.empty(widest, np.int64)
+    spare = np.empty(widest, np.int64)
     picked_keys = np.empty(widest, np.uint64)
+    row_keys = np.empty(widest, np.uint64)
     rel = np.zeros(widest, np.float64)
     group_of = np.empty(widest, np.int64)
     for i in range(lo_row, hi_row):
@@ -74,6 +79,7 @@ def row_heads(indptr, cols, bits, kind, sign, ones, lptr, lcols, lrel, depth, lo
             filled = 0
             for j in range(n):
                 key = to_key(np.uint64(bits[lo + j]), kind, sign, ones)
+                row_keys[j] = key
                 if filled == depth:
                     if key <= best[depth - 1]:
                         continue
@@ -88,17 +94,32 @@ def row_heads(indptr, cols, bits, kind, sign, ones, lptr, lcols, lrel, depth, lo
             bar = best[filled - 1] if filled == depth else np.uint64(0)
             h = 0
             for j in range(n):
-                key = to_key(np.uint64(bits[lo + j]), kind, sign, ones)
-                if key >= bar:
+                if row_keys[j] >= bar:
                     picked[h] = j
-                    picked_keys[h] = key
                     h += 1
-            order = np.argsort(picked_keys[:h])  # ascending: read from the end
+            # the picked entries by key, highest first: few (depth, with the ties at the
+            # cut), so an insertion sort, unless many
+            if h <= SMALL:
+                for q in range(1, h):
+                    j = picked[q]
+                    key = row_keys[j]
+                    at = q
+                    while at > 0 and row_keys[picked[at - 1]] < key:
+                        picked[at] = picked[at - 1]
+                        at -= 1
+                    picked[at] = j
+            else:
+                for q in range(h):
+                    picked_keys[q] = ~row_keys[picked[q]]
+                order = np.argsort(picked_keys[:h])  # ascending complements: highest first
+                for q in range(h):
+                    spare[q] = picked[order[q]]
+                for q in range(h):
+                    picked[q] = spare[q]
             prev = np.uint64(0)
             for pos in range(h):
-                q = order[h - 1 - pos]
-                j = picked[q]
-                key = picked_keys[q]
+                j = picked[pos]
+                key = row_keys[j]
                 if pos == 0 or key != prev:
                     g += 1
                     first[goff[i] + g] = pos
