@@ -441,14 +441,7 @@ class _Lists:
                                      f"({values.shape[0]}); got shape {y.shape}")
                 grade = inputs.grades(y)
                 codes, self.ids = inputs.group_codes(groups, values.shape[0])
-                idx = np.lexsort((values, codes))  # by group, then by score ascending
-                counts = np.bincount(codes, minlength=self.ids.shape[0])
-                offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-                seg = codes[idx]
-                pos = np.arange(idx.shape[0])
-                order = np.empty_like(idx)
-                order[offsets[seg] + offsets[seg + 1] - 1 - pos] = idx  # descending
-                self._groups(values[order], grade[order], None, offsets)
+                self._queries(values, grade, codes, self.ids.shape[0], depth)
         self.first = np.flatnonzero(self.a == 0)  # each list's first tie group
         if getattr(self, "found", None) is None:  # (the sparse top cut sets both itself)
             self.found = np.add.reduceat(self.r, self.first)
@@ -511,39 +504,70 @@ class _Lists:
         self.item_rel = self._is_rel(self.item_grade)
         self.item_col = None if cols is None else cols[pos].astype(np.int64)
 
+    def _queries(self, values: np.ndarray, grade: np.ndarray, codes: np.ndarray, nq: int,
+                 depth: int | None) -> None:
+        """Each query's items (``codes``) as one list: the items by query (a stable
+        sort of the codes, none when a run already lists its queries one by one),
+        then each query ranked on its own by the kernel of the sparse lists (every
+        item of a query 'stored', its relevant items its labels)."""
+        if codes.shape[0] > 1 and not bool((codes[1:] >= codes[:-1]).all()):
+            by = np.argsort(codes, kind="stable")
+            values, grade, codes = values[by], grade[by], codes[by]
+        counts = np.bincount(codes, minlength=nq).astype(np.int64)
+        ptr = np.zeros(nq + 1, np.int64)
+        np.cumsum(counts, out=ptr[1:])
+        place = np.arange(values.shape[0], dtype=np.int64) - np.repeat(ptr[:-1], counts)
+        at = np.flatnonzero(grade > 0)
+        longest = int(counts.max())
+        cut = longest if depth is None else max(1, min(depth, longest))
+        self._from_rows(ptr, place, values, codes[at], place[at], grade[at], counts, cut, None)
+
     def _sparse(self, y_true: Any, y_score: Any, depth: int | None, n_relevant: Any) -> None:
         ptr, cols, vals, (n, t) = inputs.sparse_scores(y_score)
         self.n_labels = t
         lrows, lcols, lgrade = inputs.sparse_grades(y_true, (n, t))
+        nnz = np.diff(ptr)
+        if depth is None:  # what a k-free measure on these lists (R-precision) reads
+            depth = int(max(np.bincount(lrows, minlength=n).max(), 1))
+            if n_relevant is not None:
+                depth = max(depth, int(np.nanmax(np.asarray(n_relevant, np.float64))))
+        cut = max(1, min(depth, int(nnz.max()) + 1))  # no group starts below the rest
+        self._from_rows(ptr, cols, vals, lrows, lcols, lgrade, np.full(n, t, np.int64), cut,
+                        lcols)
+
+    def _from_rows(self, ptr: np.ndarray, cols: np.ndarray, vals: np.ndarray,
+                   lrows: np.ndarray, lcols: np.ndarray, lgrade: np.ndarray,
+                   sizes: np.ndarray, cut: int, item_col: np.ndarray | None) -> None:
+        """The lists from rows of stored entries (``ptr``, ``cols`` increasing within a
+        row, canonical scores ``vals``) and their positively graded items (``lrows``,
+        ``lcols``, ``lgrade``, by row then column), each row's list ``sizes`` long:
+        per row its stored tie groups starting above the rank ``cut``, then, when the
+        row stores fewer than ``cut`` entries and not all of its list, the group of
+        the rest (tied below every stored score)."""
+        n = ptr.shape[0] - 1
         lptr = np.zeros(n + 1, np.int64)
         np.cumsum(np.bincount(lrows, minlength=n), out=lptr[1:])
         rel = self._is_rel(lgrade)
         nnz = np.diff(ptr)
-        if depth is None:  # what a k-free measure on these lists (R-precision) reads
-            depth = int(max(np.diff(lptr).max(), 1))
-            if n_relevant is not None:
-                depth = max(depth, int(np.nanmax(np.asarray(n_relevant, np.float64))))
-        cut = max(1, min(depth, int(nnz.max()) + 1))  # no group starts below the rest
         h = engine.row_heads(ptr, cols, vals, lptr, lcols, rel.astype(np.float64), cut)
-        # Per row its stored tie groups above the cut, then the group of the labels it
-        # does not store, when the row stores fewer than ``cut`` and not every label.
-        tail = (nnz < t) & (nnz < cut)
+        tail = (nnz < sizes) & (nnz < cut)
         tr = np.flatnonzero(tail)
         at = h.offsets[tr] + h.groups[tr]
         h.first[at] = nnz[tr]
-        h.size[at] = t - nnz[tr]
+        h.size[at] = sizes[tr] - nnz[tr]
         h.hits[at] = h.tail_hits[tr]
         count = h.groups + tail
-        valid = np.arange(h.first.shape[0]) - np.repeat(h.offsets[:-1], np.diff(h.offsets)) \
-            < np.repeat(count, np.diff(h.offsets))
+        room = np.diff(h.offsets)
+        valid = np.arange(h.first.shape[0]) - np.repeat(h.offsets[:-1], room) \
+            < np.repeat(count, room)
         index = np.cumsum(valid) - 1  # each slot's group number
         self.list = np.repeat(np.arange(n), count)
         self.a = h.first[valid]
         self.m = h.size[valid]
         self.r = h.hits[valid]
-        self.sizes = np.full(n, t, np.int64)
-        # Every relevant label is an item: stored ones in their group (or -1 below the
-        # cut), unstored ones in their row's last group when that starts above it.
+        self.sizes = sizes
+        # Every item is in its group (or -1 below the cut); an unstored one in its
+        # row's last group when that starts above the cut.
         g = np.full(lrows.shape[0], -1, np.int64)
         inside = h.label_slot >= 0
         g[inside] = index[h.offsets[lrows[inside]] + h.label_slot[inside]]
@@ -553,7 +577,7 @@ class _Lists:
         self.item_list = lrows
         self.item_grade = lgrade
         self.item_rel = rel
-        self.item_col = lcols
+        self.item_col = item_col
         self.found = np.bincount(lrows, rel.astype(np.float64), minlength=n)
 
     def taken(self, k: np.ndarray, ties: str) -> np.ndarray:

@@ -412,3 +412,24 @@ def test_top_k_accuracy_is_scikit_learns_without_ties_and_expected_with_them():
         F.top_k_accuracy(y, S[:, :4])
     with pytest.raises(ValueError, match="normalize"):
         F.top_k_accuracy(y, S, normalize=None)
+
+
+def test_a_cut_deep_in_short_rows_stays_inside_its_room():
+    """Reproducer, run in a subprocess: with k at least an eighth of a row's stored
+    entries the kernel ranks the whole row, and once wrote a group for every distinct
+    score, past the room it had for ``min(k, stored) + 1`` groups (heap corruption,
+    the interpreter aborted). It must keep the groups that start above k only."""
+    code = textwrap.dedent("""
+        import numpy as np, scipy.sparse as sp, fastrank as F
+        rng = np.random.default_rng(0)
+        S = sp.csr_matrix(rng.permuted(np.tile(np.arange(1.0, 41.0), (300, 1)), axis=1))
+        Y = sp.csr_matrix((rng.random((300, 40)) < 0.2).astype(int))
+        got = [F.precision_at_k(Y, S, k, average=None) for k in (1, 2, 5)]
+        D = S.toarray()
+        want = [F.precision_at_k(Y.toarray(), D, k, average=None) for k in (1, 2, 5)]
+        assert all(np.allclose(a, b) for a, b in zip(got, want))
+        print("ok")
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

@@ -75,11 +75,15 @@ def row_heads(indptr, cols, bits, kind, sign, ones, lptr, lcols, lrel, depth, lo
             group_of[j] = -1
         g = -1
         if n > 0:
-            # the depth-th highest key (with repeats), ``best`` kept in decreasing order
+            # the depth-th highest key (with repeats), ``best`` kept in decreasing order;
+            # when the cut is deep in the row, every entry is picked (and sorted)
             filled = 0
+            select = depth * 8 < n
             for j in range(n):
                 key = to_key(np.uint64(bits[lo + j]), kind, sign, ones)
                 row_keys[j] = key
+                if not select:
+                    continue
                 if filled == depth:
                     if key <= best[depth - 1]:
                         continue
@@ -91,7 +95,7 @@ def row_heads(indptr, cols, bits, kind, sign, ones, lptr, lcols, lrel, depth, lo
                     best[at] = best[at - 1]
                     at -= 1
                 best[at] = key
-            bar = best[filled - 1] if filled == depth else np.uint64(0)
+            bar = best[filled - 1] if select and filled == depth else np.uint64(0)
             h = 0
             for j in range(n):
                 if row_keys[j] >= bar:
@@ -121,6 +125,8 @@ def row_heads(indptr, cols, bits, kind, sign, ones, lptr, lcols, lrel, depth, lo
                 j = picked[pos]
                 key = row_keys[j]
                 if pos == 0 or key != prev:
+                    if pos >= depth:  # (every entry picked: the rest start below the cut)
+                        break
                     g += 1
                     first[goff[i] + g] = pos
                     size[goff[i] + g] = 0
