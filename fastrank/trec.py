@@ -217,6 +217,13 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     nd = np.int64(d_all.shape[0])
     jkey, rkey = jqc.astype(np.int64) * nd + jdc, rqc.astype(np.int64) * nd + rdc
     order = np.argsort(jkey)
+    for name, key, qs, ds in (("qrels", jkey, jqc, jdc), ("run", rkey, rqc, rdc)):
+        if _distinct(key) < key.shape[0]:  # a pair listed twice: name the first
+            by = np.argsort(key, kind="stable")
+            twice = by[1:][key[by][1:] == key[by][:-1]][0]
+            raise ValueError(f"the {name} lists query {q_all[qs[twice]].item()!r}, document "
+                             f"{d_all[ds[twice]].item()!r} more than once; give each pair "
+                             "once")
     at = np.minimum(np.searchsorted(jkey[order], rkey), nj - 1)
     hit = jkey[order][at] == rkey
     grade = np.where(hit, jr[order][at], 0.0)
@@ -225,7 +232,12 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     remap[evaluated] = np.arange(evaluated.shape[0])
     queries, codes = q_all[evaluated], remap[rqc]
     if ties == "trec_eval":  # scores made distinct: by score, then docid decreasing
-        rank = np.lexsort((rdc, rs))  # ascending score, ascending docid (codes keep order)
+        # trec_eval orders docids as text (strcmp; numpy's order of str is the same
+        # code point order), whatever their type here: 10 before 7
+        text = d_all if d_all.dtype.kind in "US" else d_all.astype(str)
+        by_text = np.empty(d_all.shape[0], np.int64)
+        by_text[np.argsort(text, kind="stable")] = np.arange(d_all.shape[0])
+        rank = np.lexsort((by_text[rdc], rs))  # ascending score, then docid as text
         rs = np.empty(rs.shape[0])
         rs[rank] = np.arange(rank.shape[0], dtype=np.float64)
         rule = "expected"  # no ties remain
@@ -248,6 +260,14 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     mean = {name: (float(np.nanmean(v)) if (~np.isnan(v)).any() else math.nan)
             for name, v in per.items()}
     return RunScores(queries, per, mean)
+
+
+def _distinct(key: np.ndarray) -> int:
+    """The number of distinct values (by hashing where numpy has it, 2.3 on)."""
+    try:
+        return int(np.unique(key, sorted=False).shape[0])
+    except TypeError:
+        return int(np.unique(key).shape[0])
 
 
 def _per_query(kind: str, k: int | None, lists: rankings._Lists, ties: str,

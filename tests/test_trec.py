@@ -203,10 +203,20 @@ def test_integer_ids_give_what_string_ids_give() -> None:
     m = ["map", "ndcg@5", "P@5", "recip_rank", "Rprec", "success@3"]
     for ties in ("expected", "trec_eval"):
         a = fastrank.evaluate_run((q[rel > 0], d[rel > 0], rel[rel > 0]), (q, d, s), m, ties=ties)
-        qs, ds = q.astype(str), np.char.zfill(d.astype(str), 2)  # docid order kept as text
+        qs, ds = q.astype(str), d.astype(str)  # ties="trec_eval": docids ordered as text
         b = fastrank.evaluate_run((qs[rel > 0], ds[rel > 0], rel[rel > 0]), (qs, ds, s), m,
                                   ties=ties)
         for name in m:
             assert np.allclose(a.per_query[name],
                                b.per_query[name][np.argsort(b.queries.astype(int))],
                                equal_nan=True), (name, ties)
+
+
+def test_a_pair_listed_twice_is_refused_by_name() -> None:
+    """A run (or qrels) array that lists one (query, document) twice would count the
+    document twice; read_run refuses it in a file, evaluate_run in arrays."""
+    with pytest.raises(ValueError, match="the run lists query 'q1', document 'a' more than"):
+        fastrank.evaluate_run((["q1"], ["a"], [1]), (["q1", "q1"], ["a", "a"], [0.5, 0.2]),
+                              ["P@1"])
+    with pytest.raises(ValueError, match="the qrels lists query 1, document 7 more than"):
+        fastrank.evaluate_run(([1, 1], [7, 7], [1, 0]), ([1], [7], [1.0]), ["P@1"])
