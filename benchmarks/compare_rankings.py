@@ -10,8 +10,10 @@ Rows:
   scikit-learn function of the same name (checked equal first);
 * a TREC-shaped run, 10,000 queries x 100 documents, the measures map,
   ndcg@10, P@10, recip_rank and recall@100 in one ``evaluate_run`` call, with
-  integer and with string ids (ranx and pytrec_eval are not installed here, so
-  they are not in the table).
+  integer and with string ids, against pytrec_eval (trec_eval's C code, a test
+  dependency; values checked equal first) and, with ``--ranx PYTHON`` (a Python
+  that imports ranx, run in a subprocess), ranx: its warm ``evaluate``, and what
+  building its objects and its first, compiling, call cost.
 """
 
 from __future__ import annotations
@@ -35,11 +37,16 @@ import fastrank
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    parser.add_argument("--ranx", help="a Python that imports ranx (run in a subprocess)")
+    parser.add_argument("--trec-only", action="store_true", help="the TREC table only")
     args = parser.parse_args()
     repeat = 2 if args.quick else 3
     warnings.simplefilter("ignore", fastrank.UndefinedMetricWarning)
     print(_machine())
     rng = np.random.default_rng(0)
+    if args.trec_only:
+        trec_table(rng, repeat, args.ranx)
+        return
     n, t = 10_000, 1_000
     Y = rng.random((n, t)) < 0.02
     Y[:, 0] = True  # every sample has a relevant label (where scikit-learn and NaN differ)
@@ -65,6 +72,56 @@ def main() -> None:
         a, = alternate([ours], repeat)
         b, = alternate([theirs], 1)
         print(f"| {name} | {_fmt(a)} | {_fmt(b)} | {b / a:.1f}x faster |")
+    trec_table(rng, repeat, args.ranx)
+
+
+_RANX = """
+import json, sys, time
+import numpy as np
+from ranx import Qrels, Run, evaluate
+d = np.load({npz!r})
+t0 = time.perf_counter()
+qrels, run = {{}}, {{}}
+for q, doc, r in zip(d["jq"].tolist(), d["jd"].tolist(), d["jr"].tolist()):
+    qrels.setdefault(q, {{}})[doc] = int(r)
+for q, doc, s in zip(d["rq"].tolist(), d["rd"].tolist(), d["rs"].tolist()):
+    run.setdefault(q, {{}})[doc] = float(s)
+t1 = time.perf_counter()
+Q, R = Qrels(qrels), Run(run)
+t2 = time.perf_counter()
+m = ["map", "ndcg@10", "precision@10", "mrr", "recall@100"]
+evaluate(Q, R, m, make_comparable=True)
+t3 = time.perf_counter()
+times = []
+for _ in range({repeat}):
+    a = time.perf_counter(); out = evaluate(Q, R, m, make_comparable=True)
+    times.append(time.perf_counter() - a)
+print(json.dumps({{"dicts": t1 - t0, "objects": t2 - t1, "first": t3 - t2,
+                  "warm": sorted(times)[len(times) // 2], "values": out}}))
+"""
+
+
+def _ranx(python: str, qrels, run, repeat: int) -> dict | None:
+    import json
+    import os
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        npz = os.path.join(tmp, "trec.npz")
+        np.savez(npz, jq=qrels[0], jd=qrels[1], jr=qrels[2], rq=run[0], rd=run[1], rs=run[2])
+        out = subprocess.run([python, "-c", _RANX.format(npz=npz, repeat=repeat)],
+                             capture_output=True, text=True)
+    if out.returncode:
+        print(f"(ranx did not run: {out.stderr.strip().splitlines()[-1]})")
+        return None
+    return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def trec_table(rng: np.random.Generator, repeat: int, ranx: str | None) -> None:
+    """A TREC-shaped run: fastrank's ``evaluate_run`` against pytrec_eval (trec_eval's C
+    code; its values checked equal first, with trec_eval's tie order) and, given a
+    Python that imports it, ranx."""
     nq, nd = 10_000, 100
     q = np.repeat(np.arange(nq), nd)
     d = np.tile(np.arange(nd), nq)
@@ -75,13 +132,51 @@ def main() -> None:
     print("| ids | `evaluate_run` |\n|---|---|")
     for label, qq, dd in (("integer", q, d),
                           ("string", np.char.add("q", q.astype(str)),
-                           np.char.add("d", d.astype(str)))):
+                           np.char.add("d", np.char.zfill(d.astype(str), 3)))):
         judged = rel > 0
         qrels, run = (qq[judged], dd[judged], rel[judged]), (qq, dd, s)
         t_run, = alternate([lambda qrels=qrels, run=run: fastrank.evaluate_run(qrels, run,
                                                                               measures)],
                            repeat)
         print(f"| {label} | {_fmt(t_run)} |")
+    try:
+        import pytrec_eval
+    except ImportError:
+        print("(pytrec_eval is not installed: pip install pytrec-eval-terrier)")
+        return
+    qd: dict[str, dict[str, int]] = {}
+    rd: dict[str, dict[str, float]] = {}
+    for a, b, c in zip(qq[judged].tolist(), dd[judged].tolist(), rel[judged].tolist(),
+                       strict=True):
+        qd.setdefault(a, {})[b] = int(c)
+    for a, b, c in zip(qq.tolist(), dd.tolist(), s.tolist(), strict=True):
+        rd.setdefault(a, {})[b] = float(c)
+    wanted = {"map", "ndcg_cut.10", "P.10", "recip_rank", "recall.100"}
+    names = {"map": "map", "ndcg_cut_10": "ndcg@10", "P_10": "P@10",
+             "recip_rank": "recip_rank", "recall_100": "recall@100"}
+
+    def theirs() -> dict:
+        return pytrec_eval.RelevanceEvaluator(qd, wanted).evaluate(rd)  # type: ignore[no-any-return]
+
+    ours = fastrank.evaluate_run(qrels, run, measures, ties="trec_eval")
+    got = theirs()
+    for key, name in names.items():
+        want = np.array([got[qid][key] for qid in ours.queries.tolist()])
+        assert np.allclose(ours.per_query[name], want, atol=1e-12), name
+    t_ours, t_theirs = alternate([lambda: fastrank.evaluate_run(qrels, run, measures),
+                                  theirs], repeat)
+    print("\nString ids, values checked equal to pytrec_eval's with ties='trec_eval':")
+    print("| tool | evaluation | |\n|---|---|---|")
+    print(f"| fastrank `evaluate_run` (from the three arrays) | {_fmt(t_ours)} | |")
+    print(f"| pytrec_eval (`RelevanceEvaluator` + `evaluate`, from dicts) | {_fmt(t_theirs)} | "
+          f"fastrank {t_theirs / t_ours:.1f}x faster |")
+    if ranx:
+        r = _ranx(ranx, qrels, run, repeat)
+        if r is not None:
+            print(f"| ranx `evaluate` (warm) | {_fmt(r['warm'])} | fastrank "
+                  f"{r['warm'] / t_ours:.1f}x faster |")
+            print(f"| ranx: dicts {r['dicts']:.1f} s, `Qrels`/`Run` objects {r['objects']:.1f} s,"
+                  f" first `evaluate` (compiling) {r['first']:.1f} s | | |")
 
 
 if __name__ == "__main__":

@@ -204,7 +204,7 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         raise ValueError("relevance grades and run scores must be finite")
     # Ids as codes, each set sorted once: qrels and run side by side.
     nj = jq.shape[0]
-    q_all, q_inv = np.unique(np.concatenate([jq, rq]), return_inverse=True)
+    q_all, q_inv = _codes(np.concatenate([jq, rq]))
     d_all, d_inv = np.unique(np.concatenate([jd, rd]), return_inverse=True)
     jqc, rqc, jdc, rdc = q_inv[:nj], q_inv[nj:], d_inv[:nj], d_inv[nj:]
     judged_q = np.zeros(q_all.shape[0], bool)
@@ -218,7 +218,7 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     jkey, rkey = jqc.astype(np.int64) * nd + jdc, rqc.astype(np.int64) * nd + rdc
     order = np.argsort(jkey)
     for name, key, qs, ds in (("qrels", jkey, jqc, jdc), ("run", rkey, rqc, rdc)):
-        if _distinct(key) < key.shape[0]:  # a pair listed twice: name the first
+        if _twice(key):  # a pair listed twice: name the first
             by = np.argsort(key, kind="stable")
             twice = by[1:][key[by][1:] == key[by][:-1]][0]
             raise ValueError(f"the {name} lists query {q_all[qs[twice]].item()!r}, document "
@@ -262,12 +262,28 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     return RunScores(queries, per, mean)
 
 
-def _distinct(key: np.ndarray) -> int:
-    """The number of distinct values (by hashing where numpy has it, 2.3 on)."""
-    try:
-        return int(np.unique(key, sorted=False).shape[0])
-    except TypeError:
-        return int(np.unique(key).shape[0])
+def _codes(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct ids and each one's code (``np.unique``'s inverse). Ids that
+    come in runs (a run file lists its queries one by one) are coded by their runs'
+    first ids only: one comparison per id, and a sort of the runs."""
+    n = ids.shape[0]
+    if n > 1:
+        new = np.empty(n, bool)
+        new[0] = True
+        np.not_equal(ids[1:], ids[:-1], out=new[1:])
+        starts = np.flatnonzero(new)
+        if starts.shape[0] * 4 <= n:
+            heads, inv = np.unique(ids[starts], return_inverse=True)
+            return heads, np.repeat(inv.reshape(-1), np.diff(np.append(starts, n)))
+    heads, inv = np.unique(ids, return_inverse=True)
+    return heads, inv.reshape(-1)
+
+
+def _twice(key: np.ndarray) -> bool:
+    """Whether a key occurs twice (numpy's sort of integers is its fastest path:
+    SIMD on most CPUs; its hash-based unique was slower here by 20x)."""
+    ordered = np.sort(key)
+    return bool((ordered[1:] == ordered[:-1]).any())
 
 
 def _per_query(kind: str, k: int | None, lists: rankings._Lists, ties: str,
