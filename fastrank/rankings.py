@@ -1093,11 +1093,10 @@ def ndcg_at_k(y_true: Any, y_score: Any, k: Any, *, groups: Any = None,
     ``ties="expected"`` tied items share their group's mean gain (the expected DCG
     over every order of them, as scikit-learn computes it); ``"optimistic"`` and
     ``"pessimistic"`` order a tie group by grade, best or worst first.
-    {doc}
-    gain : {"linear", "exponential"}, default "linear"
-
     ``n_relevant`` (binary relevance only) adds the relevant items a list does not
     hold, each of grade 1, to its best DCG.
+    {doc}
+    gain : {"linear", "exponential"}, default "linear"
 
     Examples
     --------
