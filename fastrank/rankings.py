@@ -443,7 +443,7 @@ class _Lists:
                 codes, self.ids = inputs.group_codes(groups, values.shape[0])
                 self._queries(values, grade, codes, self.ids.shape[0], depth)
         self.first = np.flatnonzero(self.a == 0)  # each list's first tie group
-        if getattr(self, "found", None) is None:  # (the sparse top cut sets both itself)
+        if getattr(self, "found", None) is None:  # (the rows of _from_rows come cut already)
             self.found = np.add.reduceat(self.r, self.first)
             self.item_list = self.list[self.item_group]
             if depth is not None:
