@@ -205,7 +205,7 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     # Ids as codes, each set sorted once: qrels and run side by side.
     nj = jq.shape[0]
     q_all, q_inv = _codes(np.concatenate([jq, rq]))
-    d_all, d_inv = np.unique(np.concatenate([jd, rd]), return_inverse=True)
+    d_all, d_inv = _codes(np.concatenate([jd, rd]))
     jqc, rqc, jdc, rdc = q_inv[:nj], q_inv[nj:], d_inv[:nj], d_inv[nj:]
     judged_q = np.zeros(q_all.shape[0], bool)
     judged_q[jqc] = True
@@ -262,21 +262,50 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     return RunScores(queries, per, mean)
 
 
+def _sortable(ids: np.ndarray) -> np.ndarray:
+    """Keys that sort and compare as the ids do, cheaper to sort: text ids whose
+    characters all lie below 256 as their bytes (one big-endian uint64 each when they
+    fit in 8, else fixed-width bytes: a quarter of numpy's 4 bytes per character);
+    other ids as they are."""
+    if ids.dtype.kind != "U" or ids.shape[0] == 0 or ids.dtype.itemsize == 0:
+        return ids
+    width = ids.dtype.itemsize // 4
+    points = np.ascontiguousarray(ids).view(np.uint32).reshape(ids.shape[0], width)
+    if int(points.max()) >= 256:
+        return ids
+    octets = points.astype(np.uint8)
+    if width <= 8:
+        padded = np.zeros((ids.shape[0], 8), np.uint8)
+        padded[:, :width] = octets
+        return padded.view(">u8").reshape(-1).astype(np.uint64)
+    return octets.view(f"S{width}").reshape(-1)
+
+
 def _codes(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The sorted distinct ids and each one's code (``np.unique``'s inverse). Ids that
     come in runs (a run file lists its queries one by one) are coded by their runs'
-    first ids only: one comparison per id, and a sort of the runs."""
+    first ids only: one comparison per id, and a sort of the runs. Text ids sort as
+    :func:`_sortable` keys."""
+    keys = _sortable(ids)
     n = ids.shape[0]
     if n > 1:
         new = np.empty(n, bool)
         new[0] = True
-        np.not_equal(ids[1:], ids[:-1], out=new[1:])
+        np.not_equal(keys[1:], keys[:-1], out=new[1:])
         starts = np.flatnonzero(new)
         if starts.shape[0] * 4 <= n:
-            heads, inv = np.unique(ids[starts], return_inverse=True)
-            return heads, np.repeat(inv.reshape(-1), np.diff(np.append(starts, n)))
-    heads, inv = np.unique(ids, return_inverse=True)
-    return heads, inv.reshape(-1)
+            heads, inv = _unique(ids[starts], keys[starts])
+            return heads, np.repeat(inv, np.diff(np.append(starts, n)))
+    return _unique(ids, keys)
+
+
+def _unique(ids: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(ids, return_inverse=True)``, sorting ``keys`` (in the ids' order)."""
+    distinct, inv = np.unique(keys, return_inverse=True)
+    inv = inv.reshape(-1)
+    first = np.empty(distinct.shape[0], np.int64)
+    first[inv[::-1]] = np.arange(ids.shape[0] - 1, -1, -1)  # each one's first place
+    return ids[first], inv
 
 
 def _twice(key: np.ndarray) -> bool:

@@ -220,3 +220,20 @@ def test_a_pair_listed_twice_is_refused_by_name() -> None:
                               ["P@1"])
     with pytest.raises(ValueError, match="the qrels lists query 1, document 7 more than"):
         fastrank.evaluate_run(([1, 1], [7, 7], [1, 0]), ([1], [7], [1.0]), ["P@1"])
+
+
+@settings(PROPERTY_SETTINGS, max_examples=200)
+@given(st.lists(st.text(alphabet=st.sampled_from(list("ab09-_ Zé\u00ff\u0100\u4e2d")),
+                        max_size=12), min_size=1, max_size=40),
+       st.integers(1, 4))
+def test_ids_are_coded_as_numpy_unique_codes_them(words, repeat) -> None:
+    """Text ids are coded through cheaper keys (their bytes, packed into integers when
+    short) and by runs when they come in runs: the same distinct ids and codes as
+    np.unique, so the same joins and the same trec_eval (strcmp) order."""
+    from fastrank import trec
+
+    for ids in (np.array(words), np.repeat(np.array(words), repeat)):
+        heads, codes = trec._codes(ids)
+        want_heads, want_codes = np.unique(ids, return_inverse=True)
+        assert heads.tolist() == want_heads.tolist()
+        assert codes.tolist() == want_codes.reshape(-1).tolist()
