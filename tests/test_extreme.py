@@ -412,6 +412,16 @@ def test_top_k_accuracy_is_scikit_learns_without_ties_and_expected_with_them():
         F.top_k_accuracy(y, S[:, :4])
     with pytest.raises(ValueError, match="normalize"):
         F.top_k_accuracy(y, S, normalize=None)
+    with pytest.raises(ValueError, match="sample_weight"):
+        F.top_k_accuracy(y, S, sample_weight=-w)
+    with pytest.raises(ValueError, match="sample_weight"):
+        F.top_k_accuracy(y, S, sample_weight=w[:-1])
+    T = S.copy()
+    T[3, 1] = np.nan
+    with pytest.raises(ValueError, match="non-finite"):
+        F.top_k_accuracy(y, T)
+    with pytest.raises(ValueError, match="samples"):
+        F.top_k_accuracy(y[:-1], S)
 
 
 def test_a_cut_deep_in_short_rows_stays_inside_its_room():
