@@ -160,9 +160,11 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
 
     Parameters
     ----------
-    qrels, run : tuples of three arrays
+    qrels, run : tuples of three arrays, nested dicts, or tables
         ``(qids, docids, relevance)`` and ``(qids, docids, scores)``, as
-        :func:`read_qrels` and :func:`read_run` return them (or from any table).
+        :func:`read_qrels` and :func:`read_run` return them; or
+        ``{qid: {docid: value}}`` (pytrec_eval's and ranx's form); or a pandas
+        DataFrame with three columns in that order.
     measures : sequence of str
         E.g. ``["map", "ndcg@10", "P@10", "recip_rank", "recall@100"]``.
     ties : {"expected", "optimistic", "pessimistic", "trec_eval"}
@@ -181,6 +183,8 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     >>> r = fastrank.evaluate_run(qrels, run, ["map", "P@2", "recip_rank"])
     >>> r.queries.tolist(), r.per_query["P@2"].tolist(), r.mean["recip_rank"]
     (['q1', 'q2'], [0.75, 0.5], 0.75)
+    >>> fastrank.evaluate_run({"q1": {"a": 1}}, {"q1": {"a": 0.5, "b": 0.7}}, "P@1").mean
+    {'P@1': 0.0}
     """
     rules = (*rankings.TIES, "trec_eval")
     if ties not in rules:
@@ -190,8 +194,8 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     asked = [(m, *_measure_name(m)) for m in measures]
     if not asked:
         raise ValueError("give at least one measure")
-    jq, jd, jr = (np.asarray(a) for a in qrels)
-    rq, rd, rs = (np.asarray(a) for a in run)
+    jq, jd, jr = _triple(qrels, "qrels")
+    rq, rd, rs = _triple(run, "run")
     for pair in ((jq, rq), (jd, rd)):  # ids of one kind compare as they are; else as text
         if pair[0].dtype.kind != pair[1].dtype.kind or pair[0].dtype.kind not in "iuUS":
             jq, jd, rq, rd = (a.astype(str) for a in (jq, jd, rq, rd))
@@ -260,6 +264,37 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     mean = {name: (float(np.nanmean(v)) if (~np.isnan(v)).any() else math.nan)
             for name, v in per.items()}
     return RunScores(queries, per, mean)
+
+
+def _triple(x: Any, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Query ids, document ids and values from three arrays, ``{qid: {docid: value}}``
+    or a three-column table."""
+    if isinstance(x, dict):
+        q: list[Any] = []
+        d: list[Any] = []
+        v: list[Any] = []
+        for qid, docs in x.items():
+            if not isinstance(docs, dict):
+                raise TypeError(f"the {what} dict maps each query to a dict {{docid: value}}; "
+                                f"query {qid!r} maps to {type(docs).__name__}")
+            q.extend([qid] * len(docs))
+            d.extend(docs.keys())
+            v.extend(docs.values())
+        return np.asarray(q), np.asarray(d), np.asarray(v, dtype=np.float64)
+    columns = getattr(x, "columns", None)
+    if columns is not None and hasattr(x, "iloc"):
+        if len(columns) != 3:
+            raise ValueError(f"a {what} table needs three columns (query, document, value); "
+                             f"got {len(columns)}: {list(columns)}")
+        return tuple(np.asarray(x.iloc[:, j]) for j in range(3))  # type: ignore[return-value]
+    try:
+        parts = list(x)
+    except TypeError as exc:
+        raise TypeError(f"the {what} must be three arrays, a dict or a table") from exc
+    if len(parts) != 3:
+        raise ValueError(f"the {what} needs three arrays (query ids, document ids, values); "
+                         f"got {len(parts)}")
+    return np.asarray(parts[0]), np.asarray(parts[1]), np.asarray(parts[2])
 
 
 def _sortable(ids: np.ndarray) -> np.ndarray:

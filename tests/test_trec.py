@@ -237,3 +237,33 @@ def test_ids_are_coded_as_numpy_unique_codes_them(words, repeat) -> None:
         want_heads, want_codes = np.unique(ids, return_inverse=True)
         assert heads.tolist() == want_heads.tolist()
         assert codes.tolist() == want_codes.reshape(-1).tolist()
+
+
+def test_dicts_and_tables_give_what_arrays_give() -> None:
+    """pytrec_eval's and ranx's nested dicts, and a pandas table, are the same run."""
+    import pandas as pd
+
+    qrels = (["q1", "q1", "q2"], ["a", "c", "b"], [1, 2, 1])
+    run = (["q1", "q1", "q1", "q2", "q2"], ["a", "b", "c", "a", "b"], [3.0, 2.0, 2.0, 5.0, 4.0])
+    m = ["map", "ndcg@2", "P@1", "recip_rank"]
+    want = fastrank.evaluate_run(qrels, run, m)
+
+    def nested(t):
+        out: dict = {}
+        for q, d, v in zip(*t, strict=True):
+            out.setdefault(q, {})[d] = v
+        return out
+
+    for qr, rn in ((nested(qrels), nested(run)),
+                   (pd.DataFrame(dict(zip("qdv", qrels, strict=True))),
+                    pd.DataFrame(dict(zip("qdv", run, strict=True))))):
+        got = fastrank.evaluate_run(qr, rn, m)
+        assert got.queries.tolist() == want.queries.tolist()
+        for name in m:
+            assert np.allclose(got.per_query[name], want.per_query[name])
+    with pytest.raises(TypeError, match="maps each query to a dict"):
+        fastrank.evaluate_run({"q1": [1]}, nested(run), m)
+    with pytest.raises(ValueError, match="three columns"):
+        fastrank.evaluate_run(pd.DataFrame({"q": ["q1"], "d": ["a"]}), nested(run), m)
+    with pytest.raises(ValueError, match="needs three arrays"):
+        fastrank.evaluate_run((["q1"], ["a"]), run, m)
