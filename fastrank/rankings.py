@@ -1270,6 +1270,10 @@ def top_k_accuracy(y_true: Any, y_score: Any, k: Any = 2, *, labels: Any = None,
     ks, scalar_k, ties = _check_call(k, ties, None, "macro")
     if not isinstance(normalize, bool):
         raise ValueError(f"normalize must be True or False; got {normalize!r}")
+    if inputs.is_sparse(y_score):
+        raise TypeError("top_k_accuracy takes dense scores (n_samples, n_classes); for a "
+                        "sparse matrix of top predictions use hit_rate_at_k with a one-hot "
+                        "label matrix")
     s = inputs.as_array(y_score, "y_score")
     if s.ndim != 2:
         raise ValueError(f"top_k_accuracy needs scores of shape (n_samples, n_classes); got "

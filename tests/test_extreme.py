@@ -246,6 +246,9 @@ def test_bad_sparse_input_is_refused_by_name():
         F.precision_at_k(sp.csr_matrix((2, 4)), good, 1)
     with pytest.raises(ValueError, match="groups="):
         F.precision_at_k(Y, good, 1, groups=[0, 1])
+    huge = sp.csr_matrix((np.array([0.5]), (np.array([0]), np.array([5]))), shape=(10, 2**60))
+    with pytest.raises(ValueError, match=r"more cells than fastrank indexes"):
+        F.precision_at_k(huge, huge, 1)  # cells are int64 row * labels + column
     with pytest.raises(ValueError, match="reciprocal_rank ranks every item"):
         F.reciprocal_rank(Y, good)
     with pytest.raises(ValueError, match="propensity needs one number per label"):
@@ -422,6 +425,8 @@ def test_top_k_accuracy_is_scikit_learns_without_ties_and_expected_with_them():
         F.top_k_accuracy(y, T)
     with pytest.raises(ValueError, match="samples"):
         F.top_k_accuracy(y[:-1], S)
+    with pytest.raises(TypeError, match="dense scores"):
+        F.top_k_accuracy(y, sp.csr_matrix(S))
 
 
 def test_a_cut_deep_in_short_rows_stays_inside_its_room():

@@ -541,11 +541,16 @@ def _entries_in_shape(rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]
                          "malformed)")
 
 
-def _by_cell(rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> np.ndarray | None:
-    """The order that sorts entries by (row, column), or None when they already are."""
+def _check_cells(shape: tuple[int, int]) -> None:
+    """Cells are indexed as ``row * n_columns + column`` in int64."""
     if shape[0] * shape[1] >= 1 << 62:
         raise ValueError(f"a sparse matrix of shape {shape} has more cells than fastrank "
                          "indexes (2**62)")
+
+
+def _by_cell(rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> np.ndarray | None:
+    """The order that sorts entries by (row, column), or None when they already are."""
+    _check_cells(shape)
     cell = rows * np.int64(shape[1]) + cols
     if cell.shape[0] < 2 or bool((cell[1:] > cell[:-1]).all()):
         return None
@@ -587,9 +592,7 @@ def sparse_scores(y: Any, name: str = "y_score"
                                  "matrix.sum_duplicates() if the scores add up)")
         ptr = np.zeros(n_t[0] + 1, np.int64)
         np.cumsum(np.bincount(rows, minlength=n_t[0]), out=ptr[1:])
-    if shape[0] * shape[1] >= 1 << 62:
-        raise ValueError(f"a sparse matrix of shape {shape} has more cells than fastrank "
-                         "indexes (2**62)")
+    _check_cells(n_t)
     data = canonical_scores(np.asarray(data), name)
     check_finite(data, (data.shape[0],))
     return ptr, cols, np.ascontiguousarray(data), n_t
