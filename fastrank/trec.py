@@ -86,21 +86,12 @@ def read_run(path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     qids = np.array([r[0] for r in rows])
     docs = np.array([r[2] for r in rows])
     scores = _number(path, [r[4] for r in rows], "score")
-    keys = _pair_keys((qids, docs))[0]
-    _, first, counts = np.unique(keys, return_index=True, return_counts=True)
-    if (counts > 1).any():
-        j = int(first[counts > 1][0])
+    _, qc = _codes(qids)
+    d_all, dc = _codes(docs)
+    j = _repeated(qc.astype(np.int64) * d_all.shape[0] + dc)  # codes: no separator collides
+    if j is not None:
         raise DataError(f"{path}: query {qids[j]} lists document {docs[j]} more than once")
     return qids, docs, scores
-
-
-def _pair_keys(*pairs: tuple[np.ndarray, np.ndarray]) -> list[np.ndarray]:
-    """One int64 key per (qid, docid) pair, equal across ``pairs`` exactly when both
-    ids are (ids coded over every array given, so no separator can collide)."""
-    q_all = np.unique(np.concatenate([p[0] for p in pairs]))
-    d_all = np.unique(np.concatenate([p[1] for p in pairs]))
-    return [np.searchsorted(q_all, q).astype(np.int64) * d_all.shape[0]
-            + np.searchsorted(d_all, d) for q, d in pairs]
 
 
 def read_qrels(path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -222,9 +213,8 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     jkey, rkey = jqc.astype(np.int64) * nd + jdc, rqc.astype(np.int64) * nd + rdc
     order = np.argsort(jkey)
     for name, key, qs, ds in (("qrels", jkey, jqc, jdc), ("run", rkey, rqc, rdc)):
-        if _twice(key):  # a pair listed twice: name the first
-            by = np.argsort(key, kind="stable")
-            twice = by[1:][key[by][1:] == key[by][:-1]][0]
+        twice = _repeated(key)
+        if twice is not None:
             raise ValueError(f"the {name} lists query {q_all[qs[twice]].item()!r}, document "
                              f"{d_all[ds[twice]].item()!r} more than once; give each pair "
                              "once")
@@ -343,11 +333,15 @@ def _unique(ids: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ids[first], inv
 
 
-def _twice(key: np.ndarray) -> bool:
-    """Whether a key occurs twice (numpy's sort of integers is its fastest path:
-    SIMD on most CPUs; its hash-based unique was slower here by 20x)."""
+def _repeated(key: np.ndarray) -> int | None:
+    """The place of a key's second occurrence, or None when every key is distinct
+    (numpy's sort of integers is its fastest path, SIMD on most CPUs; its hash-based
+    unique was slower here by 20x)."""
     ordered = np.sort(key)
-    return bool((ordered[1:] == ordered[:-1]).any())
+    if not bool((ordered[1:] == ordered[:-1]).any()):
+        return None
+    by = np.argsort(key, kind="stable")
+    return int(by[1:][key[by][1:] == key[by][:-1]][0])
 
 
 def _per_query(kind: str, k: int | None, lists: rankings._Lists, ties: str,
