@@ -362,6 +362,17 @@ def _bound(value: str) -> float:
     return v
 
 
+def _positive_int(value: str) -> int:
+    """A count of at least 1 (--jobs)."""
+    try:
+        v = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is not at least 1")
+    return v
+
+
 def _take(rows: np.ndarray, *columns: np.ndarray | None) -> list[Any]:
     """The rows of a dataset from each column (no copy when it has every row)."""
     return [c if c is None or rows.shape[0] == c.shape[0] else c[rows] for c in columns]
@@ -448,11 +459,11 @@ def _info() -> int:
     return 0
 
 
-def _compile() -> int:
+def _compile(jobs: int | None) -> int:
     from .config import compile_kernels
 
     t0 = time.perf_counter()
-    count = compile_kernels(progress=sys.stderr)  # a line per variant (the current stderr)
+    count = compile_kernels(progress=sys.stderr, jobs=jobs)  # a line per variant
     print(f"fastrank: {count} kernel variants compiled in {time.perf_counter() - t0:.1f} s")
     return 0
 
@@ -588,8 +599,12 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
         "compile", help="compile every kernel variant now, so no later call waits for it",
         description="Compile every declared kernel variant into Numba's cache folder "
                     "(NUMBA_CACHE_DIR, or next to the package), e.g. while building a container "
-                    "image; progress on stderr, then one line with the count and the seconds.",
+                    "image, in worker processes side by side; progress on stderr, then one line "
+                    "with the count and the seconds.",
     )
+    compile_.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N",
+                          help="worker processes (default: one per core; 1: compile in this "
+                               "process)")
     trec = sub.add_parser(
         "trec", help="score a TREC run against qrels: map, ndcg@10, P@10, ... per query",
         usage="fastrank trec QRELS RUN -m MEASURE [-m MEASURE ...] [options]",
@@ -680,7 +695,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "info":
         return _info()
     if args.command == "compile":
-        return _compile()
+        return _compile(args.jobs)
     if args.command == "trec":
         from .readers import DataError
 

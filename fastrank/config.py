@@ -78,26 +78,19 @@ def _cache_dir() -> str:
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), "_kernels", "__pycache__")
 
 
-def _cached_variants(folder: str) -> int:
-    """How many compiled kernel variants the cache folder holds (index files' entries)."""
-    import pickle
-
+def _cached_variants() -> int:
+    """How many compiled kernel variants the cache holds for this machine and these
+    kernel sources (entries of each kernel's index, read as Numba reads it: an
+    index from other sources counts nothing, nor do entries for another CPU)."""
     total = 0
-    for dirpath, _, files in os.walk(folder):
-        for name in files:
-            if not (name.endswith(".nbi") and name.split(".")[0] in _KERNEL_FILES):
-                continue
-            try:
-                with open(os.path.join(dirpath, name), "rb") as fh:
-                    pickle.load(fh)
-                    _, overloads = pickle.loads(fh.read())
-                total += len(overloads)
-            except Exception:
-                continue
+    for kernel in _kernels():
+        try:
+            index = kernel._cache._cache_file._load_index()
+            magic = kernel.targetctx.codegen().magic_tuple()
+        except Exception:  # pragma: no cover - an unreadable index holds nothing usable
+            continue
+        total += sum(1 for key in index if key[1] == magic)
     return total
-
-
-_KERNEL_FILES = ("batch", "bootstrap", "histogram", "keys", "sort", "sweep", "tasks")
 
 
 def config() -> dict[str, Any]:
@@ -135,7 +128,7 @@ def config() -> dict[str, Any]:
         "kernels": len(kernels),
         "declared variants": declared,
         "cache folder": folder,
-        "cached variants": _cached_variants(folder),
+        "cached variants": _cached_variants(),
     }
 
 
@@ -169,27 +162,218 @@ def show_config(file: TextIO | None = None) -> None:
             print(f"{key}: {value}", file=stream)
 
 
-def compile_kernels(progress: TextIO | Literal["stderr"] | None = "stderr") -> int:
+def compile_kernels(progress: TextIO | Literal["stderr"] | None = "stderr",
+                    jobs: int | None = None) -> int:
     """Compile every declared kernel variant now (those not cached yet), so that no
     later call waits for the compiler; returns the number of variants.
+
+    ``jobs`` worker processes compile side by side (default: one per core this
+    process may run on; ``jobs=1`` compiles here, in this process). Each kernel
+    is compiled whole by one worker, largest first, and a kernel that calls
+    another is only handed out once that one is in the cache, so no two
+    processes ever write one kernel's cache entries. This process then loads
+    every variant from the cache (or compiles what a worker could not).
 
     Progress lines go to ``progress`` (``sys.stderr`` as it is at the call, by
     default; ``None`` for silence).
     The compiled code lands in Numba's cache folder (``NUMBA_CACHE_DIR``, or
     next to the package), where every later process finds it.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> count = fastrank.compile_kernels(progress=None)  # doctest: +SKIP
     """
     if isinstance(progress, str):
         progress = sys.stderr
-    sigs = _signatures()
-    total = sum(len(v) for v in sigs.values())
+    if jobs is None:
+        jobs = _cores()
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
+        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+    return _compile(_signatures(), jobs, progress)
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def _compile(kernels: dict[Any, list[tuple[Any, ...]]], jobs: int,
+             progress: TextIO | None) -> int:
+    """Compile ``kernels`` (dispatcher -> signatures) on ``jobs`` processes."""
+    total = sum(len(v) for v in kernels.values())
     done = 0
+    reported: dict[Any, int] = dict.fromkeys(kernels, 0)
     t0 = time.perf_counter()
-    for kernel, signatures in sigs.items():
-        for sig in signatures:
+
+    def report(kernel: Any) -> None:
+        nonlocal done
+        done += 1
+        reported[kernel] += 1
+        if progress is not None:
+            print(f"fastrank: compiled {done}/{total} kernel variants "
+                  f"({kernel.__name__}) in {time.perf_counter() - t0:.1f} s",
+                  file=progress, flush=True)
+
+    if jobs > 1 and len(kernels) > 1:
+        _compile_in_workers(kernels, jobs, report)
+    for kernel, signatures in kernels.items():  # here: load what the workers cached
+        for i, sig in enumerate(signatures):
             kernel.compile(sig)
-            done += 1
-            if progress is not None:
-                print(f"fastrank: compiled {done}/{total} kernel variants "
-                      f"({kernel.__name__}) in {time.perf_counter() - t0:.1f} s",
-                      file=progress, flush=True)
-    return done
+            if i >= reported[kernel]:  # a worker did not get to it
+                report(kernel)
+    return total
+
+
+def _callees(fn: Any, kernels: Any, seen: set[int] | None = None) -> set[Any]:
+    """The kernels ``fn`` calls, directly or through helpers (read from the names
+    its code uses: globals, and attributes of modules it uses)."""
+    import types as pytypes
+
+    from numba.core.dispatcher import Dispatcher
+
+    seen = set() if seen is None else seen
+    code_names: set[str] = set()
+    stack = [fn.py_func.__code__]
+    while stack:
+        code = stack.pop()
+        code_names.update(code.co_names)
+        stack.extend(c for c in code.co_consts if isinstance(c, pytypes.CodeType))
+    found: set[Any] = set()
+    scope = fn.py_func.__globals__
+    objects = [scope[n] for n in code_names if n in scope]
+    objects += [getattr(m, n) for m in list(objects) if isinstance(m, pytypes.ModuleType)
+                for n in code_names if isinstance(getattr(m, n, None), Dispatcher)]
+    for obj in objects:
+        if isinstance(obj, Dispatcher) and id(obj) not in seen:
+            seen.add(id(obj))
+            if obj in kernels:
+                found.add(obj)
+            else:
+                found |= _callees(obj, kernels, seen)
+    return found
+
+
+def _plan(kernels: dict[Any, list[tuple[Any, ...]]]) -> tuple[dict[Any, set[Any]], dict[Any, int]]:
+    """For each kernel, the kernels it calls (to be in the cache before it is
+    compiled: it would compile and cache them itself otherwise), and its rank:
+    the source lines it compiles times its variants, plus the largest rank of
+    the kernels that wait for it, so the longest chain starts first."""
+    import inspect
+
+    calls = {k: _callees(k, kernels) - {k} for k in kernels}
+    waiting: dict[Any, set[Any]] = {k: set() for k in kernels}
+    for k, cs in calls.items():
+        for c in cs:
+            waiting[c].add(k)
+    rank: dict[Any, int] = {}
+
+    def cost(k: Any) -> int:
+        try:
+            lines = len(inspect.getsource(k.py_func).splitlines())
+        except (OSError, TypeError):  # pragma: no cover - no source
+            lines = 1
+        return lines * len(kernels[k])
+
+    def rank_of(k: Any, path: tuple[Any, ...] = ()) -> int:
+        if k not in rank:
+            if k in path:
+                raise RuntimeError(f"kernels call each other in a cycle: {k.__name__}")
+            rank[k] = cost(k) + max((rank_of(w, (*path, k)) for w in waiting[k]), default=0)
+        return rank[k]
+
+    for k in kernels:
+        rank_of(k)
+    return calls, rank
+
+
+def _compile_in_workers(kernels: dict[Any, list[tuple[Any, ...]]], jobs: int,
+                        report: Any) -> None:
+    """Hand ``kernels`` out to ``jobs`` worker processes, calling
+    ``report(kernel)`` per variant compiled. A kernel goes out once every kernel
+    it calls is done, highest rank first. A kernel whose worker fails is left
+    to the caller, as is everything once no worker is left."""
+    import selectors
+    import subprocess
+
+    import numba
+
+    env = dict(os.environ)
+    if numba.config.CACHE_DIR:  # type: ignore[attr-defined]
+        env["NUMBA_CACHE_DIR"] = str(numba.config.CACHE_DIR)  # type: ignore[attr-defined]
+    calls, rank = _plan(kernels)
+    todo = sorted(kernels, key=lambda k: rank[k], reverse=True)
+    command = [sys.executable, "-c", "from fastrank.config import _worker; _worker()"]
+    workers = [subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+               for _ in range(min(jobs, len(kernels)))]
+    pending = {w: b"" for w in workers}  # bytes read from a worker, not yet a whole line
+    finished: set[Any] = set()
+    try:
+        with selectors.DefaultSelector() as sel:
+            for w in workers:
+                sel.register(w.stdout, selectors.EVENT_READ, w)  # type: ignore[arg-type]
+            alive = set(workers)
+            busy: dict[Any, Any] = {}
+            while todo or busy:
+                for w in [w for w in workers if w in alive and w not in busy]:
+                    ready = [k for k in todo if calls[k] <= finished]
+                    if not ready:
+                        break
+                    busy[w] = k = ready[0]  # the highest rank among the ready
+                    todo.remove(k)
+                    line = f"{k.py_func.__module__} {k.py_func.__qualname__}\n"
+                    try:
+                        w.stdin.write(line.encode())  # type: ignore[union-attr]
+                        w.stdin.flush()  # type: ignore[union-attr]
+                    except OSError:  # it is gone; read() below says so
+                        pass
+                if not busy:  # no worker left, or nothing ready (a callee failed):
+                    return  # the caller compiles the rest
+                for key, _ in sel.select():
+                    w = key.data
+                    chunk = os.read(key.fd, 65536)
+                    pending[w] += chunk
+                    *lines, pending[w] = pending[w].split(b"\n")
+                    for answer in lines:
+                        if answer == b"variant":
+                            report(busy[w])
+                        elif answer == b"done":
+                            finished.add(busy.pop(w))
+                    if not chunk:  # it ended (its error is on stderr): its kernel
+                        busy.pop(w, None)  # is compiled by the caller
+                        alive.discard(w)
+                        sel.unregister(key.fileobj)
+    finally:
+        for w in workers:
+            try:
+                w.stdin.close()  # type: ignore[union-attr]
+            except OSError:  # pragma: no cover
+                pass
+        for w in workers:
+            try:
+                w.wait(timeout=60)
+            except subprocess.TimeoutExpired:  # pragma: no cover
+                w.kill()
+            if w.stdout is not None:
+                w.stdout.close()
+
+
+def _worker() -> None:
+    """A compile worker: reads ``module qualname`` lines, compiles that kernel's
+    declared variants, and answers ``variant`` per variant and ``done`` after
+    the last one."""
+    import importlib
+
+    from ._kernels.jit import SIGNATURES
+
+    for line in sys.stdin:
+        module, name = line.split()
+        kernel = importlib.import_module(module)
+        for part in name.split("."):
+            kernel = getattr(kernel, part)
+        for sig in SIGNATURES[kernel]:
+            kernel.compile(sig)
+            print("variant", flush=True)
+        print("done", flush=True)
