@@ -47,7 +47,7 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
-from .._kernels.batch import BLOCK, LAB_CSC, LAB_SAME, run_segments, transpose_block, work_bytes
+from .._kernels.batch import BLOCK, LAB_CSC, LAB_SAME, run_segments, transpose_block
 from .._kernels.sort import HIST_SHAPE, sort_pairs, sort_values
 from .._kernels.sweep import (
     CHUNK,
@@ -1163,20 +1163,39 @@ def _run_small(b: Batch, values: np.ndarray, labels: np.ndarray, lab_mode: int, 
     """Small tasks inside one kernel call (fastrank's own sort, no call per task)."""
     spec = SPECS[values.dtype]
     w = _EMPTY_F if b.weights is None else readonly(b.weights)
-    work = scratch("segments", work_bytes(nmax, values.itemsize, b.weights is not None))
     bad = np.full(2, -1, np.int64)
-    if not values.flags.writeable:
-        values = values.copy()
     ptr, idx = (_EMPTY_I, _EMPTY_I) if lab_mode == LAB_SAME else (readonly(b.lab_ptr),
                                                                   readonly(b.lab_idx))
-    run_segments(values, values.view(spec.bits), spec.kind, spec.sign, spec.ones, spec.exp,
+    run_segments(readonly(values.view(spec.bits)), spec.kind, spec.sign, spec.ones, spec.exp,
                  readonly(labels), lab_mode, ptr, idx, w, wshared, readonly(offsets),
-                 readonly(tasks), max_fpr, what, work, out, prbe, bad)
+                 readonly(tasks), max_fpr, what,
+                 *_segment_scratch(nmax, values.dtype, b.weights is not None), out, prbe, bad)
     if bad[0] >= 0:
         j = first + int(bad[0])
         if bad[1] == 1:
             _raise_weight_range(b, j)
         raise _BatchNonFinite(j)
+
+
+def _segment_scratch(nmax: int, dtype: np.dtype[Any], weighted: bool) -> tuple[
+        np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`run_segments`' typed scratch for tasks of up to ``nmax`` samples, carved
+    from this thread's buffer: the sort's counts, the state and chunk buffers
+    (floats, then keys), three buffers of score bits (and the same memory as
+    scores), three of weights when ``weighted``, and the labels."""
+    cap = nmax + 1  # the split's slack slot
+    bits = SPECS[dtype].bits
+    nw = 3 * cap if weighted else 0
+    sizes = (HIST_SHAPE[0] * HIST_SHAPE[1] * 8, 8 * (S_SIZE + 2 * CHUNK), 8 * (K_SIZE + CHUNK),
+             3 * cap * bits.itemsize, 8 * nw, cap)
+    buf = scratch("segments", sum(sizes) + 64 * len(sizes))
+    hist, at = _carve(buf, 0, HIST_SHAPE[0] * HIST_SHAPE[1], np.int64)
+    fw, at = _carve(buf, at, S_SIZE + 2 * CHUNK, np.float64)
+    uw, at = _carve(buf, at, K_SIZE + CHUNK, np.uint64)
+    kbits, at = _carve(buf, at, 3 * cap, bits)
+    ww, at = _carve(buf, at, nw, np.float64)
+    lrow, _ = _carve(buf, at, cap, np.uint8)
+    return hist.reshape(HIST_SHAPE), fw, uw, kbits, kbits.view(dtype), ww, lrow
 
 
 def _segment_runner(b: Batch, max_fpr: float, what: int, out: np.ndarray,

@@ -27,7 +27,7 @@ import math
 import numpy as np
 
 from .jit import KEYS, VALUES, b1, f64, helper, i64, kernel, ro, rw, u8, u64
-from .sort import HIST_SHAPE, sort_bits, sort_bits_weighted
+from .sort import sort_bits, sort_bits_weighted
 from .sweep import (
     BEYOND_RANGE,
     CHUNK,
@@ -107,68 +107,53 @@ def transpose_block(bits, n, t, j0, bw, labels, lab_mode, lab_ptr, lab_idx, tb, 
             task_labels(lab_mode, lab_ptr, lab_idx, j0 + jj, lb[jj * n:(jj + 1) * n])
 
 
-def work_bytes(nmax: int, key_size: int, weighted: bool) -> int:
-    """Scratch bytes :func:`run_segments` needs for tasks of up to ``nmax`` samples."""
-    per = 3 * key_size + 1 + (24 if weighted else 0)
-    fixed = HIST_SHAPE[0] * HIST_SHAPE[1] * 8 + 8 * (S_SIZE + K_SIZE + 3 * CHUNK) + 256
-    return fixed + per * (max(nmax, 1) + 1) + 64
-
-
 @helper
 def _nonfinite(b, exp_mask):
     return (np.uint64(b) & exp_mask) == exp_mask
 
 
-_RUN = [(rw(v), rw(b), i64, u64, u64, u64, ro(u8), i64, ro(i64), ro(i64), ro(f64), b1,
-         ro(i64), ro(i64), f64, i64, rw(u8), rw(f64, 2), rw(u64), rw(i64)) for v, b in VALUES]
+_RUN = [(ro(b), i64, u64, u64, u64, ro(u8), i64, ro(i64), ro(i64), ro(f64), b1, ro(i64),
+         ro(i64), f64, i64, rw(i64, 2), rw(f64), rw(u64), rw(b), rw(v), rw(f64), rw(u8),
+         rw(f64, 2), rw(u64), rw(i64)) for v, b in VALUES]
 
 
 @kernel(_RUN)
-def run_segments(values, vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, lab_idx,
-                 weights, wshared, offsets, tasks, max_fpr, what, work, out, prbe, bad):
-    """Every task of ``tasks`` (segments of ``values``; ``vbits`` their bits),
-    computed as a one-task call computes it; ``out[j]``/``prbe[j]`` receive
-    task ``j``'s results. Weighted, each task gets its own unit
+def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, lab_idx, weights,
+                 wshared, offsets, tasks, max_fpr, what, hist, fw, uw, kbits, kvals, ww, lrow,
+                 out, prbe, bad):
+    """Every task of ``tasks`` (segments of the score bits ``vbits``), computed
+    as a one-task call computes it; ``out[j]``/``prbe[j]`` receive task ``j``'s
+    results. Weighted, each task gets its own unit
     (:func:`~fastrank._kernels.sweep.weight_shift`) and each class's exact
     total is kept in units fixed by its largest weight times its count, as a
-    one-task call does. ``work``: scratch of :func:`work_bytes` bytes for the
-    largest task. A bad task stops the call with ``bad = (task, why)``: why 0,
-    a NaN or infinite score; 1, classes' weights too far apart.
+    one-task call does. A bad task stops the call with ``bad = (task, why)``:
+    why 0, a NaN or infinite score; 1, classes' weights too far apart.
+
+    Scratch, typed by the caller (no ``view`` in here: Numba compiles the error
+    path of every array view, string formatting included, which was two
+    seconds of this kernel's first compile): ``hist`` the radix sort's counts;
+    ``fw`` the state and two chunk buffers (``S_SIZE + 2 * CHUNK``), ``uw`` the
+    state's keys and a chunk of keys (``K_SIZE + CHUNK``); ``kbits`` three
+    buffers of ``cap`` score bits each, where ``cap`` exceeds the largest
+    task, and ``kvals`` the same memory read as scores; ``ww`` three buffers of
+    ``cap`` weights (weighted only); ``lrow`` ``cap`` labels.
     """
     weighted = weights.shape[0] > 0
-    nmax = 1
-    for q in range(tasks.shape[0]):
-        j = tasks[q]
-        nmax = max(nmax, offsets[j + 1] - offsets[j])
-    nmax += 1  # the split's slack slot
-    kw = vbits.itemsize
-    at = 0
-    hist = work[at:at + HIST_SHAPE[0] * HIST_SHAPE[1] * 8].view(np.int64).reshape(HIST_SHAPE)
-    at += HIST_SHAPE[0] * HIST_SHAPE[1] * 8
-    st = work[at:at + 8 * S_SIZE].view(np.float64)
-    at += 8 * S_SIZE
-    sk = work[at:at + 8 * K_SIZE].view(np.uint64)
-    at += 8 * K_SIZE
-    gpos = work[at:at + 8 * CHUNK].view(np.float64)
-    at += 8 * CHUNK
-    gneg = work[at:at + 8 * CHUNK].view(np.float64)
-    at += 8 * CHUNK
-    gkey = work[at:at + 8 * CHUNK].view(np.uint64)
-    at += 8 * CHUNK
-    pbits = work[at:at + kw * nmax].view(vbits.dtype)
-    at += kw * nmax
-    qbits = work[at:at + kw * nmax].view(vbits.dtype)
-    at += kw * nmax
-    buf = work[at:at + kw * nmax].view(vbits.dtype)
-    at += kw * nmax
-    nw = nmax if weighted else 0
-    pw = work[at:at + 8 * nw].view(np.float64)
-    at += 8 * nw
-    qw = work[at:at + 8 * nw].view(np.float64)
-    at += 8 * nw
-    wbuf = work[at:at + 8 * nw].view(np.float64)
-    at += 8 * nw
-    lrow = work[at:at + nmax]
+    cap = kbits.shape[0] // 3
+    st = fw[:S_SIZE]
+    gpos = fw[S_SIZE:S_SIZE + CHUNK]
+    gneg = fw[S_SIZE + CHUNK:S_SIZE + 2 * CHUNK]
+    sk = uw[:K_SIZE]
+    gkey = uw[K_SIZE:K_SIZE + CHUNK]
+    pbits = kbits[:cap]
+    qbits = kbits[cap:2 * cap]
+    buf = kbits[2 * cap:3 * cap]
+    pvals = kvals[:cap]
+    qvals = kvals[cap:2 * cap]
+    nw = cap if weighted else 0
+    pw = ww[:nw]
+    qw = ww[nw:2 * nw]
+    wbuf = ww[2 * nw:3 * nw]
     cur = np.zeros(2, np.int64)
     for q in range(tasks.shape[0]):
         j = tasks[q]
@@ -176,8 +161,9 @@ def run_segments(values, vbits, kind, sign, ones, exp_mask, labels, lab_mode, la
         ln = offsets[j + 1] - s0
         seg = vbits[s0:s0 + ln]
         lab = lrow[:ln]
-        if lab_mode == LAB_SAME:
-            lab[:] = labels[s0:s0 + ln]
+        if lab_mode == LAB_SAME:  # a loop: a slice assignment compiles a shape check's message
+            for i in range(ln):
+                lab[i] = labels[s0 + i]
         else:
             task_labels(lab_mode, lab_ptr, lab_idx, j, lab)
         w = weights
@@ -200,8 +186,8 @@ def run_segments(values, vbits, kind, sign, ones, exp_mask, labels, lab_mode, la
             bad[1] = 0
             return
         unit = 1.0
-        p = pbits[:m].view(values.dtype)
-        qv = qbits[:k].view(values.dtype)
+        p = pvals[:m]
+        qv = qvals[:k]
         if weighted:  # the exact class totals first, then the sweep
             pwmax = 0.0
             for i in range(m):
@@ -288,5 +274,4 @@ __all__ = [
     "group_order",
     "run_segments",
     "transpose_block",
-    "work_bytes",
 ]
