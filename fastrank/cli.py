@@ -603,8 +603,8 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
                     "with the count and the seconds.",
     )
     compile_.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N",
-                          help="worker processes (default: one per core; 1: compile in this "
-                               "process)")
+                          help="worker processes (default: one per core, at most 8; 1: compile "
+                               "in this process)")
     trec = sub.add_parser(
         "trec", help="score a TREC run against qrels: map, ndcg@10, P@10, ... per query",
         usage="fastrank trec QRELS RUN -m MEASURE [-m MEASURE ...] [options]",

@@ -168,7 +168,8 @@ def compile_kernels(progress: TextIO | Literal["stderr"] | None = "stderr",
     later call waits for the compiler; returns the number of variants.
 
     ``jobs`` worker processes compile side by side (default: one per core this
-    process may run on; ``jobs=1`` compiles here, in this process). Each kernel
+    process may run on, at most :data:`DEFAULT_JOBS`; ``jobs=1`` compiles here,
+    in this process). Each kernel
     is compiled whole by one worker, largest first, and a kernel that calls
     another is only handed out once that one is in the cache, so no two
     processes ever write one kernel's cache entries. This process then loads
@@ -186,11 +187,14 @@ def compile_kernels(progress: TextIO | Literal["stderr"] | None = "stderr",
     """
     if isinstance(progress, str):
         progress = sys.stderr
-    if jobs is None:
-        jobs = _cores()
+    if jobs is None:  # past a few workers the longest kernel alone sets the time
+        jobs = min(_cores(), DEFAULT_JOBS)
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
         raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
     return _compile(_signatures(), jobs, progress)
+
+
+DEFAULT_JOBS = 8  # worker processes by default, at most (each holds a Numba of its own)
 
 
 def _cores() -> int:
