@@ -168,7 +168,7 @@ def compile_kernels(progress: TextIO | Literal["stderr"] | None = "stderr",
     later call waits for the compiler; returns the number of variants.
 
     ``jobs`` worker processes compile side by side (default: one per core this
-    process may run on, at most :data:`DEFAULT_JOBS`; ``jobs=1`` compiles here,
+    process may run on, at most ``DEFAULT_JOBS`` (8); ``jobs=1`` compiles here,
     in this process). Each kernel
     is compiled whole by one worker, largest first, and a kernel that calls
     another is only handed out once that one is in the cache, so no two
