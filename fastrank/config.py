@@ -298,9 +298,12 @@ def _compile_in_workers(kernels: dict[Any, list[tuple[Any, ...]]], jobs: int,
     """Hand ``kernels`` out to ``jobs`` worker processes, calling
     ``report(kernel)`` per variant compiled. A kernel goes out once every kernel
     it calls is done, highest rank first. A kernel whose worker fails is left
-    to the caller, as is everything once no worker is left."""
-    import selectors
+    to the caller, as is everything once no worker is left. Each worker's
+    answers are read by a thread of this call (pipes cannot be polled on every
+    platform); the threads end with the workers."""
+    import queue
     import subprocess
+    import threading
 
     import numba
 
@@ -312,47 +315,49 @@ def _compile_in_workers(kernels: dict[Any, list[tuple[Any, ...]]], jobs: int,
     command = [sys.executable, "-c", "from fastrank.config import _worker; _worker()"]
     workers = [subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
                for _ in range(min(jobs, len(kernels)))]
-    pending = {w: b"" for w in workers}  # bytes read from a worker, not yet a whole line
+    answers: queue.Queue[tuple[Any, bytes | None]] = queue.Queue()
+
+    def read(w: subprocess.Popen[bytes]) -> None:
+        assert w.stdout is not None
+        for line in w.stdout:
+            answers.put((w, line.strip()))
+        answers.put((w, None))  # it ended
+
+    readers = [threading.Thread(target=read, args=(w,), daemon=True) for w in workers]
+    for t in readers:
+        t.start()
     finished: set[Any] = set()
+    alive = set(workers)
+    busy: dict[Any, Any] = {}
     try:
-        with selectors.DefaultSelector() as sel:
-            for w in workers:
-                sel.register(w.stdout, selectors.EVENT_READ, w)  # type: ignore[arg-type]
-            alive = set(workers)
-            busy: dict[Any, Any] = {}
-            while todo or busy:
-                for w in [w for w in workers if w in alive and w not in busy]:
-                    ready = [k for k in todo if calls[k] <= finished]
-                    if not ready:
-                        break
-                    busy[w] = k = ready[0]  # the highest rank among the ready
-                    todo.remove(k)
-                    line = f"{k.py_func.__module__} {k.py_func.__qualname__}\n"
-                    try:
-                        w.stdin.write(line.encode())  # type: ignore[union-attr]
-                        w.stdin.flush()  # type: ignore[union-attr]
-                    except OSError:  # it is gone; read() below says so
-                        pass
-                if not busy:  # no worker left, or nothing ready (a callee failed):
-                    return  # the caller compiles the rest
-                for key, _ in sel.select():
-                    w = key.data
-                    chunk = os.read(key.fd, 65536)
-                    pending[w] += chunk
-                    *lines, pending[w] = pending[w].split(b"\n")
-                    for answer in lines:
-                        if answer == b"variant":
-                            report(busy[w])
-                        elif answer == b"done":
-                            finished.add(busy.pop(w))
-                    if not chunk:  # it ended (its error is on stderr): its kernel
-                        busy.pop(w, None)  # is compiled by the caller
-                        alive.discard(w)
-                        sel.unregister(key.fileobj)
+        while todo or busy:
+            for w in [w for w in workers if w in alive and w not in busy]:
+                ready = [k for k in todo if calls[k] <= finished]
+                if not ready:
+                    break
+                busy[w] = k = ready[0]  # the highest rank among the ready
+                todo.remove(k)
+                assert w.stdin is not None
+                try:
+                    w.stdin.write(f"{k.py_func.__module__} {k.py_func.__qualname__}\n".encode())
+                    w.stdin.flush()
+                except OSError:  # it is gone; its reader says so
+                    pass
+            if not busy:  # no worker left, or nothing ready (a callee failed):
+                return  # the caller compiles the rest
+            w, answer = answers.get()
+            if answer == b"variant":
+                report(busy[w])
+            elif answer == b"done":
+                finished.add(busy.pop(w))
+            elif answer is None:  # it ended (its error is on stderr): its kernel is
+                busy.pop(w, None)  # compiled by the caller
+                alive.discard(w)
     finally:
         for w in workers:
             try:
-                w.stdin.close()  # type: ignore[union-attr]
+                if w.stdin is not None:
+                    w.stdin.close()
             except OSError:  # pragma: no cover
                 pass
         for w in workers:
@@ -360,6 +365,10 @@ def _compile_in_workers(kernels: dict[Any, list[tuple[Any, ...]]], jobs: int,
                 w.wait(timeout=60)
             except subprocess.TimeoutExpired:  # pragma: no cover
                 w.kill()
+                w.wait()
+        for t in readers:
+            t.join(timeout=10)
+        for w in workers:
             if w.stdout is not None:
                 w.stdout.close()
 
