@@ -47,7 +47,14 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
-from .._kernels.batch import BLOCK, LAB_CSC, LAB_SAME, run_segments, transpose_block
+from .._kernels.batch import (
+    BLOCK,
+    LAB_CSC,
+    LAB_SAME,
+    group_order,
+    run_segments,
+    transpose_block,
+)
 from .._kernels.sort import HIST_SHAPE, sort_pairs, sort_values
 from .._kernels.sweep import (
     CHUNK,
@@ -1175,6 +1182,47 @@ def _run_small(b: Batch, values: np.ndarray, labels: np.ndarray, lab_mode: int, 
         if bad[1] == 1:
             _raise_weight_range(b, j)
         raise _BatchNonFinite(j)
+
+
+def group_segments(codes: np.ndarray, ngroups: int, values: np.ndarray, labels: np.ndarray,
+                   w: np.ndarray | None) -> tuple[np.ndarray | None, np.ndarray, np.ndarray,
+                                                  np.ndarray, np.ndarray | None]:
+    """The samples group by group (input order within a group): the order that
+    puts them so (None when they already were), the ``ngroups + 1`` offsets of
+    the groups, and the scores, labels and weights in that order.
+
+    A counting sort in parts, one per thread for large inputs: each part counts
+    its rows per group, the counts give each part's first place in each group
+    (the parts in input order, so the order is the one-thread order), and the
+    parts move their rows side by side.
+    """
+    n = codes.shape[0]
+    nparts = max(1, min(threads(), n // PARALLEL_MIN))
+    edges = [n * p // nparts for p in range(nparts + 1)]
+    bits = SPECS[values.dtype].bits
+    codes = readonly(np.ascontiguousarray(codes))
+    vin = readonly(values.view(bits))
+    lin = readonly(labels)
+    win = readonly(w) if w is not None else _EMPTY_F
+    order = np.empty(n, np.int64)
+    vout = np.empty(n, values.dtype)
+    lout = np.empty(n, np.uint8)
+    wout = np.empty(n if w is not None else 0, np.float64)
+    vbits = vout.view(bits)
+    counts = np.zeros((nparts, ngroups), np.int64)
+
+    def part(p: int, place: bool) -> bool:
+        return bool(group_order(codes, edges[p], edges[p + 1], vin, lin, win, counts[p], place,
+                                order, vbits, lout, wout))
+
+    parallel_map(lambda p: part(p, False), range(nparts), nparts)
+    offsets = np.zeros(ngroups + 1, np.int64)
+    np.cumsum(counts.sum(axis=0), out=offsets[1:])
+    counts[:] = offsets[:-1] + (np.cumsum(counts, axis=0) - counts)  # each part's first places
+    same = all(parallel_map(lambda p: part(p, True), range(nparts), nparts))
+    if same:
+        return None, offsets, values, labels, w
+    return order, offsets, vout, lout, (wout if w is not None else None)
 
 
 def _segment_scratch(nmax: int, dtype: np.dtype[Any], weighted: bool) -> tuple[

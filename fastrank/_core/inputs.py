@@ -33,7 +33,6 @@ import numpy as np
 from .._kernels.batch import LAB_CODES as LAB_CODES  # re-exported: the label layouts
 from .._kernels.batch import LAB_CSC as LAB_CSC
 from .._kernels.batch import LAB_SAME as LAB_SAME
-from .._kernels.batch import group_order
 from .._kernels.keys import KIND_FLOAT, KIND_SIGNED, KIND_UNSIGNED
 from .._kernels.sweep import BEYOND_RANGE, weight_shift
 from .._kernels.sweep import UNIT_FREE as UNIT_FREE  # re-exported for summaries
@@ -856,28 +855,6 @@ def group_codes(groups: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
     return codes.reshape(-1).astype(np.int64), ids
 
 
-def group_segments(codes: np.ndarray, ngroups: int, values: np.ndarray, labels: np.ndarray,
-                   w: np.ndarray | None) -> tuple[np.ndarray | None, np.ndarray, np.ndarray,
-                                                  np.ndarray, np.ndarray | None]:
-    """The samples group by group (input order within a group): the order that
-    puts them so (None when they already were), the ``ngroups + 1`` offsets of
-    the groups, and the scores, labels and weights in that order."""
-    n = codes.shape[0]
-    offsets = np.empty(ngroups + 1, np.int64)
-    order = np.empty(n, np.int64)
-    bits = SPECS[values.dtype].bits
-    vout = np.empty(n, values.dtype)
-    lout = np.empty(n, np.uint8)
-    wout = np.empty(n if w is not None else 0, np.float64)
-    same = group_order(readonly(np.ascontiguousarray(codes)), ngroups,
-                       readonly(values.view(bits)), readonly(labels),
-                       readonly(w) if w is not None else _NO_F64, offsets, order,
-                       vout.view(bits), lout, wout)
-    if same:
-        return None, offsets, values, labels, w
-    return order, offsets, vout, lout, (wout if w is not None else None)
-
-
 # ------------------------------------------------------------------ options
 
 
@@ -1004,6 +981,8 @@ def batch(y_true: Any, s: np.ndarray, sample_weight: Any, pos_label: Any, groups
         lab, _ = labels_1d(y_true, n, pos_label)
         w = weights(sample_weight, n)
         codes, ids = group_codes(groups, n)
+        from .engine import group_segments  # the engine's threads order the samples
+
         order, offsets, values, lab, w = group_segments(codes, ids.shape[0], values, lab, w)
         return Batch(values, dtype, SEGMENTS, n, ids.shape[0], offsets, LAB_SAME, lab,
                      _NO_INT, _NO_INT, w, False, np.diff(offsets), ids, "groups", order)

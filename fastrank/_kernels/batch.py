@@ -229,30 +229,29 @@ def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, l
     bad[0] = -1
 
 
-_GATHER = [(ro(i64), i64, ro(k), ro(u8), ro(f64), rw(i64), rw(i64), rw(k), rw(u8), rw(f64))
-           for k in KEYS]
+_GATHER = [(ro(i64), i64, i64, ro(k), ro(u8), ro(f64), rw(i64), b1, rw(i64), rw(k), rw(u8),
+            rw(f64)) for k in KEYS]
 
 
 @kernel(_GATHER)
-def group_order(codes, ngroups, bits, labels, weights, offsets, order, vout, lout, wout):
-    """A counting sort of group codes ``0 .. ngroups`` that moves the samples too.
+def group_order(codes, lo, hi, bits, labels, weights, fill, place, order, vout, lout, wout):
+    """One part (rows ``lo:hi``) of a counting sort of group codes that moves the
+    samples too; the parts of a call may run side by side.
 
-    ``order`` lists the samples group by group (input order within a group),
-    ``offsets`` where each group starts (``ngroups + 1`` entries); each
-    sample's score bits, label and weight (``weights`` empty when unweighted)
-    go to ``vout``/``lout``/``wout`` at its place in that order, in the same
-    pass. Returns True when the samples were in group order already.
+    Without ``place``: adds to ``fill[g]`` the part's number of rows of group
+    ``g``. With ``place``: ``fill[g]`` is where the part's first row of group
+    ``g`` goes, in the order that lists the samples group by group (input
+    order within a group); each row's index, score bits, label and weight
+    (``weights`` empty when unweighted) go to ``order``/``vout``/``lout``/
+    ``wout`` there. Returns False when a row moved.
     """
+    if not place:
+        for i in range(lo, hi):
+            fill[codes[i]] += 1
+        return True
     weighted = weights.shape[0] > 0
-    for g in range(ngroups + 1):
-        offsets[g] = 0
-    for i in range(codes.shape[0]):
-        offsets[codes[i] + 1] += 1
-    for g in range(ngroups):
-        offsets[g + 1] += offsets[g]
-    fill = offsets[:ngroups].copy()
     same = True
-    for i in range(codes.shape[0]):
+    for i in range(lo, hi):
         g = codes[i]
         at = fill[g]
         fill[g] = at + 1
