@@ -169,11 +169,11 @@ def compile_kernels(progress: TextIO | Literal["stderr"] | None = "stderr",
 
     ``jobs`` worker processes compile side by side (default: one per core this
     process may run on, at most ``DEFAULT_JOBS`` (8); ``jobs=1`` compiles here,
-    in this process). Each kernel
-    is compiled whole by one worker, largest first, and a kernel that calls
-    another is only handed out once that one is in the cache, so no two
-    processes ever write one kernel's cache entries. This process then loads
-    every variant from the cache (or compiles what a worker could not).
+    in this process). Each kernel is compiled whole by one worker, the longest
+    chain of kernels first, and a kernel that calls another is only handed out
+    once that one is in the cache, so no two processes ever write one kernel's
+    cache entries. This process then loads every variant from the cache (or
+    compiles what a worker could not).
 
     Progress lines go to ``progress`` (``sys.stderr`` as it is at the call, by
     default; ``None`` for silence).

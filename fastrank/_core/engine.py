@@ -1167,9 +1167,13 @@ def _segment_units(b: Batch, nthreads: int) -> list[tuple[int, int]]:
 def _run_small(b: Batch, values: np.ndarray, labels: np.ndarray, lab_mode: int, wshared: bool,
                offsets: np.ndarray, tasks: np.ndarray, nmax: int, max_fpr: float, what: int,
                out: np.ndarray, prbe: np.ndarray, first: int = 0) -> None:
-    """Small tasks inside one kernel call (fastrank's own sort, no call per task)."""
+    """Small tasks inside one kernel call (fastrank's own sort, no call per task).
+    ``nmax`` is the largest of the tasks; the kernel's scratch is sized from it,
+    so it is checked here (the kernel runs without bounds checks)."""
     spec = SPECS[values.dtype]
     w = _EMPTY_F if b.weights is None else readonly(b.weights)
+    if tasks.shape[0] and int((offsets[tasks + 1] - offsets[tasks]).max()) > nmax:
+        raise RuntimeError("a batch task is larger than its kernel's scratch")  # pragma: no cover
     bad = np.full(2, -1, np.int64)
     ptr, idx = (_EMPTY_I, _EMPTY_I) if lab_mode == LAB_SAME else (readonly(b.lab_ptr),
                                                                   readonly(b.lab_idx))
