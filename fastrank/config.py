@@ -195,6 +195,7 @@ def compile_kernels(progress: TextIO | Literal["stderr"] | None = "stderr",
 
 
 DEFAULT_JOBS = 8  # worker processes by default, at most (each holds a Numba of its own)
+WORKER_SILENCE_S = 900.0  # no word from any worker for this long: they are stopped
 
 
 def _cores() -> int:
@@ -345,7 +346,12 @@ def _compile_in_workers(kernels: dict[Any, list[tuple[Any, ...]]], jobs: int,
                     pass
             if not busy:  # no worker left, or nothing ready (a callee failed):
                 return  # the caller compiles the rest
-            w, answer = answers.get()
+            try:
+                w, answer = answers.get(timeout=WORKER_SILENCE_S)
+            except queue.Empty:  # a worker hangs: stop them all, the caller does the rest
+                for w in alive:
+                    w.kill()
+                return
             if answer == b"variant":
                 report(busy[w])
             elif answer == b"done":

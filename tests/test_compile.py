@@ -152,3 +152,27 @@ def test_cached_variants_counts_this_cache_only(tmp_path):
                           timeout=300, env=env, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.split() == ["0", "1"]
+
+
+def test_silent_workers_are_stopped_and_this_process_compiles(tmp_path):
+    """A worker that never answers (here: its import hangs) must not hang the call."""
+    (tmp_path / "tiny.py").write_text(
+        "import os, time\nif os.environ.get('TINY_HANG'):\n    time.sleep(120)\n" + _TINY)
+    code = textwrap.dedent('''
+        import os, sys, time
+        import tiny
+        import fastrank.config as config
+        from fastrank._kernels.jit import SIGNATURES
+        os.environ["TINY_HANG"] = "1"  # only the workers, which import tiny afresh
+        config.WORKER_SILENCE_S = 3.0
+        kernels = {k: SIGNATURES[k] for k in (tiny.other, tiny.top, tiny.caller, tiny.leaf)}
+        t0 = time.perf_counter()
+        print(config._compile(kernels, 2, None))
+        print(time.perf_counter() - t0 < 60, tiny.top(3))
+    ''')
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, env=env, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split() == ["5", "True", "16"]
