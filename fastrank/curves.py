@@ -43,9 +43,8 @@ def tie_table(task: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, n
     :func:`~fastrank._core.engine.task_table`)."""
     gkey, gpos, gneg = engine.task_table(task, runs)
     thresholds = engine.decode(gkey, task.values.dtype, task.dtype)
-    unit = task.unit  # a power of two: exact
-    if unit != 1.0:
-        gpos, gneg = gpos * unit, gneg * unit
+    if task.unit != 1.0 or task.shift:  # powers of two: exact
+        gpos, gneg = gpos * task.unit, gneg * task.neg_unit
     return gpos, gneg, thresholds
 
 

@@ -51,6 +51,7 @@ True
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
@@ -260,6 +261,7 @@ class Plan(NamedTuple):
     dtype: np.dtype[Any]
     weighted: bool
     request: Request
+    shift: int = 0  # the negatives' unit is unit * 2**shift (inputs.weight_units)
 
 
 class Piece(NamedTuple):
@@ -354,18 +356,19 @@ def plan_ranges(stats: Sequence[ChunkStats], slots: int, ranges: int | None,
                             f"has {dtype}; every chunk needs the same dtype")
     _labels_agree([c.negative for c in full], any(c.npos for c in full), pos_label, "chunks")
     npos = sum(c.npos for c in full)
-    unit, bounds = 1.0, (0.0, 0.0)
+    unit, bounds, shift = 1.0, (0.0, 0.0), 0
     if weighted:
         pmax = max(c.pmax for c in full)
         nmax = max(c.nmax for c in full)
-        unit = inputs.weight_unit(pmax, nmax, n)
-        bounds = (pmax / unit * npos, nmax / unit * (n - npos))
+        unit, shift = inputs.weight_units(pmax, nmax, n)
+        bounds = (pmax / unit * npos, nmax / math.ldexp(unit, shift) * (n - npos))
     count = min(slots, default_ranges(n)) if ranges is None else ranges
     pivots = _NO_KEYS
     if count > 1:
         pivots = _choose_pivots([(c.keys, c.size) for c in full], count)
     pivots = np.ascontiguousarray(pivots[:max(0, slots - 1)], np.uint64)
-    return Plan(pivots, slots, n, npos, unit, bounds, canonical, dtype, weighted, request)
+    return Plan(pivots, slots, n, npos, unit, bounds, canonical, dtype, weighted, request,
+                shift)
 
 
 def _empty_piece(plan: Plan) -> Piece:
@@ -403,8 +406,9 @@ def cut_chunk(task: inputs.Task | None, plan: Plan, threads: int | None = 1) -> 
     (weights divided by the plan's unit). Equal scores always share a range."""
     if task is None:
         return (_empty_piece(plan),) * plan.slots
-    if task.weights is not None and plan.unit != 1.0:
-        task = task._replace(weights=task.weights / plan.unit)
+    if task.weights is not None:
+        task = task._replace(weights=inputs.in_units(task.weights, task.labels, plan.unit,
+                                                     plan.shift))
     with engine.thread_limit(threads):
         n = task.values.shape[0]
         nthreads = engine.threads() if n >= engine.PARALLEL_MIN else 1
@@ -415,7 +419,8 @@ def cut_chunk(task: inputs.Task | None, plan: Plan, threads: int | None = 1) -> 
 
 def _weighted_base(plan: Plan) -> tuple[np.ndarray, np.ndarray]:
     """A weighted task's state before its totals are known, in the in-process units."""
-    return engine.weighted_state(plan.bounds, plan.request.max_fpr, plan.request.what)
+    return engine.weighted_state(plan.bounds, plan.request.max_fpr, plan.request.what,
+                                 plan.shift)
 
 
 def _joined(pieces: Sequence[Piece], plan: Plan) -> tuple[Any, ...] | None:
@@ -493,7 +498,7 @@ def combine_ranges(states: Sequence[tuple[np.ndarray, np.ndarray] | None], base:
 
 def _results(out: np.ndarray, key: int, plan: Plan) -> reduce.Results:
     out[OUT_POS] *= plan.unit
-    out[OUT_NEG] *= plan.unit
+    out[OUT_NEG] *= math.ldexp(plan.unit, plan.shift)
     threshold = api.threshold_of(key, plan.canonical, plan.dtype) if out[OUT_POS] > 0 else np.nan
     return reduce.Results(out[None, :], np.array([threshold]), np.array([plan.n]), None, "one")
 
@@ -511,8 +516,8 @@ def gather_results(prepared: Sequence[tuple[ChunkStats, inputs.Task | None]], re
     w = None
     if weighted:
         w = np.concatenate([t.weights for t in tasks if t.weights is not None])
-        if plan.unit != 1.0:
-            w = w / plan.unit
-    task = inputs.Task(values, plan.dtype, labels, plan.npos, w, plan.unit, True, plan.bounds)
+        w = inputs.in_units(w, labels, plan.unit, plan.shift)
+    task = inputs.Task(values, plan.dtype, labels, plan.npos, w, plan.unit, True, plan.bounds,
+                       plan.shift)
     with engine.thread_limit(threads):
         return api.task_results(task, request)

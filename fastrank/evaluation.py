@@ -1106,14 +1106,14 @@ def _entry(task: Task, model: str, dataset: Any) -> Entry:
     req = registry.request("all_metrics", weighted=weighted)
     table = engine.task_table(task)
     out, key = engine.table_metrics(table, req.max_fpr, req.what,
-                                    task.bounds if weighted else None)
+                                    task.bounds if weighted else None, task.shift)
     out[OUT_POS] *= task.unit
-    out[OUT_NEG] *= task.unit
+    out[OUT_NEG] *= task.neg_unit
     threshold = threshold_of(key, task.values.dtype, task.dtype) if out[OUT_POS] > 0 \
         else math.nan
     gkey, gpos, gneg = table
-    if task.unit != 1.0:
-        gpos, gneg = gpos * task.unit, gneg * task.unit
+    if task.unit != 1.0 or task.shift:
+        gpos, gneg = gpos * task.unit, gneg * task.neg_unit
     thresholds = engine.decode(gkey, task.values.dtype, task.dtype)
     return Entry(model=model, dataset=dataset, metrics=binary_metrics(out, threshold, req),
                  thresholds=thresholds, group_positives=gpos, group_negatives=gneg,

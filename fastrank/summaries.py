@@ -1030,7 +1030,7 @@ def _task_units(counts: np.ndarray) -> np.ndarray:
     so that no sum, product or fixed-point unit of the sweep over- or underflows
     whatever the weights' scale.
 
-    As :func:`fastrank._core.inputs.weight_unit` chooses a task's unit from its
+    As :func:`fastrank._core.inputs.weight_units` chooses a task's unit from its
     largest weights, from the task's largest bins: the geometric mean of the two
     classes' scales, 1 within ``2**+-64`` of 1; moved, where needed, so that the
     heavier class's largest bin stays at most ``2**_TOP`` (its sums and their

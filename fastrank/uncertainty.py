@@ -622,6 +622,8 @@ def _resample_readout(task: Task, name: str, options: dict[str, Any], n_resample
             dp, dn = drawn[labels[drawn]], drawn[~labels[drawn]]
         gp = np.bincount(gid[dp], None if w is None else w[dp], ngroups).astype(np.float64)
         gn = np.bincount(gid[dn], None if w is None else w[dn], ngroups).astype(np.float64)
+        if task.shift:  # classes in units of their own: the caller's units (exact)
+            gp, gn = gp * task.unit, gn * task.neg_unit
         values[r] = readouts.table_value(name, opts, np.cumsum(gn), np.cumsum(gp), thresholds)
     return values
 
@@ -657,7 +659,8 @@ def _resample_values(task: Task, column: int, name: str, n_resamples: int, strat
 
     def chunk(c: int) -> None:
         lo, hi = int(bounds[c]), int(bounds[c + 1])
-        resample_sweeps(*args, lo, metric.wants, hi - lo, pos_bound, neg_bound, out[lo:hi])
+        resample_sweeps(*args, lo, metric.wants, hi - lo, pos_bound, neg_bound, task.shift,
+                        out[lo:hi])
         if progress:
             done[0] += hi - lo
             print(f"\rfastrank: bootstrap {done[0]:,}/{n_resamples:,} resamples", end="",

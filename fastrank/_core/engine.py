@@ -72,6 +72,7 @@ from .._kernels.sweep import (
     OUT_SIZE,
     S_E_FP,
     S_E_TP,
+    S_SHIFT,
     S_SIZE,
     combine,
     fx_to_float,
@@ -663,16 +664,19 @@ def _base_state(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, np.ndar
     n = t.values.shape[0]
     if t.weights is None:
         return new_state(float(t.npos), float(n - t.npos), max_fpr, what)
-    return weighted_state(t.bounds, max_fpr, what)
+    return weighted_state(t.bounds, max_fpr, what, t.shift)
 
 
-def weighted_state(bounds: tuple[float, float], max_fpr: float, what: int
+def weighted_state(bounds: tuple[float, float], max_fpr: float, what: int, shift: int = 0
                    ) -> tuple[np.ndarray, np.ndarray]:
     """A weighted task's state before its totals are known; ``bounds``: upper
     bounds of its positive and negative totals (:func:`inputs.scaled_weights`),
-    which fix the units of the exact totals."""
-    return new_state(0.0, 0.0, max_fpr, what, weighted=True, pos_bound=bounds[0],
-                     neg_bound=bounds[1])
+    which fix the units of the exact totals; ``shift``: the negatives' unit over
+    the positives' (as a power of two)."""
+    st, sk = new_state(0.0, 0.0, max_fpr, what, weighted=True, pos_bound=bounds[0],
+                       neg_bound=bounds[1])
+    st[S_SHIFT] = shift
+    return st, sk
 
 
 _MASK = (1 << 128) - 1
@@ -831,7 +835,7 @@ def task_metrics(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
         _raise_nonfinite(t.values)
         raise  # unreachable
     out[OUT_POS] *= t.unit
-    out[OUT_NEG] *= t.unit
+    out[OUT_NEG] *= t.neg_unit
     return out, key
 
 
@@ -877,13 +881,15 @@ def _one_range(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
 
 
 def table_metrics(table: tuple[np.ndarray, np.ndarray, np.ndarray], max_fpr: float, what: int,
-                  bounds: tuple[float, float] | None = None) -> tuple[np.ndarray, int]:
+                  bounds: tuple[float, float] | None = None, shift: int = 0
+                  ) -> tuple[np.ndarray, int]:
     """The ``OUT_*`` row of a stored tie table ``(gkey, gpos, gneg)``, keys descending.
 
     Unweighted tables (``bounds`` None) hold counts. Weighted ones keep their
     running totals in fixed point as a weighted task's sweep does, in the
     units the task's class ``bounds`` imply, so the result is bit for bit
-    that of the task the table came from.
+    that of the task the table came from (``shift``: the task's, see
+    :func:`weighted_state`).
     """
     gkey, gpos, gneg = (_writable(table[0], np.uint64), _writable(table[1]),
                         _writable(table[2]))
@@ -891,7 +897,7 @@ def table_metrics(table: tuple[np.ndarray, np.ndarray, np.ndarray], max_fpr: flo
     if bounds is None:
         st, sk = new_state(float(gpos.sum()), float(gneg.sum()), max_fpr, what)
     else:
-        st, sk = weighted_state(bounds, max_fpr, what)
+        st, sk = weighted_state(bounds, max_fpr, what, shift)
         s, k = range_state(st, 0.0, 0.0)
         sweep_table(gpos, gneg, gkey, count, s, k)  # a first pass for the exact totals
         set_totals(st, float(s[0]), float(s[1]))
@@ -1129,13 +1135,6 @@ class _BatchNonFinite(Exception):
         self.task = task
 
 
-def _raise_weight_range(b: Batch, j: int) -> None:
-    """The error of task ``j``, whose classes' weights are too far apart."""
-    lab, w = _task_parts(b, j)
-    _scaled_task(b.values[:0], b.dtype, lab, int(np.count_nonzero(lab)), w, j)
-    raise AssertionError("unreachable: the task's weights are in range")  # pragma: no cover
-
-
 def _task_parts(b: Batch, j: int) -> tuple[np.ndarray, np.ndarray | None]:
     """Task ``j``'s 0/1 labels and weights, whatever the batch's layout."""
     if b.layout == SAMPLE_MAJOR:
@@ -1174,18 +1173,29 @@ def _run_small(b: Batch, values: np.ndarray, labels: np.ndarray, lab_mode: int, 
     w = _EMPTY_F if b.weights is None else readonly(b.weights)
     if tasks.shape[0] and int((offsets[tasks + 1] - offsets[tasks]).max()) > nmax:
         raise RuntimeError("a batch task is larger than its kernel's scratch")  # pragma: no cover
-    bad = np.full(2, -1, np.int64)
     ptr, idx = (_EMPTY_I, _EMPTY_I) if lab_mode == LAB_SAME else (readonly(b.lab_ptr),
                                                                   readonly(b.lab_idx))
-    run_segments(readonly(values.view(spec.bits)), spec.kind, spec.sign, spec.ones, spec.exp,
-                 readonly(labels), lab_mode, ptr, idx, w, wshared, readonly(offsets),
-                 readonly(tasks), max_fpr, what,
-                 *_segment_scratch(nmax, values.dtype, b.weights is not None), out, prbe, bad)
-    if bad[0] >= 0:
-        j = first + int(bad[0])
-        if bad[1] == 1:
-            _raise_weight_range(b, j)
-        raise _BatchNonFinite(j)
+    bits = readonly(values.view(spec.bits))
+    scratch_ = _segment_scratch(nmax, values.dtype, b.weights is not None)
+    bad = np.full(2, -1, np.int64)
+    while tasks.shape[0]:
+        run_segments(bits, spec.kind, spec.sign, spec.ones, spec.exp, readonly(labels), lab_mode,
+                     ptr, idx, w, wshared, readonly(offsets), readonly(tasks), max_fpr, what,
+                     *scratch_, out, prbe, bad)
+        if bad[0] < 0:
+            return
+        j = int(bad[0])
+        if bad[1] != 1:
+            raise _BatchNonFinite(first + j)
+        # Classes too far apart for one unit: this task through the one-task engine,
+        # which gives each class its own; then the tasks after it.
+        lab, tw = _task_parts(b, first + j)
+        s0, s1 = int(offsets[j]), int(offsets[j + 1])
+        t = _scaled_task(values[s0:s1], b.dtype, np.ascontiguousarray(lab),
+                         int(np.count_nonzero(lab)), tw, first + j)
+        out[j], prbe[j] = _task_out(t, max_fpr, what, first + j)
+        tasks = tasks[int(np.flatnonzero(tasks == j)[0]) + 1:]
+        bad[:] = -1
 
 
 def group_segments(codes: np.ndarray, ngroups: int, values: np.ndarray, labels: np.ndarray,
@@ -1280,10 +1290,10 @@ def _scaled_task(values: np.ndarray, dtype: Any, lab: np.ndarray, npos: int,
                  w: np.ndarray | None, j: int) -> Task:
     """Task ``j`` of a batch with its own weight unit, as a one-task call has it."""
     try:
-        w, unit, bounds = scaled_weights(w, lab, npos)
+        w, unit, bounds, shift = scaled_weights(w, lab, npos)
     except ValueError as exc:
         raise ValueError(f"task {j}: {exc}") from None
-    return Task(values, dtype, lab, npos, w, unit, True, bounds)
+    return Task(values, dtype, lab, npos, w, unit, True, bounds, shift)
 
 
 def _task_out(t: Task, max_fpr: float, what: int, j: int) -> tuple[np.ndarray, int]:
@@ -1294,7 +1304,7 @@ def _task_out(t: Task, max_fpr: float, what: int, j: int) -> tuple[np.ndarray, i
     except _NonFinite:
         raise _BatchNonFinite(j) from None
     out[OUT_POS] *= t.unit
-    out[OUT_NEG] *= t.unit
+    out[OUT_NEG] *= t.neg_unit
     return out, key
 
 
@@ -1411,8 +1421,8 @@ def pooled(b: Batch) -> Task:
             _raise_batch(b, j)
     if b.mode == "groups":
         npos = int(np.count_nonzero(b.labels))
-        w, unit, bounds = scaled_weights(b.weights, b.labels, npos)
-        return Task(b.values, b.dtype, b.labels, npos, w, unit, False, bounds)
+        w, unit, bounds, shift = scaled_weights(b.weights, b.labels, npos)
+        return Task(b.values, b.dtype, b.labels, npos, w, unit, False, bounds, shift)
     if b.lab_mode == LAB_SAME:
         labels = b.labels
     else:
@@ -1427,5 +1437,5 @@ def pooled(b: Batch) -> Task:
     if b.weights is not None:
         w = np.repeat(b.weights, b.t) if b.layout == SAMPLE_MAJOR else np.tile(b.weights, b.t)
     npos = int(np.count_nonzero(labels))
-    w, unit, bounds = scaled_weights(w, labels, npos)
-    return Task(b.values, b.dtype, labels, npos, w, unit, False, bounds)
+    w, unit, bounds, shift = scaled_weights(w, labels, npos)
+    return Task(b.values, b.dtype, labels, npos, w, unit, False, bounds, shift)

@@ -12,7 +12,8 @@ out holds only arrays the kernels may read without bounds checks:
   C or DLPack, counts every nonzero byte as True, as numpy does), or as
   validated sparse columns, or as class codes;
 * weights as finite, non-negative float64, scaled by an exact power of two
-  (:func:`weight_unit`) so that no sum or product over- or underflows;
+  (:func:`weight_units`; one per class where the classes are too far apart for
+  one) so that no sum or product over- or underflows;
 * group ids as dense integer codes with the ids they stand for.
 
 Finiteness of scores is checked where the scores are first read: by the
@@ -34,8 +35,8 @@ from .._kernels.batch import LAB_CODES as LAB_CODES  # re-exported: the label la
 from .._kernels.batch import LAB_CSC as LAB_CSC
 from .._kernels.batch import LAB_SAME as LAB_SAME
 from .._kernels.keys import KIND_FLOAT, KIND_SIGNED, KIND_UNSIGNED
-from .._kernels.sweep import BEYOND_RANGE, weight_shift
 from .._kernels.sweep import UNIT_FREE as UNIT_FREE  # re-exported for summaries
+from .._kernels.sweep import class_shifts
 from .ids import plain as plain  # re-exported: scalars in messages
 
 _DLPACK_CPU = 1
@@ -750,35 +751,38 @@ def weights(sample_weight: Any, n: int) -> np.ndarray | None:
 _TOTAL_CHECK = 1e300  # a class whose largest weight times its count exceeds this is summed
 
 
-def weight_unit(pos_max: float, neg_max: float, n: int) -> float:
-    """The power of two that a task's weights are divided by before any sum
-    (exact): :func:`fastrank._kernels.sweep.weight_shift`, which kernels run
-    per task too. Raises when the classes' scales are beyond float64's reach."""
-    e = weight_shift(pos_max, neg_max, n)
-    if e == BEYOND_RANGE:
-        gap = abs(math.frexp(pos_max)[1] - math.frexp(neg_max)[1])
-        raise ValueError(
-            "the positive and negative sample weights differ by a factor beyond float64's "
-            f"range (about 2**{gap}); rescale one class's weights"
-        )
-    return math.ldexp(1.0, e)
+def weight_units(pos_max: float, neg_max: float, n: int) -> tuple[float, int]:
+    """``(unit, shift)``: a task's positive weights are divided by ``unit``, its
+    negative weights by ``unit * 2**shift``, before any sum (exact: powers of two).
+    ``shift`` is 0 but for classes whose scales are too far apart for one unit
+    (:func:`fastrank._kernels.sweep.class_shifts`, which kernels run per task too)."""
+    e, shift = class_shifts(pos_max, neg_max, n)
+    return math.ldexp(1.0, e), shift
 
 
 def scaled_weights(w: np.ndarray | None, labels: np.ndarray, npos: int
-                   ) -> tuple[np.ndarray | None, float, tuple[float, float]]:
-    """A task's weights divided by its unit (:func:`weight_unit`), the unit, and
-    the bounds of its class totals after it (each class's largest weight times
-    its count), which fix the units of the exact fixed-point totals, one per
-    class, so that a light class next to a heavy one keeps all its bits."""
+                   ) -> tuple[np.ndarray | None, float, tuple[float, float], int]:
+    """A task's weights divided by its units (:func:`weight_units`), the positives'
+    unit, the bounds of its class totals after them (each class's largest weight
+    times its count), which fix the units of the exact fixed-point totals, one per
+    class, so that a light class next to a heavy one keeps all its bits, and the
+    negatives' shift."""
     if w is None:
-        return None, 1.0, (0.0, 0.0)
+        return None, 1.0, (0.0, 0.0), 0
     n = labels.shape[0]
     pmax, nmax = class_maxima(w, labels)
     _check_class_sums(w, labels, pmax * npos, nmax * (n - npos))
-    unit = weight_unit(pmax, nmax, n)
-    if unit != 1.0:
-        w = w / unit
-    return w, unit, (pmax / unit * npos, nmax / unit * (n - npos))
+    unit, shift = weight_units(pmax, nmax, n)
+    nunit = math.ldexp(unit, shift)
+    return (in_units(w, labels, unit, shift), unit,
+            (pmax / unit * npos, nmax / nunit * (n - npos)), shift)
+
+
+def in_units(w: np.ndarray, labels: np.ndarray, unit: float, shift: int) -> np.ndarray:
+    """Weights divided by their class's unit (:func:`weight_units`; exact)."""
+    if shift:
+        return w / np.where(labels.astype(bool, copy=False), unit, math.ldexp(unit, shift))
+    return w / unit if unit != 1.0 else w
 
 
 def _check_class_sums(w: np.ndarray, labels: np.ndarray, pos_bound: float,
@@ -908,9 +912,15 @@ class Task(NamedTuple):
     labels: np.ndarray  # uint8 0/1
     npos: int
     weights: np.ndarray | None  # float64 >= 0, divided by ``unit``
-    unit: float  # weight totals in the caller's units = kernel totals * unit
+    unit: float  # positive weight totals in the caller's units = kernel totals * unit
     checked: bool  # scores already known to be finite
     bounds: tuple[float, float] = (0.0, 0.0)  # see scaled_weights (after the unit)
+    shift: int = 0  # the negatives' unit is unit * 2**shift (see scaled_weights)
+
+    @property
+    def neg_unit(self) -> float:
+        """Negative weight totals in the caller's units = kernel totals * this."""
+        return math.ldexp(self.unit, self.shift)
 
     @property
     def spec(self) -> Spec:
@@ -925,18 +935,18 @@ def task(y_true: Any, y_score: Any, sample_weight: Any = None, pos_label: Any = 
     n = values.shape[0]
     labels, npos = labels_1d(y_true, n, pos_label)
     w = weights(sample_weight, n)
-    w, unit, bounds = scaled_weights(w, labels, npos)
+    w, unit, bounds, shift = scaled_weights(w, labels, npos)
     if check:
         check_finite(values)
-    return Task(values, dtype, labels, npos, w, unit, check, bounds)
+    return Task(values, dtype, labels, npos, w, unit, check, bounds, shift)
 
 
 def task_of(values: np.ndarray, dtype: np.dtype[Any], labels: np.ndarray,
             w: np.ndarray | None) -> Task:
     """A task from arrays already canonical (finite scores, 0/1 labels, checked weights)."""
     npos = int(np.count_nonzero(labels))
-    w, unit, bounds = scaled_weights(w, labels, npos)
-    return Task(values, dtype, labels, npos, w, unit, True, bounds)
+    w, unit, bounds, shift = scaled_weights(w, labels, npos)
+    return Task(values, dtype, labels, npos, w, unit, True, bounds, shift)
 
 
 SAMPLE_MAJOR = 0  # a C-ordered (n, t) matrix: task j is column j

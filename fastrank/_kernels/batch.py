@@ -127,7 +127,8 @@ def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, l
     (:func:`~fastrank._kernels.sweep.weight_shift`) and each class's exact
     total is kept in units fixed by its largest weight times its count, as a
     one-task call does. A bad task stops the call with ``bad = (task, why)``:
-    why 0, a NaN or infinite score; 1, classes' weights too far apart.
+    why 0, a NaN or infinite score; 1, classes' weights too far apart for one unit
+    (the caller computes that task with a unit per class, then the rest).
 
     Scratch, typed by the caller (no ``view`` in here: Numba compiles the error
     path of every array view, string formatting included, which was two

@@ -24,6 +24,7 @@ from .sweep import (
     K_TP,
     S_E_FP,
     S_E_TP,
+    S_SHIFT,
     S_SIZE,
     finish,
     fx_value,
@@ -54,12 +55,12 @@ def _draw(state, m):
 
 
 _RESAMPLE = [(ro(u64), i64, ro(i64), ro(i64), ro(f64), ro(f64), ro(i64), ro(f64), b1, b1, u64,
-              i64, i64, i64, f64, f64, rw(f64, 2))]
+              i64, i64, i64, f64, f64, i64, rw(f64, 2))]
 
 
 @kernel(_RESAMPLE)
 def resample_sweeps(gkey, ngroups, pos_gid, neg_gid, pos_w, neg_w, codes, weights, weighted,
-                    stratified, seed, first, what, count, pos_bound, neg_bound, out):
+                    stratified, seed, first, what, count, pos_bound, neg_bound, shift, out):
     """Metrics (layout ``OUT_*``) of resamples ``first .. first + count`` into ``out``.
 
     Stratified: each resample draws ``len(pos_gid)`` positives and
@@ -68,7 +69,8 @@ def resample_sweeps(gkey, ngroups, pos_gid, neg_gid, pos_w, neg_w, codes, weight
     ``len(codes)`` samples from all, each coded ``group << 1 | label`` (with
     ``weights``). Weighted resamples keep exact running totals in the units
     ``pos_bound``/``neg_bound`` imply: the largest total a resample's class
-    can reach (its largest weight times the number of draws).
+    can reach (its largest weight times the number of draws); ``shift`` is the
+    task's (the negatives' unit over the positives', as a power of two).
     """
     m_pos = pos_gid.shape[0]
     m_neg = neg_gid.shape[0]
@@ -117,10 +119,12 @@ def resample_sweeps(gkey, ngroups, pos_gid, neg_gid, pos_w, neg_w, codes, weight
                 gneg[g] = 0.0
         if weighted:  # a first pass for the exact totals
             init_state(st, sk, 1.0, 1.0, 1.0, 0, True, pos_bound, neg_bound)
+            st[S_SHIFT] = shift
             sweep_table(cpos, cneg, ckey, c, st, sk)
             pos = fx_value(sk[K_TP], sk[K_TP + 1], st[S_E_TP])
             neg = fx_value(sk[K_FP], sk[K_FP + 1], st[S_E_FP])
         init_state(st, sk, pos, neg, 1.0, what, weighted, pos_bound, neg_bound)
+        st[S_SHIFT] = shift
         sweep_table(cpos, cneg, ckey, c, st, sk)
         finish(st, sk, out[r])
 

@@ -77,7 +77,8 @@ S_GROUPS = 25  # groups seen
 S_PA_CUT = 26  # the partial AUC's term of the group where its budget runs out
 S_TP_REM = 27  # weighted: what the fixed-point running totals truncated (caller units),
 S_FP_REM = 28  # nonzero only for weights far below their class's largest (fx_add_rem)
-S_SIZE = 29
+S_SHIFT = 29  # weighted: negatives are in units 2**S_SHIFT times the positives' (see MIXED_CAP)
+S_SIZE = 30
 # sk (uint64): break-even key, last key, then fixed-point accumulators (hi, lo)
 K_PRBE = 0
 K_LAST = 1
@@ -154,6 +155,19 @@ def weight_shift(pos_max: float, neg_max: float, n: int) -> int:
 
 
 weight_shift_k = helper(weight_shift)
+
+
+def class_shifts(pos_max: float, neg_max: float, n: int) -> tuple[int, int]:
+    """``(e, shift)``: the positives' weights are divided by ``2**e``, the negatives'
+    by ``2**(e + shift)``. ``shift`` is 0 (one unit, :func:`weight_shift`) unless the
+    classes' scales are too far apart for one; then each class gets the unit it
+    would have alone, and the sweep brings FP to the positives' unit where the two
+    classes are added (:func:`in_pos_units`)."""
+    e = weight_shift(pos_max, neg_max, n)
+    if e != BEYOND_RANGE:
+        return e, 0
+    ep = weight_shift(pos_max, 0.0, n)
+    return ep, weight_shift(0.0, neg_max, n) - ep
 
 
 def new_state(pos: float, neg: float, max_fpr: float, what: int, *, weighted: bool = False,
@@ -409,6 +423,23 @@ def pr_segment_area(t0, f0, dp, dn):
     return dp * share - ((f0 * dp - dn * t0) / s) * share * _log1p(s / m0)
 
 
+# A task whose classes' weights are too far apart for one unit (more than about
+# 2**1900: :func:`weight_shift`) keeps each class in a unit of its own, the
+# negatives' ``2**shift`` times the positives'. Only the terms that add the two
+# classes (precision's TP + FP, the PR areas, the break-even's TP + FP = P) see
+# the shift: FP is brought to the positives' unit there, capped at MIXED_CAP,
+# where precision is below 2**-850 (every product those terms form stays finite).
+MIXED_CAP = 2.0**900
+
+
+@helper
+def in_pos_units(x, shift):
+    """Negatives' weight ``x`` in the positives' unit (capped at :data:`MIXED_CAP`)."""
+    if shift == 0:
+        return x
+    return min(math.ldexp(x, shift), MIXED_CAP)
+
+
 # ---------------------------------------------------------------- the sweep
 
 _TABLE = (rw(f64), rw(f64), rw(u64), i64, rw(f64), rw(u64))
@@ -453,6 +484,7 @@ def sweep_table(gpos, gneg, gkey, count, st, sk):
     fp_h, fp_l = sk[K_FP], sk[K_FP + 1]
     tp_rem = st[S_TP_REM]
     fp_rem = st[S_FP_REM]
+    shift = int(st[S_SHIFT])
     for g in range(count):
         dp = gpos[g]
         dn = gneg[g]
@@ -466,6 +498,10 @@ def sweep_table(gpos, gneg, gkey, count, st, sk):
         else:
             tp1 = tp + dp
             fp1 = fp + dn
+        # FP and the group's negatives in the positives' unit, where the classes are added
+        xf = in_pos_units(fp, shift)
+        xf1 = in_pos_units(fp1, shift)
+        xn = in_pos_units(dn, shift)
         if dn > 0.0:
             term = dn * (tp + tp1)
             if fx_auc:
@@ -484,11 +520,11 @@ def sweep_table(gpos, gneg, gkey, count, st, sk):
             if want_pr:
                 if lead_open:  # the range's first run ends here; its area is combined later
                     st[S_LEAD_TP] = tp
-                    st[S_LEAD_FP] = fp
+                    st[S_LEAD_FP] = xf  # in the positives' unit
                 elif tp > run:
-                    pr_h, pr_l = fx_add(pr_h, pr_l, pr_run_area(run, tp, fp), sc_area)
+                    pr_h, pr_l = fx_add(pr_h, pr_l, pr_run_area(run, tp, xf), sc_area)
                 if dp > 0.0:
-                    pr_h, pr_l = fx_add(pr_h, pr_l, pr_segment_area(tp, fp, dp, dn), sc_area)
+                    pr_h, pr_l = fx_add(pr_h, pr_l, pr_segment_area(tp, xf, dp, xn), sc_area)
                 run = tp1
             lead_open = False
             if not first_neg:
@@ -496,9 +532,9 @@ def sweep_table(gpos, gneg, gkey, count, st, sk):
                 st[S_TP_FIRST_NEG] = tp
                 st[S_DP_FIRST_NEG] = dp
         if dp > 0.0:
-            term = dp * (tp1 / (tp1 + fp1))
+            term = dp * (tp1 / (tp1 + xf1))
             ap_h, ap_l = fx_add(ap_h, ap_l, term, sc_area)
-            if expected:
+            if expected:  # counts only (unweighted): no shift
                 if dp + dn != 1.0:  # a tie: the expectation over its orders
                     term = _expected_ap_group(tp, tp + fp, dp, dp + dn)
                 ex_h, ex_l = fx_add(ex_h, ex_l, term, sc_area)
@@ -506,10 +542,10 @@ def sweep_table(gpos, gneg, gkey, count, st, sk):
                 first_pos = True
                 st[S_FP_FIRST_POS] = fp
                 st[S_DN_FIRST_POS] = dn
-        if not prbe_found and pos > 0.0 and tp1 + fp1 >= pos:
+        if not prbe_found and pos > 0.0 and tp1 + xf1 >= pos:
             prbe_found = True
             st[S_PRBE_FOUND] = 1.0
-            st[S_PRBE_TP] = tp + (pos - (tp + fp)) * (dp / (dp + dn))
+            st[S_PRBE_TP] = tp + (pos - (tp + xf)) * (dp / (dp + xn))
             sk[K_PRBE] = gkey[g]
         tp = tp1
         fp = fp1
@@ -609,7 +645,9 @@ def finish(st, sk, out):
                                 sc_area)
         run = 0.0 if st[S_LEAD_OPEN] != 0.0 else st[S_RUN]
         if tp > run:  # the last run of negative-free groups
-            pr_h, pr_l = fx_add(pr_h, pr_l, pr_run_area(run, tp, fp), sc_area)
+            pr_h, pr_l = fx_add(pr_h, pr_l, pr_run_area(run, tp,
+                                                        in_pos_units(fp, int(st[S_SHIFT]))),
+                                sc_area)
     if st[S_FX_AUC] != 0.0:
         auc_sum = fx_value(sk[K_AUC], sk[K_AUC + 1], st[S_E_AUC])
         pa_sum = fx_value(sk[K_PA], sk[K_PA + 1], st[S_E_AUC]) + st[S_PA_CUT]
