@@ -758,6 +758,15 @@ def probe_weights(labels: list[int], scores: list[float], weights: list[float], 
     got = outcome(_entry_1d, entry, y, s, w, None, 0)
     valid = bool(np.all(np.isfinite(w)) and np.all(w >= 0))
     if got[0] == "rejected":
+        # Valid weights are refused only for a class whose total is beyond float64 (or
+        # no weight at all): classes any distance apart are computed.
+        if not valid:
+            return
+        top = Fraction(sys.float_info.max)
+        beyond = any(sum((Fraction(float(x)) for x in w[y == c]), Fraction(0)) > top
+                     for c in (0, 1))
+        assert beyond or not np.any(w > 0), \
+            f"{entry} refused valid weights {w.tolist()}: {_short(got[1])}"
         return
     assert valid, f"{entry} accepted invalid weights {w.tolist()}: {_short(got[1])}"
     if entry in ("roc_auc", "average_precision"):
