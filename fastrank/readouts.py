@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ._core import engine, inputs
+from ._core.arith import dot
 from ._core.reduce import GroupResult
 from .curves import _cumulative, _warn
 
@@ -63,28 +64,46 @@ def box_area_under(x: np.ndarray, y: np.ndarray, fpr: tuple[float, float],
     (0, 0) to (1, 1)) and inside the box ``fpr x tpr``: the integral over ``x`` in
     ``fpr`` of ``clip(y(x), tpr) - tpr[0]``.
 
-    Each piece is cut where its line crosses the box's edges (the two x bounds,
-    the two y bounds); between cuts the clipped line is linear, so a trapezoid is
-    its exact integral.
+    Both coordinates grow along the line, so the pieces that meet the box's FPR
+    range fall in three runs: below the TPR range (no area), inside it, and above
+    it (the box's full height: their widths add up to one difference of two
+    clipped ends). Only the first and the last piece inside can cross an edge of
+    the box; they are cut where their line crosses it (:func:`_cut_pieces`), and
+    the pieces between them are trapezoids.
     """
     (a, b), (lo, hi) = fpr, tpr
-    x0, x1, y0, y1 = x[:-1], x[1:], y[:-1], y[1:]
-    keep = (x1 > x0) & (x1 > a) & (x0 < b)  # vertical pieces have no area
-    x0, x1, y0, y1 = x0[keep], x1[keep], y0[keep], y1[keep]
-    if x0.shape[0] == 0:
+    last = x.shape[0] - 1  # pieces 0 .. last - 1: from point i to point i + 1
+    if last < 1:
         return 0.0
-    # Pieces inside the box are trapezoids; only those crossing an edge are cut.
-    simple = (x0 >= a) & (x1 <= b) & (y0 >= lo) & (y1 <= hi)
-    total = float(np.dot(x1[simple] - x0[simple], y0[simple] + y1[simple] - 2.0 * lo)) * 0.5
-    cross = ~simple
-    x0, x1, y0, y1 = x0[cross], x1[cross], y0[cross], y1[cross]
-    if x0.shape[0] == 0:
-        return total
+    i0 = max(int(np.searchsorted(x, a, "right")) - 1, 0)  # the first piece with x1 > a
+    i1 = min(int(np.searchsorted(x, b, "left")), last)  # the first piece with x0 >= b
+    j_lo = max(int(np.searchsorted(y, lo, "right")) - 1, 0)  # the first with y1 > lo
+    j_hi = int(np.searchsorted(y, hi, "left"))  # the first with y0 >= hi
+    s = min(max(i0, j_lo), i1)  # pieces i0 .. s - 1 lie below the box
+    e = min(max(j_hi, s), i1)  # pieces e .. i1 - 1 lie above it
+    total = 0.0
+    if e < i1:
+        total += (hi - lo) * (min(max(float(x[i1]), a), b) - min(max(float(x[e]), a), b))
+    if s < e:
+        ends = np.array([s, e - 1]) if e - s > 1 else np.array([s])
+        total += _cut_pieces(x[ends], x[ends + 1], y[ends], y[ends + 1], fpr, tpr)
+    if e - s > 2:  # the pieces between the two ends lie inside the box
+        xs, ys = x[s + 1:e], y[s + 1:e]
+        total += dot(np.diff(xs), ys[:-1] + ys[1:] - 2.0 * lo) * 0.5
+    return total
+
+
+def _cut_pieces(x0: np.ndarray, x1: np.ndarray, y0: np.ndarray, y1: np.ndarray,
+                fpr: tuple[float, float], tpr: tuple[float, float]) -> float:
+    """The area inside the box under the pieces ``(x0, y0) -> (x1, y1)``, each cut
+    where its line crosses the box's edges (the two x bounds, the two y bounds);
+    between cuts the clipped line is linear, so a trapezoid is its exact integral."""
+    (a, b), (lo, hi) = fpr, tpr
     dx, dy = x1 - x0, y1 - y0
     with np.errstate(divide="ignore", invalid="ignore"):
         cuts = np.stack([
             np.zeros_like(dx), np.ones_like(dx),
-            (a - x0) / dx, (b - x0) / dx,
+            np.where(dx > 0, (a - x0) / dx, 0.0), np.where(dx > 0, (b - x0) / dx, 0.0),
             np.where(dy > 0, (lo - y0) / dy, 0.0), np.where(dy > 0, (hi - y0) / dy, 0.0),
         ], axis=1)
     cuts = np.sort(np.clip(cuts, 0.0, 1.0), axis=1)
@@ -94,7 +113,7 @@ def box_area_under(x: np.ndarray, y: np.ndarray, fpr: tuple[float, float],
     xs0, xs1 = np.clip(xs0, a, b), np.clip(xs1, a, b)
     ys0 = np.clip(y0[:, None] + t0 * dy[:, None], lo, hi) - lo
     ys1 = np.clip(y0[:, None] + t1 * dy[:, None], lo, hi) - lo
-    return total + float(np.sum((xs1 - xs0) * (ys0 + ys1)) * 0.5)
+    return float(np.sum((xs1 - xs0) * (ys0 + ys1)) * 0.5)
 
 
 def partial_roc_auc(
