@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from ._core import api, engine, inputs, reduce, registry
+from ._core.arith import dot, matvec, vecmat
 from .exceptions import UndefinedMetricWarning
 
 __all__ = [
@@ -211,7 +212,7 @@ def label_ranking_loss(y_true: Any, y_score: Any, *, sample_weight: Any = None) 
         if pos == 0 or neg == 0:
             return 0.0
         _, gpos, gneg = engine.task_table(t)
-        wrong = float(np.dot(gpos, np.cumsum(gneg)))  # negatives at or above each positive
+        wrong = dot(gpos, np.cumsum(gneg))  # negatives at or above each positive
         return wrong / (float(pos) * float(neg))
 
     loss = np.array(engine.parallel_map(one, tasks, engine.task_threads(tasks)), np.float64)
@@ -246,12 +247,12 @@ def _dcg_rows(gains: np.ndarray, values: np.ndarray, k: int | None, log_base: fl
     if k is not None:
         discount[k:] = 0.0
     if values is gains:  # the best order: the gains sorted, ties no matter
-        return np.asarray(np.sort(gains, axis=1)[:, ::-1] @ discount)
+        return matvec(np.sort(gains, axis=1)[:, ::-1], discount)
     # Descending; with ties averaged their order inside a group does not matter.
     order = np.argsort(values, axis=1, kind="stable" if ignore_ties else None)[:, ::-1]
     g = np.take_along_axis(gains, order, axis=1)
     if ignore_ties:  # ties by decreasing index
-        return np.asarray(g @ discount)
+        return matvec(g, discount)
     v = np.take_along_axis(values, order, axis=1)
     new = np.ones((n, t), bool)
     new[:, 1:] = v[:, 1:] != v[:, :-1]  # a tie group starts (every row starts one)
@@ -1293,7 +1294,7 @@ def top_k_accuracy(y_true: Any, y_score: Any, k: Any = 2, *, labels: Any = None,
     lists = _Lists(onehot, s, None, None, depth=int(ks.max()))
     hits = hit_rate(lists, ks, ties)
     total = float(n) if w is None else float(w.sum())
-    got = hits.sum(axis=0) if w is None else w @ hits
+    got = hits.sum(axis=0) if w is None else vecmat(w, hits)
     out = got / total if normalize else got
     return float(out[0]) if scalar_k else out
 

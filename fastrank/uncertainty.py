@@ -27,6 +27,7 @@ import numpy as np
 
 from . import readouts
 from ._core import delong, engine, inputs, registry
+from ._core.arith import gram
 from ._core.inputs import Task, as_array
 from ._kernels.bootstrap import resample_sweeps
 from ._kernels.sweep import OUT_NEG, OUT_POS, OUT_SIZE
@@ -442,7 +443,7 @@ def delong_covariance(y_true: Any, y_scores: Any, *, pos_label: Any = None
     theta = x.mean(axis=1, keepdims=True)
     dx = x - theta
     dy = y - theta
-    cov = (dx @ dx.T) / (m - 1) / m + (dy @ dy.T) / (k - 1) / k
+    cov = gram(dx) / (m - 1) / m + gram(dy) / (k - 1) / k
     return aucs, cov
 
 

@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import engine
+from .arith import dot
 from .inputs import Task
 
 
@@ -61,9 +62,8 @@ def table_sums(gpos: np.ndarray, gneg: np.ndarray) -> Sums:
     if m == 0 or k == 0:
         return Sums(m, k, math.nan, math.nan, math.nan)
     v10, v01 = group_placements(gpos, gneg)
-    theta = float(np.dot(gpos, v10) / m)
-    return Sums(m, k, theta, float(np.dot(gpos, (v10 - theta) ** 2)),
-                float(np.dot(gneg, (v01 - theta) ** 2)))
+    theta = dot(gpos, v10) / m
+    return Sums(m, k, theta, dot(gpos, (v10 - theta) ** 2), dot(gneg, (v01 - theta) ** 2))
 
 
 def placements(t: Task) -> np.ndarray:
@@ -123,11 +123,11 @@ def pair_sums(ta: Task, tb: Task | None) -> PairSums:
     db = vb - theta_b
     dpa, dna = da[lab], da[~lab]
     dpb, dnb = db[lab], db[~lab]
-    s10_aa, s01_aa = float(dpa @ dpa), float(dna @ dna)
+    s10_aa, s01_aa = dot(dpa, dpa), dot(dna, dna)
     if tb is None:
         return PairSums(m, k, theta_a, theta_a, s10_aa, s10_aa, s10_aa, s01_aa, s01_aa, s01_aa)
-    return PairSums(m, k, theta_a, theta_b, s10_aa, float(dpb @ dpb), float(dpa @ dpb),
-                    s01_aa, float(dnb @ dnb), float(dna @ dnb))
+    return PairSums(m, k, theta_a, theta_b, s10_aa, dot(dpb, dpb), dot(dpa, dpb),
+                    s01_aa, dot(dnb, dnb), dot(dna, dnb))
 
 
 def band_sums(gpos: np.ndarray, gneg: np.ndarray, x1: float, x2: float,
@@ -160,7 +160,6 @@ def band_sums(gpos: np.ndarray, gneg: np.ndarray, x1: float, x2: float,
     moving = gpos * inside
     below = moving.sum() - np.cumsum(moving)  # in groups strictly below
     c01 = -(below + 0.5 * moving) / m
-    theta = float(np.dot(gpos, c10) / m)
-    mean01 = float(np.dot(gneg, c01) / k)
-    return Sums(m, k, theta, float(np.dot(gpos, (c10 - theta) ** 2)),
-                float(np.dot(gneg, (c01 - mean01) ** 2)))
+    theta = dot(gpos, c10) / m
+    mean01 = dot(gneg, c01) / k
+    return Sums(m, k, theta, dot(gpos, (c10 - theta) ** 2), dot(gneg, (c01 - mean01) ** 2))

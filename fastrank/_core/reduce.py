@@ -19,6 +19,7 @@ import numpy as np
 
 from .._kernels.sweep import OUT_NEG, OUT_POS
 from ..exceptions import UndefinedMetricWarning
+from .arith import dot
 from .inputs import check_average
 from .registry import METRICS, Metric, Request
 
@@ -123,7 +124,7 @@ def average(values: np.ndarray, pos: np.ndarray, neg: np.ndarray, how: Any,
     total = w.sum()
     if total == 0:
         return math.nan
-    return float(np.dot(w, v) / total)
+    return dot(w, v) / float(total)
 
 
 # ------------------------------------------------------------------ result types
