@@ -944,14 +944,17 @@ def task_table(t: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.
     def build(r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         c = _sort_classes(parts[r], spec, weighted)
         m = c.p.shape[0] + c.q.shape[0] + room
-        gpos = np.empty(m, np.float64)
-        gneg = np.empty(m, np.float64)
-        gkey = np.empty(m, np.uint64)
+        # Room for every sample in this thread's kept buffer (fresh memory for it would
+        # cost page faults on every call); the groups written are copied out.
+        buf = scratch("table", 24 * m + 192)
+        gpos, at = _carve(buf, 0, m, np.float64)
+        gneg, at = _carve(buf, at, m, np.float64)
+        gkey, _ = _carve(buf, at, m, np.uint64)
         s, k = range_state(st, 0.0, 0.0)
         mode = (MODE_RUNS if r == first else MODE_RUNS_REST) if runs else MODE_TABLE
         g = sweep_split(c.p, c.p.view(spec.bits), c.q, c.q.view(spec.bits), c.pw, c.qw,
                         weighted, s, k, mode, gpos, gneg, gkey)
-        return gkey[:g], gpos[:g], gneg[:g]
+        return gkey[:g].copy(), gpos[:g].copy(), gneg[:g].copy()
 
     try:
         tables = parallel_map(build, list(range(len(parts))), nthreads)
