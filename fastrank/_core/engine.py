@@ -1384,15 +1384,19 @@ def split_batch(b: Batch) -> list[Task]:
         spec = SPECS[b.values.dtype]
         bits = readonly(b.values.view(spec.bits))
         labels, ptr, idx = readonly(b.labels), readonly(b.lab_ptr), readonly(b.lab_idx)
-        for j0 in range(0, b.t, BLOCK):
+
+        def block(j0: int) -> list[Task]:  # the kernel releases the GIL: blocks side by side
             bw = min(BLOCK, b.t - j0)
             tb = np.empty(bw * n, spec.bits)
             lb = np.empty(bw * n, np.uint8)
             transpose_block(bits, n, b.t, j0, bw, labels, b.lab_mode, ptr, idx, tb, lb)
             values = tb.view(b.values.dtype)
-            for jj in range(bw):
-                tasks.append(task_of(values[jj * n:(jj + 1) * n], b.dtype,
-                                     lb[jj * n:(jj + 1) * n], b.weights))
+            return [task_of(values[jj * n:(jj + 1) * n], b.dtype, lb[jj * n:(jj + 1) * n],
+                            b.weights) for jj in range(bw)]
+
+        nthreads = threads() if b.values.shape[0] >= PARALLEL_MIN else 1
+        for part in parallel_map(block, range(0, b.t, BLOCK), nthreads):
+            tasks.extend(part)
         return tasks
     for j in range(b.t):
         lo, hi = int(b.offsets[j]), int(b.offsets[j + 1])
