@@ -24,14 +24,40 @@ rounding of a few float operations per piece.
 from __future__ import annotations
 
 import math
-from functools import lru_cache, partial
+from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from ._core import engine, inputs
-from ._core.arith import dot
+from ._core.inputs import readonly
 from ._core.reduce import GroupResult
+from ._kernels.readout import (
+    BELOW_CHANCE as BELOW,
+)
+from ._kernels.readout import (
+    NO_NEGATIVES,
+    NO_POSITIVES,
+    P_BOUND,
+    P_CORRECT,
+    P_DIAGONAL,
+    P_FULL,
+    P_HIGH,
+    P_INTERPOLATE,
+    P_SIZE,
+    P_X0,
+    P_X1,
+    P_Y0,
+    P_Y1,
+    RD_PR_RANGE,
+    RD_PRECISION_AT_RECALL,
+    RD_RECALL_AT_PRECISION,
+    RD_ROC_BOX,
+    RD_SENS_AT_SPEC,
+    RD_SPEC_AT_SENS,
+    read_tables,
+)
 from .curves import _cumulative, _warn
 
 __all__ = [
@@ -56,64 +82,6 @@ def _range(value: Any, name: str) -> tuple[float, float]:
     if not (0.0 <= low < high <= 1.0):
         raise ValueError(f"{name} must satisfy 0 <= low < high <= 1; got ({low!r}, {high!r})")
     return low, high
-
-
-def box_area_under(x: np.ndarray, y: np.ndarray, fpr: tuple[float, float],
-                   tpr: tuple[float, float]) -> float:
-    """The area under the polyline through ``(x, y)`` (both non-decreasing, from
-    (0, 0) to (1, 1)) and inside the box ``fpr x tpr``: the integral over ``x`` in
-    ``fpr`` of ``clip(y(x), tpr) - tpr[0]``.
-
-    Both coordinates grow along the line, so the pieces that meet the box's FPR
-    range fall in three runs: below the TPR range (no area), inside it, and above
-    it (the box's full height: their widths add up to one difference of two
-    clipped ends). Only the first and the last piece inside can cross an edge of
-    the box; they are cut where their line crosses it (:func:`_cut_pieces`), and
-    the pieces between them are trapezoids.
-    """
-    (a, b), (lo, hi) = fpr, tpr
-    last = x.shape[0] - 1  # pieces 0 .. last - 1: from point i to point i + 1
-    if last < 1:
-        return 0.0
-    i0 = max(int(np.searchsorted(x, a, "right")) - 1, 0)  # the first piece with x1 > a
-    i1 = min(int(np.searchsorted(x, b, "left")), last)  # the first piece with x0 >= b
-    j_lo = max(int(np.searchsorted(y, lo, "right")) - 1, 0)  # the first with y1 > lo
-    j_hi = int(np.searchsorted(y, hi, "left"))  # the first with y0 >= hi
-    s = min(max(i0, j_lo), i1)  # pieces i0 .. s - 1 lie below the box
-    e = min(max(j_hi, s), i1)  # pieces e .. i1 - 1 lie above it
-    total = 0.0
-    if e < i1:
-        total += (hi - lo) * (min(max(float(x[i1]), a), b) - min(max(float(x[e]), a), b))
-    if s < e:
-        ends = np.array([s, e - 1]) if e - s > 1 else np.array([s])
-        total += _cut_pieces(x[ends], x[ends + 1], y[ends], y[ends + 1], fpr, tpr)
-    if e - s > 2:  # the pieces between the two ends lie inside the box
-        xs, ys = x[s + 1:e], y[s + 1:e]
-        total += dot(np.diff(xs), ys[:-1] + ys[1:] - 2.0 * lo) * 0.5
-    return total
-
-
-def _cut_pieces(x0: np.ndarray, x1: np.ndarray, y0: np.ndarray, y1: np.ndarray,
-                fpr: tuple[float, float], tpr: tuple[float, float]) -> float:
-    """The area inside the box under the pieces ``(x0, y0) -> (x1, y1)``, each cut
-    where its line crosses the box's edges (the two x bounds, the two y bounds);
-    between cuts the clipped line is linear, so a trapezoid is its exact integral."""
-    (a, b), (lo, hi) = fpr, tpr
-    dx, dy = x1 - x0, y1 - y0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cuts = np.stack([
-            np.zeros_like(dx), np.ones_like(dx),
-            np.where(dx > 0, (a - x0) / dx, 0.0), np.where(dx > 0, (b - x0) / dx, 0.0),
-            np.where(dy > 0, (lo - y0) / dy, 0.0), np.where(dy > 0, (hi - y0) / dy, 0.0),
-        ], axis=1)
-    cuts = np.sort(np.clip(cuts, 0.0, 1.0), axis=1)
-    t0, t1 = cuts[:, :-1], cuts[:, 1:]
-    xs0, xs1 = x0[:, None] + t0 * dx[:, None], x0[:, None] + t1 * dx[:, None]
-    # The cut points are clipped into [a, b]: a sub-piece outside it has zero width.
-    xs0, xs1 = np.clip(xs0, a, b), np.clip(xs1, a, b)
-    ys0 = np.clip(y0[:, None] + t0 * dy[:, None], lo, hi) - lo
-    ys1 = np.clip(y0[:, None] + t1 * dy[:, None], lo, hi) - lo
-    return float(np.sum((xs1 - xs0) * (ys0 + ys1)) * 0.5)
 
 
 def partial_roc_auc(
@@ -178,25 +146,9 @@ def partial_roc_auc(
     >>> fastrank.partial_roc_auc(y, s, fpr=(0, 0.25), tpr=(0.5, 1))   # two-way
     0.0625
     """
-    box_x = _range((0.0, 1.0) if fpr is None else fpr, "fpr")
-    box_y = _range((0.0, 1.0) if tpr is None else tpr, "tpr")
-    one = partial(_roc_box, box_x=box_x, box_y=box_y, correct=_check_flag(correct, "correct"))
-    return _each(y_true, y_score, sample_weight, pos_label, one, math.nan, groups=groups)
-
-
-def _roc_box(fps: np.ndarray, tps: np.ndarray, _: np.ndarray, *, box_x: tuple[float, float],
-             box_y: tuple[float, float], correct: bool) -> float | str:
-    """:func:`partial_roc_auc` of one task's cumulative counts, or why it has none."""
-    if tps[-1] <= 0 or fps[-1] <= 0:
-        missing = "positive" if tps[-1] <= 0 else "negative"
-        return f"no {missing} samples: the partial ROC area is undefined"
-    if correct and _fills(box_x, box_y):
-        return ("the box lies under the chance diagonal, which fills it: McClish's "
-                "standardisation is undefined there")
-    area = _partial_area(fps, tps, box_x, box_y, correct)
-    if correct and area < 0.5 - 1e-12:  # beyond the rounding of a curve on the diagonal
-        return BELOW_CHANCE
-    return area
+    opts = check_options("partial_roc_auc", {"fpr": fpr, "tpr": tpr, "correct": correct})
+    return _each("partial_roc_auc", opts, y_true, y_score, sample_weight, pos_label,
+                 groups=groups)
 
 
 # pROC's rule (its auc(partial.auc.correct=TRUE)): no standardised area below chance.
@@ -247,45 +199,9 @@ def partial_pr_auc(
     >>> round(fastrank.partial_pr_auc(y, s, recall=(0, 0.5)), 6)      # the first two positives
     0.5
     """
-    low, high = _range(recall, "recall")
-    one = partial(_pr_range, low=low, high=high)
-    return _each(y_true, y_score, sample_weight, pos_label, one, math.nan, groups=groups)
-
-
-def _pr_range(fps: np.ndarray, tps: np.ndarray, _: np.ndarray, *, low: float,
-              high: float) -> float | str:
-    """:func:`partial_pr_auc` of one task's cumulative counts, or why it has none."""
-    pos = float(tps[-1])
-    if pos <= 0:
-        return "no positive samples: the partial PR area is undefined"
-    return _pr_area(fps, tps, low * pos, high * pos) / pos
-
-
-def _pr_area(fps: np.ndarray, tps: np.ndarray, t_lo: float, t_hi: float) -> float:
-    """``P`` times the area under the interpolated PR curve for TP in ``[t_lo, t_hi]``.
-
-    Along a group's piece (TP from ``t0`` to ``t0 + dp``, FP from ``f0`` growing
-    ``h = dn / dp`` per positive) precision is ``t / (a t + b)`` with ``a = 1 + h``
-    and ``b = f0 - h t0``, whose integral from ``u`` to ``v`` is
-    ``(v - u) / a - (b / a^2) log((a v + b) / (a u + b))``. Groups without
-    positives add no recall and no area.
-    """
-    t1, f1 = tps, fps
-    t0 = np.concatenate(([0.0], tps[:-1]))
-    f0 = np.concatenate(([0.0], fps[:-1]))
-    dp, dn = t1 - t0, f1 - f0
-    u, v = np.maximum(t0, t_lo), np.minimum(t1, t_hi)
-    keep = (dp > 0) & (v > u)
-    u, v, t0, f0, dp, dn = u[keep], v[keep], t0[keep], f0[keep], dp[keep], dn[keep]
-    h = dn / dp
-    a = 1.0 + h
-    b = f0 - h * t0
-    # log((a v + b) / (a u + b)) = log1p(a (v - u) / (a u + b)); a u + b > 0 wherever u > 0,
-    # and a piece starting at TP 0 has b = 0 (the first group): constant precision 1 / a.
-    base = a * u + b
-    with np.errstate(divide="ignore", invalid="ignore"):
-        logs = np.where(b != 0.0, np.log1p(a * (v - u) / np.where(base > 0, base, 1.0)), 0.0)
-    return float(np.sum((v - u) / a - (b / (a * a)) * logs))
+    opts = check_options("partial_pr_auc", {"recall": recall})
+    return _each("partial_pr_auc", opts, y_true, y_score, sample_weight, pos_label,
+                 groups=groups)
 
 
 def _fills(box_x: tuple[float, float], box_y: tuple[float, float]) -> bool:
@@ -294,40 +210,17 @@ def _fills(box_x: tuple[float, float], box_y: tuple[float, float]) -> bool:
     return diagonal == full
 
 
-def _partial_area(fps: np.ndarray, tps: np.ndarray, box_x: tuple[float, float],
-                  box_y: tuple[float, float], correct: bool) -> float:
-    """:func:`partial_roc_auc` from cumulative FP and TP at the distinct scores (a task
-    with both classes); NaN for McClish in a box the diagonal fills."""
-    neg, pos = fps[-1], tps[-1]
-    # Both rates grow along the curve, so the pieces that add area are one run of them:
-    # from where FPR reaches the box and TPR its bottom, to where FPR leaves it (above
-    # the box's top a piece adds the box's full height). Found on the counts, with one
-    # piece more at each end for the rounding of the rates; only that run's rates are
-    # formed.
-    lo = max(int(np.searchsorted(fps, box_x[0] * neg, "left")),
-             int(np.searchsorted(tps, box_y[0] * pos, "left"))) - 1
-    hi = int(np.searchsorted(fps, box_x[1] * neg, "right")) + 1
-    lo, hi = max(lo, 0), min(hi, fps.shape[0])  # points lo - 1 .. hi - 1 (-1: the start)
-    if lo == 0:
-        x = np.concatenate(([0.0], fps[:hi] / neg))
-        y = np.concatenate(([0.0], tps[:hi] / pos))
-    else:
-        x, y = fps[lo - 1:hi] / neg, tps[lo - 1:hi] / pos
-    area = box_area_under(x, y, box_x, box_y)
-    if not correct:
-        return area
-    diagonal, full = mcclish_scale(box_x, box_y)
-    if full == diagonal:
-        return math.nan
-    return 0.5 * (1.0 + (area - diagonal) / (full - diagonal))
-
-
 @lru_cache(maxsize=64)  # boxes repeat across the tasks of a batch; the areas are pure
 def mcclish_scale(box_x: tuple[float, float], box_y: tuple[float, float]) -> tuple[float, float]:
     """The chance diagonal's area in the box and the box's area: McClish maps a raw
     area ``A`` to ``(1 + (A - diagonal) / (full - diagonal)) / 2``."""
-    diagonal = box_area_under(np.array([0.0, 1.0]), np.array([0.0, 1.0]), box_x, box_y)
-    return diagonal, (box_x[1] - box_x[0]) * (box_y[1] - box_y[0])
+    params = _params("partial_roc_auc", {"box_x": box_x, "box_y": box_y, "correct": False})
+    value = np.empty(1)
+    index = np.empty(1, np.int64)
+    one = readonly(np.ones(1))  # the diagonal: one piece from (0, 0) to (1, 1)
+    read_tables(one, one, readonly(np.array([0, 1], np.int64)), 0, 1, RD_ROC_BOX,
+                readonly(params), value, index)
+    return float(value[0]), (box_x[1] - box_x[0]) * (box_y[1] - box_y[0])
 
 
 def roc_band(fps: np.ndarray, tps: np.ndarray, box_x: tuple[float, float],
@@ -392,14 +285,13 @@ def _check_flag(value: Any, name: str) -> bool:
     return bool(value)
 
 
-def _each(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
-          one: Any, nan: Any, level: int = 4, groups: Any = None) -> Any:
-    """``one(fps, tps, thresholds)`` of a task (cumulative counts at its distinct
-    scores, float64 thresholds), of each column of 2-D scores (each class, for
-    class labels), or of each group (``groups``), stacked into arrays. ``one``
-    returns a value, or a string saying why the task has none: that task gets
-    ``nan``, and the call one warning. With ``groups`` the values come as a
-    :class:`~fastrank.GroupResult` (an operating point's ``value``)."""
+def _each(name: str, opts: dict[str, Any], y_true: Any, y_score: Any, sample_weight: Any,
+          pos_label: Any, level: int = 4, groups: Any = None) -> Any:
+    """Readout ``name`` (options from :func:`check_options`) of a task, of each column
+    of 2-D scores (each class, for class labels), or of each group (``groups``). A
+    task without a value gets NaN, and the call one warning. With ``groups`` the
+    values come as a :class:`~fastrank.GroupResult` (an operating point's ``value``).
+    """
     s = inputs.as_array(y_score, "y_score")
     batched = s.ndim == 2 or groups is not None
     if batched:
@@ -408,63 +300,124 @@ def _each(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
     else:
         tasks = [inputs.task(y_true, s, sample_weight, pos_label)]
 
-    def run(task: inputs.Task) -> Any:
+    def run(task: inputs.Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         # Runs of negatives as single entries: every readout's best cutoff ends a
         # group with positives (or is the first group), so nothing changes but the work.
-        fps, tps, thresholds = _cumulative(task, runs=True)
-        got = one(fps, tps, thresholds.astype(np.float64))
-        return got, (float(tps[-1]) if tps.shape[0] else 0.0), \
-            (float(fps[-1]) if fps.shape[0] else 0.0)
+        return _cumulative(task, runs=True)
 
-    nthreads = engine.task_threads(tasks) if batched else 1
-    results, reasons, pos, neg = [], [], [], []
-    for got, p, q in engine.parallel_map(run, tasks, nthreads):
-        if isinstance(got, str):
-            reasons.append(got)
-            got = nan
-        results.append(got)
-        pos.append(p)
-        neg.append(q)
+    tables = engine.parallel_map(run, tasks, engine.task_threads(tasks) if batched else 1)
+    values, thresholds, reasons = read_many(name, opts, tables)
     if reasons:
         what = "groups" if groups is not None else "columns"
         where = f" for {len(reasons)} of {len(tasks)} {what}" if batched else ""
         _warn(f"{reasons[0]}{where}; returning NaN", level=level)  # at the public's caller
+    point = thresholds is not None
     if not batched:
-        return results[0]
-    point = isinstance(nan, OperatingPoint)
-    values: Any = np.array([r.value for r in results] if point else results, np.float64)
+        return OperatingPoint(float(values[0]), float(thresholds[0])) \
+            if thresholds is not None else float(values[0])
+    out: Any = values
     if groups is not None:
         assert b.ids is not None
-        values = GroupResult(b.ids, values, np.array(pos, np.float64),
-                             np.array(neg, np.float64), b.sizes.astype(np.int64))
-    if point:
-        return OperatingPoint(values, np.array([r.threshold for r in results], np.float64))
-    return values
+        pos = np.array([float(t[1][-1]) if t[1].shape[0] else 0.0 for t in tables])
+        neg = np.array([float(t[0][-1]) if t[0].shape[0] else 0.0 for t in tables])
+        out = GroupResult(b.ids, values, pos, neg, b.sizes.astype(np.int64))
+    return OperatingPoint(out, thresholds) if point else out
+
+
+def _params(name: str, opts: dict[str, Any]) -> np.ndarray:
+    """The kernel's ``params`` of readout ``name`` (options from :func:`check_options`)."""
+    p = np.zeros(P_SIZE, np.float64)
+    if name == "partial_roc_auc":
+        (p[P_X0], p[P_X1]), (p[P_Y0], p[P_Y1]) = opts["box_x"], opts["box_y"]
+        p[P_CORRECT] = 1.0 if opts["correct"] else 0.0
+        if opts["correct"]:
+            p[P_DIAGONAL], p[P_FULL] = mcclish_scale(opts["box_x"], opts["box_y"])
+    elif name == "partial_pr_auc":
+        p[P_BOUND], p[P_HIGH] = opts["low"], opts["high"]
+    else:
+        p[P_BOUND] = opts["bound"]
+        p[P_INTERPOLATE] = 1.0 if opts["interpolate"] else 0.0
+    return p
+
+
+_KINDS = {"sensitivity_at_specificity": RD_SENS_AT_SPEC,
+          "specificity_at_sensitivity": RD_SPEC_AT_SENS,
+          "recall_at_precision": RD_RECALL_AT_PRECISION,
+          "precision_at_recall": RD_PRECISION_AT_RECALL,
+          "partial_roc_auc": RD_ROC_BOX, "partial_pr_auc": RD_PR_RANGE}
+_WHAT = {"partial_roc_auc": "partial ROC area", "partial_pr_auc": "partial PR area",
+         "best_cutoff": "best cutoff"}
+_READ_MIN = 1 << 16  # table entries from which a readout call uses every thread
+
+
+def read_many(name: str, opts: dict[str, Any],
+              tables: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]
+              ) -> tuple[np.ndarray, np.ndarray | None, list[str]]:
+    """Readout ``name`` of many tasks' cumulative tables ``(fp, tp, thresholds)``
+    (distinct scores, highest first, without the start): the values, the thresholds
+    (operating points and best cutoffs; ``None`` for partial areas), and why each
+    task without a value has none (its value NaN)."""
+    t = len(tables)
+    sizes = np.fromiter((tb[0].shape[0] for tb in tables), np.int64, t)
+    offsets = np.zeros(t + 1, np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    fp = np.concatenate([tb[0] for tb in tables]).astype(np.float64, copy=False) if t \
+        else np.empty(0)
+    tp = np.concatenate([tb[1] for tb in tables]).astype(np.float64, copy=False) if t \
+        else np.empty(0)
+    if name == "best_cutoff":
+        values, index = _best(fp, tp, offsets, sizes, **opts)
+    else:
+        values = np.empty(t, np.float64)
+        index = np.empty(t, np.int64)
+        params = readonly(_params(name, opts))
+        kind = _KINDS[name]
+        ro_fp, ro_tp, ro_off = readonly(fp), readonly(tp), readonly(offsets)
+        nthreads = engine.threads() if fp.shape[0] >= _READ_MIN and t > 1 else 1
+        edges = np.linspace(0, t, min(t, 4 * nthreads) + 1).astype(np.int64).tolist()
+
+        def part(c: int) -> None:
+            read_tables(ro_fp, ro_tp, ro_off, edges[c], edges[c + 1], kind, params, values,
+                        index)
+
+        engine.parallel_map(part, range(len(edges) - 1), nthreads)
+        if name == "partial_roc_auc" and opts["correct"] and _fills(opts["box_x"],
+                                                                     opts["box_y"]):
+            index[index >= -1] = DIAGONAL_FILLS
+            values[:] = math.nan
+    what = _WHAT.get(name, "operating point")
+    reasons = [_why(int(code), what) for code in index[index < -1].tolist()]
+    if name in ("partial_roc_auc", "partial_pr_auc"):
+        return values, None, reasons
+    thresholds = np.full(t, math.nan)
+    for j in np.flatnonzero(index >= -1).tolist():
+        k = int(index[j])
+        thresholds[j] = math.inf if k < 0 else float(tables[j][2][k])
+    return values, thresholds, reasons
+
+
+DIAGONAL_FILLS = -100  # McClish in a box the chance diagonal fills (decided here, per box)
+
+
+def _why(code: int, what: str) -> str:
+    """The message of a task without a value (its code from :func:`read_many`)."""
+    if code == NO_POSITIVES:
+        return f"no positive samples: the {what} is undefined"
+    if code == NO_NEGATIVES:
+        return f"no negative samples: the {what} is undefined"
+    if code == BELOW:
+        return BELOW_CHANCE
+    return ("the box lies under the chance diagonal, which fills it: McClish's "
+            "standardisation is undefined there")
 
 
 def _operating(name: str, bound: float, interpolate: Any, y_true: Any, y_score: Any,
                sample_weight: Any, pos_label: Any, groups: Any) -> OperatingPoint:
     """Operating point ``name`` of one task, or of each column of 2-D scores."""
-    one = partial(_point, name, bound=bound, interpolate=_check_flag(interpolate, "interpolate"))
-    point: OperatingPoint = _each(y_true, y_score, sample_weight, pos_label, one, _NAN_POINT,
+    opts = {"bound": bound, "interpolate": _check_flag(interpolate, "interpolate")}
+    point: OperatingPoint = _each(name, opts, y_true, y_score, sample_weight, pos_label,
                                   level=5, groups=groups)
     return point
-
-
-def _point(name: str, fps: np.ndarray, tps: np.ndarray, thresholds: np.ndarray, bound: float,
-           interpolate: bool) -> OperatingPoint | str:
-    """Operating point ``name`` from a task's cumulative counts at its distinct scores,
-    or why it has none."""
-    fn, needs_negatives, _ = READOUTS[name]
-    if tps[-1] <= 0 or (needs_negatives and fps[-1] <= 0):
-        missing = "positive" if tps[-1] <= 0 else "negative"
-        return f"no {missing} samples: the operating point is undefined"
-    point: OperatingPoint = fn(np.concatenate(([0.0], fps)), np.concatenate(([0.0], tps)),
-                               np.concatenate(([np.inf], thresholds)), bound, interpolate)
-    return point
-
-
-_NAN_POINT = OperatingPoint(math.nan, math.nan)
 
 
 def sensitivity_at_specificity(
@@ -512,23 +465,6 @@ def sensitivity_at_specificity(
                       sample_weight, pos_label, groups)
 
 
-def _sens_at_spec(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray, bound: float,
-                  interpolate: bool) -> OperatingPoint:
-    """:func:`sensitivity_at_specificity` from cumulative FP and TP from the (inf) start."""
-    neg, pos = fp[-1], tp[-1]
-    ok = (neg - fp) / neg >= bound  # specificity of each cutoff, as users compute it
-    last = int(np.flatnonzero(ok)[-1])  # the start (flag nothing) always qualifies
-    k = int(np.searchsorted(tp, tp[last]))  # of equal sensitivity, the most specific
-    value = tp[k] / pos
-    if interpolate and last + 1 < fp.shape[0] and fp[last + 1] > fp[last]:
-        # Along the next group's line, FP grows to the bound's (1 - bound) * neg.
-        share = ((1.0 - bound) * neg - fp[last]) / (fp[last + 1] - fp[last])
-        inside = (tp[last] + min(max(share, 0.0), 1.0) * (tp[last + 1] - tp[last])) / pos
-        if inside > value:  # the group holds positives: part of it helps
-            return OperatingPoint(float(inside), float(thr[last + 1]))
-    return OperatingPoint(float(value), float(thr[k]))
-
-
 def specificity_at_sensitivity(
     y_true: Any, y_score: Any, min_sensitivity: float, *, interpolate: bool = False,
     sample_weight: Any = None, pos_label: Any = None, groups: Any = None,
@@ -566,20 +502,6 @@ def specificity_at_sensitivity(
     bound = _target(min_sensitivity, "min_sensitivity")
     return _operating("specificity_at_sensitivity", bound, interpolate, y_true, y_score,
                       sample_weight, pos_label, groups)
-
-
-def _spec_at_sens(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray, bound: float,
-                  interpolate: bool) -> OperatingPoint:
-    """:func:`specificity_at_sensitivity` from cumulative FP and TP from the (inf) start."""
-    neg, pos = fp[-1], tp[-1]
-    k = int(np.flatnonzero(tp / pos >= bound)[0])  # the last cutoff always qualifies
-    if interpolate and k > 0 and tp[k] > tp[k - 1] and tp[k - 1] / pos < bound:
-        share = (bound * pos - tp[k - 1]) / (tp[k] - tp[k - 1])
-        fp_at = fp[k - 1] + min(max(share, 0.0), 1.0) * (fp[k] - fp[k - 1])
-        if fp_at < fp[k]:  # the group holds negatives: flagging part of it spares some
-            return OperatingPoint(float((neg - fp_at) / neg), float(thr[k]))
-    k = int(np.searchsorted(fp, fp[k], side="right")) - 1  # of equal specificity, the most
-    return OperatingPoint(float((neg - fp[k]) / neg), float(thr[k]))  # sensitive
 
 
 def recall_at_precision(
@@ -624,39 +546,6 @@ def recall_at_precision(
     bound = _target(min_precision, "min_precision")
     return _operating("recall_at_precision", bound, interpolate, y_true, y_score,
                       sample_weight, pos_label, groups)
-
-
-def _recall_at_precision(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray, bound: float,
-                         interpolate: bool) -> OperatingPoint:
-    """:func:`recall_at_precision` from cumulative FP and TP from the (inf) start."""
-    pos = tp[-1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        precision = tp / (tp + fp)
-    ok = np.flatnonzero(precision[1:] >= bound) + 1
-    if ok.size:  # the most recall; of equal recall, the best precision (fewest FP)
-        j = int(ok[np.searchsorted(tp[ok], tp[ok[-1]])])
-        best = OperatingPoint(float(tp[j] / pos), float(thr[j]))
-    else:
-        best = OperatingPoint(0.0, math.inf)
-    if not interpolate:
-        return best
-    # Inside group k (between cutoffs k - 1 and k): flagging a share a of it gives
-    # TP = tp0 + a dp and flagged = n0 + a g; precision is monotone in a, so where
-    # the group starts at or above the bound and ends below it, the bound is met at
-    # a = (bound n0 - tp0) / (dp - bound g).
-    tp0, n0 = tp[:-1], tp[:-1] + fp[:-1]
-    dp, g = np.diff(tp), np.diff(tp + fp)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        start = np.where(n0 > 0, tp0 / n0, dp / g)  # at a -> 0: the group's own precision
-        crossing = (start >= bound) & (precision[1:] < bound) & (dp > 0)
-        share = (bound * n0 - tp0) / (dp - bound * g)
-    cand = np.flatnonzero(crossing & (share > 0))
-    if cand.size:
-        recalls = (tp0[cand] + np.clip(share[cand], 0.0, 1.0) * dp[cand]) / pos
-        j = int(np.argmax(recalls))
-        if recalls[j] > best.value:
-            return OperatingPoint(float(recalls[j]), float(thr[cand[j] + 1]))
-    return best
 
 
 def precision_at_recall(
@@ -704,36 +593,13 @@ def precision_at_recall(
                       sample_weight, pos_label, groups)
 
 
-def _precision_at_recall(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray, bound: float,
-                         interpolate: bool) -> OperatingPoint:
-    """:func:`precision_at_recall` from cumulative FP and TP from the (inf) start."""
-    pos = tp[-1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        precision = tp / (tp + fp)
-    ok = np.flatnonzero((tp / pos >= bound)[1:]) + 1  # cutoffs only: the start flags none
-    top = precision[ok] == precision[ok].max()  # of equal precision, the most recall
-    j = int(ok[np.flatnonzero(top)[-1]])
-    best = OperatingPoint(float(precision[j]), float(thr[j]))
-    if not interpolate:
-        return best
-    k = int(ok[0])  # the group inside which TP reaches bound * pos
-    need = bound * pos
-    if tp[k - 1] < need < tp[k]:
-        share = (need - tp[k - 1]) / (tp[k] - tp[k - 1])
-        flagged = tp[k - 1] + fp[k - 1] + share * (tp[k] + fp[k] - tp[k - 1] - fp[k - 1])
-        at = need / flagged
-        if at > best.value:
-            return OperatingPoint(float(at), float(thr[k]))
-    return best
-
-
 # -- the best cutoff by a criterion ------------------------------------------------------
 
 CRITERIA = ("youden", "closest_topleft", "f1", "f_beta", "mcc")
 
 
 def criterion_values(fp: np.ndarray, tp: np.ndarray, criterion: str, *, beta: float = 1.0,
-                     ratio: float = 1.0, totals: tuple[float, float] | None = None
+                     ratio: float = 1.0, totals: tuple[Any, Any] | None = None
                      ) -> np.ndarray:
     """``criterion`` at each cutoff from cumulative FP and TP (larger is better): the
     one place these cutoff statistics are computed, for :func:`best_cutoff` and the
@@ -743,7 +609,7 @@ def criterion_values(fp: np.ndarray, tp: np.ndarray, criterion: str, *, beta: fl
     ``f1``/``f_beta`` the F score (0 without true positives) and ``mcc`` Matthews'
     correlation (0 where its denominator is). ``totals``: ``(positives,
     negatives)`` when ``fp``/``tp`` are not the whole curve (default: their last
-    entries)."""
+    entries; or arrays, one pair per entry)."""
     pos, neg = totals if totals is not None else (tp[-1], fp[-1])
     if criterion in ("youden", "closest_topleft"):
         sens, spec = tp / pos, (neg - fp) / neg
@@ -814,9 +680,8 @@ def best_cutoff(
     """
     opts = _criterion_options({"criterion": criterion, "beta": beta, "cost": cost,
                                "prevalence": prevalence})
-    one = partial(_best, **opts)
-    point: OperatingPoint = _each(y_true, y_score, sample_weight, pos_label, one, _NAN_POINT,
-                                  groups=groups)
+    point: OperatingPoint = _each("best_cutoff", opts, y_true, y_score, sample_weight,
+                                  pos_label, groups=groups)
     return point
 
 
@@ -840,24 +705,44 @@ def _criterion_options(options: dict[str, Any]) -> dict[str, Any]:
             "ratio": (1.0 - prevalence) / (cost * prevalence)}
 
 
-def _best(fp: np.ndarray, tp: np.ndarray, thr: np.ndarray, *, criterion: str, beta: float,
-          ratio: float) -> OperatingPoint | str:
-    """:func:`best_cutoff` of one task's cumulative counts, or why it has none."""
-    if tp[-1] <= 0 or fp[-1] <= 0:
-        missing = "positive" if tp[-1] <= 0 else "negative"
-        return f"no {missing} samples: the best cutoff is undefined"
-    values = criterion_values(fp, tp, criterion, beta=beta, ratio=ratio)
-    k = int(np.argmax(values))  # the first: the highest of tied best cutoffs
-    return OperatingPoint(float(values[k]), float(thr[k]))
+def _best(fp: np.ndarray, tp: np.ndarray, offsets: np.ndarray, sizes: np.ndarray, *,
+          criterion: str, beta: float, ratio: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`best_cutoff` of tables laid end to end (``fp``/``tp`` cumulative, table
+    ``j`` at ``offsets[j]``, ``sizes[j]`` entries): each table's best criterion value
+    and the entry it is at (the first of tied best ones: the highest cutoff), or why
+    it has none (codes as :func:`~fastrank._kernels.readout.read_tables` gives them).
+    The criterion is formed for every entry of every table in one pass."""
+    t = sizes.shape[0]
+    values = np.full(t, math.nan)
+    index = np.full(t, NO_POSITIVES, np.int64)
+    full = sizes > 0
+    last = offsets[1:] - 1
+    pos = np.where(full, tp[np.maximum(last, 0)] if tp.shape[0] else 0.0, 0.0)
+    neg = np.where(full, fp[np.maximum(last, 0)] if fp.shape[0] else 0.0, 0.0)
+    index[(pos > 0) & ~(neg > 0)] = NO_NEGATIVES
+    ok = (pos > 0) & (neg > 0)
+    if not ok.any():
+        return values, index
+    keep = np.repeat(ok, sizes)
+    cut = np.repeat(np.arange(t), sizes)[keep]  # each kept entry's table
+    c = criterion_values(fp[keep], tp[keep], criterion, beta=beta, ratio=ratio,
+                         totals=(pos[cut], neg[cut]))
+    starts = np.concatenate(([0], np.cumsum(sizes[ok])[:-1]))
+    top = np.maximum.reduceat(c, starts)
+    at = np.flatnonzero(c == np.repeat(top, sizes[ok]))  # the best entries, table by table
+    first = at[np.concatenate(([True], cut[at[1:]] != cut[at[:-1]]))]
+    values[ok] = top
+    index[ok] = first - starts
+    return values, index
 
 
 # The readouts by name: (function of the cumulative counts, whether it needs negatives,
 # the name of its bound). Evaluation tables and the command line look them up here.
 READOUTS = {
-    "sensitivity_at_specificity": (_sens_at_spec, True, "min_specificity"),
-    "specificity_at_sensitivity": (_spec_at_sens, True, "min_sensitivity"),
-    "recall_at_precision": (_recall_at_precision, False, "min_precision"),
-    "precision_at_recall": (_precision_at_recall, False, "min_recall"),
+    "sensitivity_at_specificity": (RD_SENS_AT_SPEC, True, "min_specificity"),
+    "specificity_at_sensitivity": (RD_SPEC_AT_SENS, True, "min_sensitivity"),
+    "recall_at_precision": (RD_RECALL_AT_PRECISION, False, "min_precision"),
+    "precision_at_recall": (RD_PRECISION_AT_RECALL, False, "min_recall"),
 }
 
 
@@ -866,9 +751,10 @@ def readout(name: str, fp: np.ndarray, tp: np.ndarray, thresholds: np.ndarray, b
     """Readout ``name`` from one task's cumulative counts at its distinct scores
     (highest first, without the start), as the public function gives it; NaN
     where the task lacks a class it needs (no warning: the caller warns)."""
-    point = _point(name, fp, tp, thresholds.astype(np.float64),
-                   _target(bound, READOUTS[name][2]), interpolate)
-    return _NAN_POINT if isinstance(point, str) else point
+    opts = {"bound": _target(bound, READOUTS[name][2]), "interpolate": interpolate}
+    values, thr, _ = read_many(name, opts, [(fp, tp, thresholds)])
+    assert thr is not None
+    return OperatingPoint(float(values[0]), float(thr[0]))
 
 
 # The readouts bootstrap_ci and BinnedSummary take (by name), with their options.
@@ -911,13 +797,12 @@ def table_readout(name: str, opts: dict[str, Any], fp: np.ndarray, tp: np.ndarra
     counts at its distinct scores (highest first, without the start; float64
     thresholds): a float (partial areas), an :class:`OperatingPoint`, or a string
     saying why it is undefined."""
-    if name == "partial_roc_auc":
-        return _roc_box(fp, tp, thresholds, **opts)
-    if name == "partial_pr_auc":
-        return _pr_range(fp, tp, thresholds, **opts)
-    if name == "best_cutoff":
-        return _best(fp, tp, thresholds, **opts)
-    return _point(name, fp, tp, thresholds, opts["bound"], opts["interpolate"])
+    values, thr, reasons = read_many(name, opts, [(fp, tp, thresholds)])
+    if reasons:
+        return reasons[0]
+    if thr is None:
+        return float(values[0])
+    return OperatingPoint(float(values[0]), float(thr[0]))
 
 
 def table_value(name: str, opts: dict[str, Any], fp: np.ndarray, tp: np.ndarray,

@@ -355,11 +355,14 @@ def partial_roc_auc_ci(
         m, k = float(tps[-1]), float(fps[-1])
         if m == 0 or k == 0:
             return math.nan, math.nan, math.nan, math.nan, True
-        if readouts._roc_box(fps, tps, gpos, box_x=box_x, box_y=box_y,
-                             correct=correct) == readouts.BELOW_CHANCE:
+        box = {"box_x": box_x, "box_y": box_y, "correct": correct}
+        if readouts.table_readout("partial_roc_auc", box, fps, tps, gpos) == \
+                readouts.BELOW_CHANCE:
             below.append(True)  # pROC's rule: no standardised area below chance
             return math.nan, math.nan, math.nan, math.nan, False
-        area = readouts._partial_area(fps, tps, box_x, box_y, False)
+        area = readouts.table_readout("partial_roc_auc", {**box, "correct": False}, fps, tps,
+                                      gpos)
+        assert isinstance(area, float)  # both classes: a value
         x1, x2, closed = readouts.roc_band(fps, tps, box_x, box_y)
         var = delong.band_sums(gpos, gneg, x1, x2, closed).variance
         se = math.sqrt(var) if var == var else math.nan
