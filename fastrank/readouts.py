@@ -296,20 +296,43 @@ def _each(name: str, opts: dict[str, Any], y_true: Any, y_score: Any, sample_wei
     batched = s.ndim == 2 or groups is not None
     if batched:
         b = inputs.batch(y_true, s, sample_weight, pos_label, groups, None)
-        tasks = engine.split_batch(b)
+        tasks = engine.split_batch(b) if b.weights is not None else []
     else:
         tasks = [inputs.task(y_true, s, sample_weight, pos_label)]
 
-    def run(task: inputs.Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        # Runs of negatives as single entries: every readout's best cutoff ends a
-        # group with positives (or is the first group), so nothing changes but the work.
-        return _cumulative(task, runs=True)
+    if batched and b.weights is None:  # every table from the batch kernels, laid end to end
+        fp, tp, keys, offsets = engine.batch_tables(b)
+        values, index = _read(name, opts, fp, tp, offsets)
+        at = offsets[:-1] + np.maximum(index, 0)
+        thresholds: np.ndarray | None = np.full(index.shape[0], math.nan)
+        if keys.shape[0]:
+            chosen = keys[np.minimum(at, keys.shape[0] - 1)]
+            thresholds = np.asarray(engine.decode(chosen, b.values.dtype, b.dtype), np.float64)
+        assert thresholds is not None
+        thresholds[index == -1] = math.inf
+        thresholds[index < -1] = math.nan
+        ends = offsets[1:] - 1
+        has = offsets[1:] > offsets[:-1]
+        totals = (np.where(has, tp[np.maximum(ends, 0)], 0.0) if tp.shape[0] else
+                  np.zeros(index.shape[0]),
+                  np.where(has, fp[np.maximum(ends, 0)], 0.0) if fp.shape[0] else
+                  np.zeros(index.shape[0]))
+        reasons = _reasons(name, index)
+        if name in ("partial_roc_auc", "partial_pr_auc"):
+            thresholds = None
+    else:
+        def run(task: inputs.Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            # Runs of negatives as single entries: every readout's best cutoff ends a
+            # group with positives (or is the first group): nothing changes but the work.
+            return _cumulative(task, runs=True)
 
-    tables = engine.parallel_map(run, tasks, engine.task_threads(tasks) if batched else 1)
-    values, thresholds, reasons = read_many(name, opts, tables)
+        tables = engine.parallel_map(run, tasks, engine.task_threads(tasks) if batched else 1)
+        values, thresholds, reasons = read_many(name, opts, tables)
+        totals = (np.array([float(t[1][-1]) if t[1].shape[0] else 0.0 for t in tables]),
+                  np.array([float(t[0][-1]) if t[0].shape[0] else 0.0 for t in tables]))
     if reasons:
         what = "groups" if groups is not None else "columns"
-        where = f" for {len(reasons)} of {len(tasks)} {what}" if batched else ""
+        where = f" for {len(reasons)} of {values.shape[0]} {what}" if batched else ""
         _warn(f"{reasons[0]}{where}; returning NaN", level=level)  # at the public's caller
     point = thresholds is not None
     if not batched:
@@ -318,9 +341,7 @@ def _each(name: str, opts: dict[str, Any], y_true: Any, y_score: Any, sample_wei
     out: Any = values
     if groups is not None:
         assert b.ids is not None
-        pos = np.array([float(t[1][-1]) if t[1].shape[0] else 0.0 for t in tables])
-        neg = np.array([float(t[0][-1]) if t[0].shape[0] else 0.0 for t in tables])
-        out = GroupResult(b.ids, values, pos, neg, b.sizes.astype(np.int64))
+        out = GroupResult(b.ids, values, totals[0], totals[1], b.sizes.astype(np.int64))
     return OperatingPoint(out, thresholds) if point else out
 
 
@@ -358,35 +379,14 @@ def read_many(name: str, opts: dict[str, Any],
     (operating points and best cutoffs; ``None`` for partial areas), and why each
     task without a value has none (its value NaN)."""
     t = len(tables)
-    sizes = np.fromiter((tb[0].shape[0] for tb in tables), np.int64, t)
     offsets = np.zeros(t + 1, np.int64)
-    np.cumsum(sizes, out=offsets[1:])
+    np.cumsum(np.fromiter((tb[0].shape[0] for tb in tables), np.int64, t), out=offsets[1:])
     fp = np.concatenate([tb[0] for tb in tables]).astype(np.float64, copy=False) if t \
         else np.empty(0)
     tp = np.concatenate([tb[1] for tb in tables]).astype(np.float64, copy=False) if t \
         else np.empty(0)
-    if name == "best_cutoff":
-        values, index = _best(fp, tp, offsets, sizes, **opts)
-    else:
-        values = np.empty(t, np.float64)
-        index = np.empty(t, np.int64)
-        params = readonly(_params(name, opts))
-        kind = _KINDS[name]
-        ro_fp, ro_tp, ro_off = readonly(fp), readonly(tp), readonly(offsets)
-        nthreads = engine.threads() if fp.shape[0] >= _READ_MIN and t > 1 else 1
-        edges = np.linspace(0, t, min(t, 4 * nthreads) + 1).astype(np.int64).tolist()
-
-        def part(c: int) -> None:
-            read_tables(ro_fp, ro_tp, ro_off, edges[c], edges[c + 1], kind, params, values,
-                        index)
-
-        engine.parallel_map(part, range(len(edges) - 1), nthreads)
-        if name == "partial_roc_auc" and opts["correct"] and _fills(opts["box_x"],
-                                                                     opts["box_y"]):
-            index[index >= -1] = DIAGONAL_FILLS
-            values[:] = math.nan
-    what = _WHAT.get(name, "operating point")
-    reasons = [_why(int(code), what) for code in index[index < -1].tolist()]
+    values, index = _read(name, opts, fp, tp, offsets)
+    reasons = _reasons(name, index)
     if name in ("partial_roc_auc", "partial_pr_auc"):
         return values, None, reasons
     thresholds = np.full(t, math.nan)
@@ -394,6 +394,39 @@ def read_many(name: str, opts: dict[str, Any],
         k = int(index[j])
         thresholds[j] = math.inf if k < 0 else float(tables[j][2][k])
     return values, thresholds, reasons
+
+
+def _read(name: str, opts: dict[str, Any], fp: np.ndarray, tp: np.ndarray,
+          offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Readout ``name`` of the cumulative tables laid end to end in ``fp``/``tp``
+    (table ``j`` from ``offsets[j]`` to ``offsets[j + 1]``): each value and the
+    entry it goes with (-1: the start, threshold ``inf``), or a code below -1
+    saying why the task has none."""
+    t = offsets.shape[0] - 1
+    if name == "best_cutoff":
+        return _best(fp, tp, offsets, np.diff(offsets), **opts)
+    values = np.empty(t, np.float64)
+    index = np.empty(t, np.int64)
+    params = readonly(_params(name, opts))
+    kind = _KINDS[name]
+    ro_fp, ro_tp, ro_off = readonly(fp), readonly(tp), readonly(offsets)
+    nthreads = engine.threads() if fp.shape[0] >= _READ_MIN and t > 1 else 1
+    edges = np.linspace(0, t, min(t, 4 * nthreads) + 1).astype(np.int64).tolist()
+
+    def part(c: int) -> None:
+        read_tables(ro_fp, ro_tp, ro_off, edges[c], edges[c + 1], kind, params, values, index)
+
+    engine.parallel_map(part, range(len(edges) - 1), nthreads)
+    if name == "partial_roc_auc" and opts["correct"] and _fills(opts["box_x"], opts["box_y"]):
+        index[index >= -1] = DIAGONAL_FILLS
+        values[:] = math.nan
+    return values, index
+
+
+def _reasons(name: str, index: np.ndarray) -> list[str]:
+    """Why each task without a value has none, in task order."""
+    what = _WHAT.get(name, "operating point")
+    return [_why(int(code), what) for code in index[index < -1].tolist()]
 
 
 DIAGONAL_FILLS = -100  # McClish in a box the chance diagonal fills (decided here, per box)

@@ -295,6 +295,8 @@ _EMPTY_F = readonly(np.empty(0, np.float64))
 _EMPTY_FW = np.empty(0, np.float64)
 _EMPTY_U = readonly(np.empty(0, np.uint64))
 _EMPTY_I = readonly(np.empty(0, np.int64))
+_EMPTY_IW = np.empty(0, np.int64)
+_EMPTY_UW = np.empty(0, np.uint64)
 _EMPTY_U8 = np.empty(0, np.uint8)  # an unused writable label output
 
 
@@ -1133,6 +1135,102 @@ def batch_metrics(b: Batch, max_fpr: float, what: int) -> tuple[np.ndarray, np.n
     return out, prbe
 
 
+RUNS_ROOM = 16  # a task's table may hold this many entries more than its samples (MODE_RUNS)
+
+
+class Tables(NamedTuple):
+    """Tie tables of many tasks, laid end to end: task ``j``'s entries are
+    ``ptr[j] .. ptr[j] + filled[j]`` (room up to ``ptr[j + 1]``), each with FP and TP
+    at or above it (``neg``/``pos``, cumulated counts) and its score bits (``key``)."""
+
+    ptr: np.ndarray
+    pos: np.ndarray
+    neg: np.ndarray
+    key: np.ndarray
+    filled: np.ndarray
+
+
+def batch_tables(b: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every task's tie table of an unweighted batch, runs of negative-only groups as
+    one entry (as :func:`task_table` with ``runs``), cumulated and laid end to end:
+    FP, TP (float64 counts), score bits (uint64) and the ``t + 1`` offsets.
+
+    Units of work as in :func:`batch_metrics`: small tasks inside one kernel call
+    per unit (no Python step per task), large ones each through the one-task
+    engine. A NaN or infinite score raises the error naming it.
+    """
+    assert b.weights is None
+    sizes = b.sizes.astype(np.int64)
+    ptr = np.zeros(b.t + 1, np.int64)
+    np.cumsum(sizes + RUNS_ROOM, out=ptr[1:])
+    room = int(ptr[-1])
+    tb = Tables(ptr, np.empty(room, np.float64), np.empty(room, np.float64),
+                np.empty(room, np.uint64), np.zeros(b.t, np.int64))
+    nthreads = threads() if int(sizes.sum()) >= PARALLEL_MIN else 1
+    together = b.t > FEW_TASKS
+    dummy = np.empty((b.t, OUT_SIZE), np.float64), np.zeros(b.t, np.uint64)
+
+    def large(t: Task, j: int) -> None:
+        try:
+            gkey, gpos, gneg = task_table(t, runs=True)
+        except _NonFinite:
+            raise _BatchNonFinite(j) from None
+        o, g = int(ptr[j]), gkey.shape[0]
+        np.cumsum(gpos, out=tb.pos[o:o + g])
+        np.cumsum(gneg, out=tb.neg[o:o + g])
+        tb.key[o:o + g] = gkey
+        tb.filled[j] = g
+
+    if b.layout == SAMPLE_MAJOR:
+        spec = SPECS[b.values.dtype]
+        bits = readonly(b.values.view(spec.bits))
+        labels, lptr, lidx = readonly(b.labels), readonly(b.lab_ptr), readonly(b.lab_idx)
+        n = b.n
+
+        def run(unit: tuple[int, int]) -> None:
+            j0, bw = unit
+            buf = scratch("block", bw * n * (spec.bits.itemsize + 1) + 128)
+            tbits, at = _carve(buf, 0, bw * n, spec.bits)
+            lb, _ = _carve(buf, at, bw * n, np.uint8)
+            transpose_block(bits, n, b.t, j0, bw, labels, b.lab_mode, lptr, lidx, tbits, lb)
+            vals = tbits.view(b.values.dtype)
+            if together and n <= SMALL_TASK:
+                sub = Tables(ptr[j0:j0 + bw + 1], tb.pos, tb.neg, tb.key, tb.filled[j0:j0 + bw])
+                _run_small(b, vals, lb, LAB_SAME, True, np.arange(bw + 1, dtype=np.int64) * n,
+                           np.arange(bw, dtype=np.int64), n, 1.0, 0, dummy[0][:bw],
+                           dummy[1][:bw], j0, sub)
+                return
+            for jj in range(bw):
+                lab = lb[jj * n:(jj + 1) * n]
+                large(task_of(vals[jj * n:(jj + 1) * n], b.dtype, lab, None), j0 + jj)
+
+        units = [(j0, min(BLOCK, b.t - j0)) for j0 in range(0, b.t, BLOCK)]
+    else:
+        limit = SMALL_TASK if together else -1
+
+        def run(unit: tuple[int, int]) -> None:
+            j0, j1 = unit
+            part = b.sizes[j0:j1]
+            small = np.flatnonzero(part <= limit) + j0
+            if small.shape[0]:
+                _run_small(b, b.values, b.labels, b.lab_mode, b.wshared, b.offsets,
+                           small.astype(np.int64), int(b.sizes[small].max()), 1.0, 0,
+                           dummy[0], dummy[1], 0, tb)
+            for jj in (np.flatnonzero(part > limit) + j0).tolist():
+                large(_segment_task(b, jj), jj)
+
+        units = _segment_units(b, nthreads)
+    try:
+        parallel_map(run, units, nthreads)
+    except _BatchNonFinite as exc:
+        _raise_batch(b, exc.task)
+    keep = np.arange(room) - np.repeat(ptr[:-1], sizes + RUNS_ROOM) < np.repeat(tb.filled,
+                                                                              sizes + RUNS_ROOM)
+    offsets = np.zeros(b.t + 1, np.int64)
+    np.cumsum(tb.filled, out=offsets[1:])
+    return tb.neg[keep], tb.pos[keep], tb.key[keep], offsets
+
+
 class _BatchNonFinite(Exception):
     def __init__(self, task: int) -> None:
         self.task = task
@@ -1168,10 +1266,13 @@ def _segment_units(b: Batch, nthreads: int) -> list[tuple[int, int]]:
 
 def _run_small(b: Batch, values: np.ndarray, labels: np.ndarray, lab_mode: int, wshared: bool,
                offsets: np.ndarray, tasks: np.ndarray, nmax: int, max_fpr: float, what: int,
-               out: np.ndarray, prbe: np.ndarray, first: int = 0) -> None:
+               out: np.ndarray, prbe: np.ndarray, first: int = 0,
+               tables: Tables | None = None) -> None:
     """Small tasks inside one kernel call (fastrank's own sort, no call per task).
     ``nmax`` is the largest of the tasks; the kernel's scratch is sized from it,
-    so it is checked here (the kernel runs without bounds checks)."""
+    so it is checked here (the kernel runs without bounds checks). With
+    ``tables`` (unweighted), the tasks' tie tables are written there instead of
+    their results (``tables.ptr``/``tables.filled`` indexed as ``out`` is)."""
     spec = SPECS[values.dtype]
     w = _EMPTY_F if b.weights is None else readonly(b.weights)
     if tasks.shape[0] and int((offsets[tasks + 1] - offsets[tasks]).max()) > nmax:
@@ -1181,10 +1282,17 @@ def _run_small(b: Batch, values: np.ndarray, labels: np.ndarray, lab_mode: int, 
     bits = readonly(values.view(spec.bits))
     scratch_ = _segment_scratch(nmax, values.dtype, b.weights is not None)
     bad = np.full(2, -1, np.int64)
+    if tables is not None:
+        if int((tables.ptr[tasks + 1] - tables.ptr[tasks]).min(initial=RUNS_ROOM)) < RUNS_ROOM \
+                or int(tables.ptr[-1]) > tables.pos.shape[0]:
+            raise RuntimeError("a batch table has no room for its task")  # pragma: no cover
+        touts = (readonly(tables.ptr), tables.pos, tables.neg, tables.key, tables.filled)
+    else:
+        touts = (_EMPTY_I, _EMPTY_FW, _EMPTY_FW, _EMPTY_UW, _EMPTY_IW)
     while tasks.shape[0]:
         run_segments(bits, spec.kind, spec.sign, spec.ones, spec.exp, readonly(labels), lab_mode,
                      ptr, idx, w, wshared, readonly(offsets), readonly(tasks), max_fpr, what,
-                     *scratch_, out, prbe, bad)
+                     *scratch_, out, prbe, bad, *touts)
         if bad[0] < 0:
             return
         j = int(bad[0])

@@ -35,6 +35,7 @@ from .sweep import (
     K_PRBE,
     K_SIZE,
     K_TP,
+    MODE_RUNS,
     MODE_SWEEP,
     MODE_TOTALS,
     OUT_NEG,
@@ -114,13 +115,14 @@ def _nonfinite(b, exp_mask):
 
 _RUN = [(ro(b), i64, u64, u64, u64, ro(u8), i64, ro(i64), ro(i64), ro(f64), b1, ro(i64),
          ro(i64), f64, i64, rw(i64, 2), rw(f64), rw(u64), rw(b), rw(v), rw(f64), rw(u8),
-         rw(f64, 2), rw(u64), rw(i64)) for v, b in VALUES]
+         rw(f64, 2), rw(u64), rw(i64), ro(i64), rw(f64), rw(f64), rw(u64), rw(i64))
+        for v, b in VALUES]
 
 
 @kernel(_RUN)
 def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, lab_idx, weights,
                  wshared, offsets, tasks, max_fpr, what, hist, fw, uw, kbits, kvals, ww, lrow,
-                 out, prbe, bad):
+                 out, prbe, bad, tptr, tpos, tneg, tkey, tcount):
     """Every task of ``tasks`` (segments of the score bits ``vbits``), computed
     as a one-task call computes it; ``out[j]``/``prbe[j]`` receive task ``j``'s
     results. Weighted, each task gets its own unit
@@ -138,6 +140,13 @@ def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, l
     buffers of ``cap`` score bits each, where ``cap`` exceeds the largest
     task, and ``kvals`` the same memory read as scores; ``ww`` three buffers of
     ``cap`` weights (weighted only); ``lrow`` ``cap`` labels.
+
+    With ``tptr`` not empty (unweighted only), each task's tie table is written
+    instead of its results: the table :data:`~fastrank._kernels.sweep.MODE_RUNS`
+    writes (each run of negative-only groups one entry), cumulated (FP and TP at
+    or above each entry) into ``tneg``/``tpos`` from ``tptr[j]`` on, with the
+    entries' score bits in ``tkey`` and their number in ``tcount[j]``; task
+    ``j`` has room for ``tptr[j + 1] - tptr[j]`` entries (its size plus 16).
     """
     weighted = weights.shape[0] > 0
     cap = kbits.shape[0] // 3
@@ -220,6 +229,16 @@ def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, l
             set_totals_k(st, pos, neg)
         else:
             init_state(st, sk, float(m), float(k), max_fpr, what, False, 0.0, 0.0)
+        if tptr.shape[0] > 0:  # the task's table, cumulated (counts: exact)
+            o = tptr[j]
+            room = tptr[j + 1] - o
+            g = sweep_classes(p, pbits[:m], qv, qbits[:k], pw[:m], qw[:k], False, st, sk,
+                              MODE_RUNS, tpos[o:o + room], tneg[o:o + room], tkey[o:o + room])
+            for i in range(o + 1, o + g):
+                tpos[i] += tpos[i - 1]
+                tneg[i] += tneg[i - 1]
+            tcount[j] = g
+            continue
         sweep_classes(p, pbits[:m], qv, qbits[:k], pw[:m], qw[:k], weighted, st, sk,
                       MODE_SWEEP, gpos, gneg, gkey)
         finish(st, sk, out[j])
