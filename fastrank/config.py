@@ -27,6 +27,7 @@ def _kernels() -> list[Any]:
         bootstrap,
         histogram,
         keys,
+        readout,
         sort,
         sweep,
         tasks,

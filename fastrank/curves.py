@@ -37,15 +37,21 @@ __all__ = [
 FloatArray = np.ndarray
 
 
+def tie_counts(task: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-group score bits and positive and negative totals (float64, caller units),
+    highest score first (``runs``: see :func:`~fastrank._core.engine.task_table`)."""
+    gkey, gpos, gneg = engine.task_table(task, runs)
+    if task.unit != 1.0 or task.shift:  # powers of two: exact
+        gpos, gneg = gpos * task.unit, gneg * task.neg_unit
+    return gkey, gpos, gneg
+
+
 def tie_table(task: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-group positive and negative totals (float64, caller units) and the
     threshold scores (in the caller's dtype), highest score first (``runs``: see
     :func:`~fastrank._core.engine.task_table`)."""
-    gkey, gpos, gneg = engine.task_table(task, runs)
-    thresholds = engine.decode(gkey, task.values.dtype, task.dtype)
-    if task.unit != 1.0 or task.shift:  # powers of two: exact
-        gpos, gneg = gpos * task.unit, gneg * task.neg_unit
-    return gpos, gneg, thresholds
+    gkey, gpos, gneg = tie_counts(task, runs)
+    return gpos, gneg, engine.decode(gkey, task.values.dtype, task.dtype)
 
 
 def _cumulative(task: Task, runs: bool = False) -> tuple[FloatArray, FloatArray, np.ndarray]:

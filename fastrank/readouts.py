@@ -58,7 +58,7 @@ from ._kernels.readout import (
     RD_SPEC_AT_SENS,
     read_tables,
 )
-from .curves import _cumulative, _warn
+from .curves import _warn, tie_counts
 
 __all__ = [
     "CRITERIA",
@@ -302,34 +302,30 @@ def _each(name: str, opts: dict[str, Any], y_true: Any, y_score: Any, sample_wei
 
     if batched and b.weights is None:  # every table from the batch kernels, laid end to end
         fp, tp, keys, offsets = engine.batch_tables(b)
-        values, index = _read(name, opts, fp, tp, offsets)
-        at = offsets[:-1] + np.maximum(index, 0)
-        thresholds: np.ndarray | None = np.full(index.shape[0], math.nan)
+    else:
+        # Runs of negatives as single entries: every readout's best cutoff ends a group
+        # with positives (or is the first group), so nothing changes but the work.
+        parts = engine.parallel_map(lambda t: tie_counts(t, runs=True), tasks,
+                                    engine.task_threads(tasks) if batched else 1)
+        offsets = np.zeros(len(parts) + 1, np.int64)
+        np.cumsum([k.shape[0] for k, _, _ in parts], out=offsets[1:])
+        if len(parts) == 1:
+            keys, gpos, gneg = parts[0]
+        else:
+            keys, gpos, gneg = (np.concatenate([x[i] for x in parts]) for i in range(3))
+        fp, tp = _cumsums(gneg, offsets), _cumsums(gpos, offsets)
+    values, index = _read(name, opts, fp, tp, offsets)
+    reasons = _reasons(name, index)
+    thresholds: np.ndarray | None = None
+    if name not in ("partial_roc_auc", "partial_pr_auc"):
+        canonical, dtype = (b.values.dtype, b.dtype) if batched else \
+            (tasks[0].values.dtype, tasks[0].dtype)
+        thresholds = np.full(index.shape[0], math.nan)
         if keys.shape[0]:
-            chosen = keys[np.minimum(at, keys.shape[0] - 1)]
-            thresholds = np.asarray(engine.decode(chosen, b.values.dtype, b.dtype), np.float64)
-        assert thresholds is not None
+            at = np.minimum(offsets[:-1] + np.maximum(index, 0), keys.shape[0] - 1)
+            thresholds = np.asarray(engine.decode(keys[at], canonical, dtype), np.float64)
         thresholds[index == -1] = math.inf
         thresholds[index < -1] = math.nan
-        ends = offsets[1:] - 1
-        has = offsets[1:] > offsets[:-1]
-        totals = (np.where(has, tp[np.maximum(ends, 0)], 0.0) if tp.shape[0] else
-                  np.zeros(index.shape[0]),
-                  np.where(has, fp[np.maximum(ends, 0)], 0.0) if fp.shape[0] else
-                  np.zeros(index.shape[0]))
-        reasons = _reasons(name, index)
-        if name in ("partial_roc_auc", "partial_pr_auc"):
-            thresholds = None
-    else:
-        def run(task: inputs.Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-            # Runs of negatives as single entries: every readout's best cutoff ends a
-            # group with positives (or is the first group): nothing changes but the work.
-            return _cumulative(task, runs=True)
-
-        tables = engine.parallel_map(run, tasks, engine.task_threads(tasks) if batched else 1)
-        values, thresholds, reasons = read_many(name, opts, tables)
-        totals = (np.array([float(t[1][-1]) if t[1].shape[0] else 0.0 for t in tables]),
-                  np.array([float(t[0][-1]) if t[0].shape[0] else 0.0 for t in tables]))
     if reasons:
         what = "groups" if groups is not None else "columns"
         where = f" for {len(reasons)} of {values.shape[0]} {what}" if batched else ""
@@ -341,7 +337,11 @@ def _each(name: str, opts: dict[str, Any], y_true: Any, y_score: Any, sample_wei
     out: Any = values
     if groups is not None:
         assert b.ids is not None
-        out = GroupResult(b.ids, values, totals[0], totals[1], b.sizes.astype(np.int64))
+        ends = np.maximum(offsets[1:] - 1, 0)
+        has = offsets[1:] > offsets[:-1]
+        pos = np.where(has, tp[ends], 0.0) if tp.shape[0] else np.zeros(values.shape[0])
+        neg = np.where(has, fp[ends], 0.0) if fp.shape[0] else np.zeros(values.shape[0])
+        out = GroupResult(b.ids, values, pos, neg, b.sizes.astype(np.int64))
     return OperatingPoint(out, thresholds) if point else out
 
 
@@ -421,6 +421,16 @@ def _read(name: str, opts: dict[str, Any], fp: np.ndarray, tp: np.ndarray,
         index[index >= -1] = DIAGONAL_FILLS
         values[:] = math.nan
     return values, index
+
+
+def _cumsums(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Each table's running sums of ``x`` (tables laid end to end at ``offsets``), each
+    summed from its own start, in order, as ``np.cumsum`` of that table alone sums."""
+    out = np.empty(x.shape[0], np.float64)
+    for j in range(offsets.shape[0] - 1):
+        lo, hi = int(offsets[j]), int(offsets[j + 1])
+        np.cumsum(x[lo:hi], out=out[lo:hi])
+    return out
 
 
 def _reasons(name: str, index: np.ndarray) -> list[str]:
@@ -744,29 +754,46 @@ def _best(fp: np.ndarray, tp: np.ndarray, offsets: np.ndarray, sizes: np.ndarray
     ``j`` at ``offsets[j]``, ``sizes[j]`` entries): each table's best criterion value
     and the entry it is at (the first of tied best ones: the highest cutoff), or why
     it has none (codes as :func:`~fastrank._kernels.readout.read_tables` gives them).
-    The criterion is formed for every entry of every table in one pass."""
+    The criterion is formed for many tables' entries in one numpy pass, tables taken
+    a few tens of thousands of entries at a time (temporaries that stay in cache)."""
     t = sizes.shape[0]
     values = np.full(t, math.nan)
     index = np.full(t, NO_POSITIVES, np.int64)
+    last = np.maximum(offsets[1:] - 1, 0)
     full = sizes > 0
-    last = offsets[1:] - 1
-    pos = np.where(full, tp[np.maximum(last, 0)] if tp.shape[0] else 0.0, 0.0)
-    neg = np.where(full, fp[np.maximum(last, 0)] if fp.shape[0] else 0.0, 0.0)
+    pos = np.where(full, tp[last], 0.0) if tp.shape[0] else np.zeros(t)
+    neg = np.where(full, fp[last], 0.0) if fp.shape[0] else np.zeros(t)
     index[(pos > 0) & ~(neg > 0)] = NO_NEGATIVES
-    ok = (pos > 0) & (neg > 0)
-    if not ok.any():
+    ok = np.flatnonzero((pos > 0) & (neg > 0))
+    if not ok.shape[0]:
         return values, index
-    keep = np.repeat(ok, sizes)
-    cut = np.repeat(np.arange(t), sizes)[keep]  # each kept entry's table
-    c = criterion_values(fp[keep], tp[keep], criterion, beta=beta, ratio=ratio,
-                         totals=(pos[cut], neg[cut]))
-    starts = np.concatenate(([0], np.cumsum(sizes[ok])[:-1]))
-    top = np.maximum.reduceat(c, starts)
-    at = np.flatnonzero(c == np.repeat(top, sizes[ok]))  # the best entries, table by table
-    first = at[np.concatenate(([True], cut[at[1:]] != cut[at[:-1]]))]
-    values[ok] = top
-    index[ok] = first - starts
+    # Runs of tables holding about _BEST_CHUNK entries (a larger table alone).
+    reach = np.cumsum(sizes[ok]) // _BEST_CHUNK
+    cuts = np.flatnonzero(np.diff(reach, prepend=0) > 0) + 1
+    for part in np.split(ok, cuts[cuts < ok.shape[0]]):
+        if not part.shape[0]:
+            continue
+        n_part = sizes[part]
+        if part.shape[0] == int(part[-1] - part[0] + 1):  # consecutive tables: one slice
+            lo, hi = int(offsets[part[0]]), int(offsets[part[-1] + 1])
+            f, p = fp[lo:hi], tp[lo:hi]
+        else:  # tables skipped inside the run: gather the kept ones
+            rows = np.repeat(offsets[part], n_part) + (
+                np.arange(int(n_part.sum())) - np.repeat(np.cumsum(n_part) - n_part, n_part))
+            f, p = fp[rows], tp[rows]
+        owner = np.repeat(np.arange(part.shape[0]), n_part)
+        c = criterion_values(f, p, criterion, beta=beta, ratio=ratio,
+                             totals=(pos[part][owner], neg[part][owner]))
+        starts = np.concatenate(([0], np.cumsum(n_part)[:-1]))
+        top = np.maximum.reduceat(c, starts)
+        at = np.flatnonzero(c == np.repeat(top, n_part))  # the best entries, table by table
+        first = at[np.concatenate(([True], owner[at[1:]] != owner[at[:-1]]))]
+        values[part] = top
+        index[part] = first - starts
     return values, index
+
+
+_BEST_CHUNK = 1 << 15
 
 
 # The readouts by name: (function of the cumulative counts, whether it needs negatives,

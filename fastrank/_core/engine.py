@@ -1156,18 +1156,23 @@ def batch_tables(b: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
     FP, TP (float64 counts), score bits (uint64) and the ``t + 1`` offsets.
 
     Units of work as in :func:`batch_metrics`: small tasks inside one kernel call
-    per unit (no Python step per task), large ones each through the one-task
-    engine. A NaN or infinite score raises the error naming it.
+    per unit (no Python step per task), into one buffer with room for each; large
+    ones each through the one-task engine. A NaN or infinite score raises the
+    error naming it.
     """
     assert b.weights is None
     sizes = b.sizes.astype(np.int64)
+    small = sizes <= SMALL_TASK if b.t > FEW_TASKS else np.zeros(b.t, bool)
     ptr = np.zeros(b.t + 1, np.int64)
-    np.cumsum(sizes + RUNS_ROOM, out=ptr[1:])
+    np.cumsum(np.where(small, sizes + RUNS_ROOM, 0), out=ptr[1:])
     room = int(ptr[-1])
     tb = Tables(ptr, np.empty(room, np.float64), np.empty(room, np.float64),
                 np.empty(room, np.uint64), np.zeros(b.t, np.int64))
+    own: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     nthreads = threads() if int(sizes.sum()) >= PARALLEL_MIN else 1
-    together = b.t > FEW_TASKS
+    big = sizes[~small]
+    if big.shape[0] and big.mean() < THREADED_TASK and big.sum() > sizes[small].sum():
+        nthreads = 1  # mostly Python steps per task, which hold the GIL (see task_threads)
     dummy = np.empty((b.t, OUT_SIZE), np.float64), np.zeros(b.t, np.uint64)
 
     def large(t: Task, j: int) -> None:
@@ -1175,11 +1180,8 @@ def batch_tables(b: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
             gkey, gpos, gneg = task_table(t, runs=True)
         except _NonFinite:
             raise _BatchNonFinite(j) from None
-        o, g = int(ptr[j]), gkey.shape[0]
-        np.cumsum(gpos, out=tb.pos[o:o + g])
-        np.cumsum(gneg, out=tb.neg[o:o + g])
-        tb.key[o:o + g] = gkey
-        tb.filled[j] = g
+        own[j] = np.cumsum(gneg), np.cumsum(gpos), gkey
+        tb.filled[j] = gkey.shape[0]
 
     if b.layout == SAMPLE_MAJOR:
         spec = SPECS[b.values.dtype]
@@ -1194,7 +1196,7 @@ def batch_tables(b: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
             lb, _ = _carve(buf, at, bw * n, np.uint8)
             transpose_block(bits, n, b.t, j0, bw, labels, b.lab_mode, lptr, lidx, tbits, lb)
             vals = tbits.view(b.values.dtype)
-            if together and n <= SMALL_TASK:
+            if small[j0]:
                 sub = Tables(ptr[j0:j0 + bw + 1], tb.pos, tb.neg, tb.key, tb.filled[j0:j0 + bw])
                 _run_small(b, vals, lb, LAB_SAME, True, np.arange(bw + 1, dtype=np.int64) * n,
                            np.arange(bw, dtype=np.int64), n, 1.0, 0, dummy[0][:bw],
@@ -1206,17 +1208,14 @@ def batch_tables(b: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
 
         units = [(j0, min(BLOCK, b.t - j0)) for j0 in range(0, b.t, BLOCK)]
     else:
-        limit = SMALL_TASK if together else -1
-
         def run(unit: tuple[int, int]) -> None:
             j0, j1 = unit
-            part = b.sizes[j0:j1]
-            small = np.flatnonzero(part <= limit) + j0
-            if small.shape[0]:
+            inside = np.flatnonzero(small[j0:j1]) + j0
+            if inside.shape[0]:
                 _run_small(b, b.values, b.labels, b.lab_mode, b.wshared, b.offsets,
-                           small.astype(np.int64), int(b.sizes[small].max()), 1.0, 0,
+                           inside.astype(np.int64), int(b.sizes[inside].max()), 1.0, 0,
                            dummy[0], dummy[1], 0, tb)
-            for jj in (np.flatnonzero(part > limit) + j0).tolist():
+            for jj in (np.flatnonzero(~small[j0:j1]) + j0).tolist():
                 large(_segment_task(b, jj), jj)
 
         units = _segment_units(b, nthreads)
@@ -1224,11 +1223,21 @@ def batch_tables(b: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
         parallel_map(run, units, nthreads)
     except _BatchNonFinite as exc:
         _raise_batch(b, exc.task)
-    keep = np.arange(room) - np.repeat(ptr[:-1], sizes + RUNS_ROOM) < np.repeat(tb.filled,
-                                                                              sizes + RUNS_ROOM)
     offsets = np.zeros(b.t + 1, np.int64)
     np.cumsum(tb.filled, out=offsets[1:])
-    return tb.neg[keep], tb.pos[keep], tb.key[keep], offsets
+    total = int(offsets[-1])
+    fp, tp, key = np.empty(total), np.empty(total), np.empty(total, np.uint64)
+    js = np.flatnonzero(small)
+    if js.shape[0]:  # the kernel's tables, gathered entry by entry
+        cnt = tb.filled[js]
+        within = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        src = np.repeat(ptr[js], cnt) + within
+        dst = np.repeat(offsets[js], cnt) + within
+        fp[dst], tp[dst], key[dst] = tb.neg[src], tb.pos[src], tb.key[src]
+    for j, (f, p, k) in own.items():
+        o = int(offsets[j])
+        fp[o:o + k.shape[0]], tp[o:o + k.shape[0]], key[o:o + k.shape[0]] = f, p, k
+    return fp, tp, key, offsets
 
 
 class _BatchNonFinite(Exception):
