@@ -199,27 +199,41 @@ def _cut_piece(x0, x1, y0, y1, a, b, lo, hi):
     c3 = (b - x0) / dx if dx > 0 else 0.0
     c4 = (lo - y0) / dy if dy > 0 else 0.0
     c5 = (hi - y0) / dy if dy > 0 else 0.0
-    cuts = (min(max(c0, 0.0), 1.0), min(max(c1, 0.0), 1.0), min(max(c2, 0.0), 1.0),
-            min(max(c3, 0.0), 1.0), min(max(c4, 0.0), 1.0), min(max(c5, 0.0), 1.0))
-    # Six values in order (a small sorting network), then five sub-pieces.
-    s = [cuts[0], cuts[1], cuts[2], cuts[3], cuts[4], cuts[5]]
-    for i in range(1, 6):
-        v = s[i]
-        k = i - 1
-        while k >= 0 and s[k] > v:
-            s[k + 1] = s[k]
-            k -= 1
-        s[k + 1] = v
-    total = 0.0
-    for i in range(5):
-        t0 = s[i]
-        t1 = s[i + 1]
-        xa = min(max(x0 + t0 * dx, a), b)  # clipped into [a, b]: outside, zero width
-        xb = min(max(x0 + t1 * dx, a), b)
-        ya = min(max(y0 + t0 * dy, lo), hi) - lo
-        yb = min(max(y0 + t1 * dy, lo), hi) - lo
-        total += (xb - xa) * (ya + yb) * 0.5
-    return total
+    # The six cuts clipped into [0, 1] and put in order (insertion by hand: no
+    # containers, which cost compile time), then five sub-pieces.
+    s0 = min(max(c0, 0.0), 1.0)
+    s1 = min(max(c1, 0.0), 1.0)
+    s2 = min(max(c2, 0.0), 1.0)
+    s3 = min(max(c3, 0.0), 1.0)
+    s4 = min(max(c4, 0.0), 1.0)
+    s5 = min(max(c5, 0.0), 1.0)
+    s0, s1 = min(s0, s1), max(s0, s1)
+    s2, s3 = min(s2, s3), max(s2, s3)
+    s4, s5 = min(s4, s5), max(s4, s5)
+    s0, s2 = min(s0, s2), max(s0, s2)
+    s1, s3 = min(s1, s3), max(s1, s3)
+    s0, s4 = min(s0, s4), max(s0, s4)
+    s1, s5 = min(s1, s5), max(s1, s5)
+    s2, s4 = min(s2, s4), max(s2, s4)
+    s3, s5 = min(s3, s5), max(s3, s5)
+    s1, s2 = min(s1, s2), max(s1, s2)
+    s3, s4 = min(s3, s4), max(s3, s4)
+    s2, s3 = min(s2, s3), max(s2, s3)
+    return (_sub_piece(x0, dx, y0, dy, s0, s1, a, b, lo, hi)
+            + _sub_piece(x0, dx, y0, dy, s1, s2, a, b, lo, hi)
+            + _sub_piece(x0, dx, y0, dy, s2, s3, a, b, lo, hi)
+            + _sub_piece(x0, dx, y0, dy, s3, s4, a, b, lo, hi)
+            + _sub_piece(x0, dx, y0, dy, s4, s5, a, b, lo, hi))
+
+
+@helper
+def _sub_piece(x0, dx, y0, dy, t0, t1, a, b, lo, hi):
+    """The trapezoid of the piece between fractions ``t0`` and ``t1`` of it, clipped."""
+    xa = min(max(x0 + t0 * dx, a), b)  # clipped into [a, b]: outside, zero width
+    xb = min(max(x0 + t1 * dx, a), b)
+    ya = min(max(y0 + t0 * dy, lo), hi) - lo
+    yb = min(max(y0 + t1 * dy, lo), hi) - lo
+    return (xb - xa) * (ya + yb) * 0.5
 
 
 @helper
