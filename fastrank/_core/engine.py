@@ -1220,7 +1220,13 @@ def batch_tables(b: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
 
         units = _segment_units(b, nthreads)
     try:
-        parallel_map(run, units, nthreads)
+        if b.layout == SAMPLE_MAJOR and not small.any():
+            # Columns too large for the kernel: transposed on every thread, then a
+            # Python step each (on the threads task_threads allows: the GIL).
+            tasks = split_batch(b)
+            parallel_map(lambda j: large(tasks[j], j), range(b.t), task_threads(tasks))
+        else:
+            parallel_map(run, units, nthreads)
     except _BatchNonFinite as exc:
         _raise_batch(b, exc.task)
     offsets = np.zeros(b.t + 1, np.int64)
