@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from ._core import api, engine, inputs, reduce, registry
-from ._core.arith import dot, matvec, vecmat
+from ._core.arith import matvec, vecmat
 from .exceptions import UndefinedMetricWarning
 
 __all__ = [
@@ -204,18 +204,23 @@ def label_ranking_loss(y_true: Any, y_score: Any, *, sample_weight: Any = None) 
     0.75
     """
     b, w = _rows(y_true, y_score, sample_weight)
-    tasks = engine.split_batch(b)
-
-    def one(t: inputs.Task) -> float:
-        pos = t.npos
-        neg = t.values.shape[0] - pos
-        if pos == 0 or neg == 0:
-            return 0.0
-        _, gpos, gneg = engine.task_table(t)
-        wrong = dot(gpos, np.cumsum(gneg))  # negatives at or above each positive
-        return wrong / (float(pos) * float(neg))
-
-    loss = np.array(engine.parallel_map(one, tasks, engine.task_threads(tasks)), np.float64)
+    # Every sample's tie table (runs of irrelevant labels as one entry: the counts at
+    # the entries holding relevant labels are the full table's), laid end to end.
+    fp, tp, _, offsets = engine.batch_tables(b)
+    starts, ends = offsets[:-1], offsets[1:]
+    gpos = np.diff(tp, prepend=0.0)
+    has = ends > starts
+    gpos[starts[has]] = tp[starts[has]]  # each table's first entry
+    # Irrelevant labels at or above each relevant one: integer counts, so the sums are
+    # exact whatever their order.
+    wrong = np.zeros(b.t)
+    if fp.shape[0]:
+        wrong[has] = np.add.reduceat(gpos * fp, starts[has])
+    pos = np.where(has, tp[np.maximum(ends - 1, 0)], 0.0) if tp.shape[0] else np.zeros(b.t)
+    neg = np.where(has, fp[np.maximum(ends - 1, 0)], 0.0) if fp.shape[0] else np.zeros(b.t)
+    both = (pos > 0) & (neg > 0)
+    loss = np.zeros(b.t)
+    loss[both] = wrong[both] / (pos[both] * neg[both])
     return _mean(loss, w)
 
 
