@@ -1184,18 +1184,11 @@ def batch_tables(b: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
         tb.filled[j] = gkey.shape[0]
 
     if b.layout == SAMPLE_MAJOR:
-        spec = SPECS[b.values.dtype]
-        bits = readonly(b.values.view(spec.bits))
-        labels, lptr, lidx = readonly(b.labels), readonly(b.lab_ptr), readonly(b.lab_idx)
         n = b.n
 
         def run(unit: tuple[int, int]) -> None:
             j0, bw = unit
-            buf = scratch("block", bw * n * (spec.bits.itemsize + 1) + 128)
-            tbits, at = _carve(buf, 0, bw * n, spec.bits)
-            lb, _ = _carve(buf, at, bw * n, np.uint8)
-            transpose_block(bits, n, b.t, j0, bw, labels, b.lab_mode, lptr, lidx, tbits, lb)
-            vals = tbits.view(b.values.dtype)
+            vals, lb = _block(b, j0, bw)
             if small[j0]:
                 sub = Tables(ptr[j0:j0 + bw + 1], tb.pos, tb.neg, tb.key, tb.filled[j0:j0 + bw])
                 _run_small(b, vals, lb, LAB_SAME, True, np.arange(bw + 1, dtype=np.int64) * n,
@@ -1455,23 +1448,28 @@ def _raise_batch(b: Batch, j: int) -> None:
     raise nonfinite_error(column[i], i * b.t + j, (b.n, b.t))
 
 
+def _block(b: Batch, j0: int, bw: int) -> tuple[np.ndarray, np.ndarray]:
+    """Columns ``j0 .. j0 + bw`` of a C-ordered batch made task-major in this thread's
+    kept buffer: their scores (column ``jj`` at ``jj * n``) and 0/1 labels."""
+    spec = SPECS[b.values.dtype]
+    n = b.n
+    buf = scratch("block", bw * n * (spec.bits.itemsize + 1) + 128)
+    tb, at = _carve(buf, 0, bw * n, spec.bits)
+    lb, _ = _carve(buf, at, bw * n, np.uint8)
+    transpose_block(readonly(b.values.view(spec.bits)), n, b.t, j0, bw, readonly(b.labels),
+                    b.lab_mode, readonly(b.lab_ptr), readonly(b.lab_idx), tb, lb)
+    return tb.view(b.values.dtype), lb
+
+
 def _block_runner(b: Batch, max_fpr: float, what: int, out: np.ndarray,
                   prbe: np.ndarray, together: bool) -> Callable[[tuple[int, int]], None]:
     """Blocks of neighbouring columns of a C-ordered matrix, made task-major first;
     with ``together``, a block of small tasks in one kernel call."""
-    spec = SPECS[b.values.dtype]
-    bits = readonly(b.values.view(spec.bits))
-    labels = readonly(b.labels)
-    ptr, idx = readonly(b.lab_ptr), readonly(b.lab_idx)
     n = b.n
 
     def run(unit: tuple[int, int]) -> None:
         j0, bw = unit
-        buf = scratch("block", bw * n * (spec.bits.itemsize + 1) + 128)
-        tb, at = _carve(buf, 0, bw * n, spec.bits)
-        lb, _ = _carve(buf, at, bw * n, np.uint8)
-        transpose_block(bits, n, b.t, j0, bw, labels, b.lab_mode, ptr, idx, tb, lb)
-        vals = tb.view(b.values.dtype)
+        vals, lb = _block(b, j0, bw)
         if together and n <= SMALL_TASK:
             offsets = np.arange(bw + 1, dtype=np.int64) * n
             sub_out = np.empty((bw, OUT_SIZE), np.float64)
