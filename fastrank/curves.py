@@ -41,9 +41,7 @@ def tie_counts(task: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, 
     """Per-group score bits and positive and negative totals (float64, caller units),
     highest score first (``runs``: see :func:`~fastrank._core.engine.task_table`)."""
     gkey, gpos, gneg = engine.task_table(task, runs)
-    if task.unit != 1.0 or task.shift:  # powers of two: exact
-        gpos, gneg = gpos * task.unit, gneg * task.neg_unit
-    return gkey, gpos, gneg
+    return (gkey, *task.in_caller_units(gpos, gneg))
 
 
 def tie_table(task: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

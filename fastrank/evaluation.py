@@ -1112,8 +1112,7 @@ def _entry(task: Task, model: str, dataset: Any) -> Entry:
     threshold = threshold_of(key, task.values.dtype, task.dtype) if out[OUT_POS] > 0 \
         else math.nan
     gkey, gpos, gneg = table
-    if task.unit != 1.0 or task.shift:
-        gpos, gneg = gpos * task.unit, gneg * task.neg_unit
+    gpos, gneg = task.in_caller_units(gpos, gneg)
     thresholds = engine.decode(gkey, task.values.dtype, task.dtype)
     return Entry(model=model, dataset=dataset, metrics=binary_metrics(out, threshold, req),
                  thresholds=thresholds, group_positives=gpos, group_negatives=gneg,

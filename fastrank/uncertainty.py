@@ -627,7 +627,7 @@ def _resample_readout(task: Task, name: str, options: dict[str, Any], n_resample
         gp = np.bincount(gid[dp], None if w is None else w[dp], ngroups).astype(np.float64)
         gn = np.bincount(gid[dn], None if w is None else w[dn], ngroups).astype(np.float64)
         if task.shift:  # classes in units of their own: the caller's units (exact)
-            gp, gn = gp * task.unit, gn * task.neg_unit
+            gp, gn = task.in_caller_units(gp, gn)
         values[r] = readouts.table_value(name, opts, np.cumsum(gn), np.cumsum(gp), thresholds)
     return values
 

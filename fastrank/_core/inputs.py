@@ -922,6 +922,13 @@ class Task(NamedTuple):
         """Negative weight totals in the caller's units = kernel totals * this."""
         return math.ldexp(self.unit, self.shift)
 
+    def in_caller_units(self, pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Positive and negative totals (kernel units) in the caller's (exact: powers
+        of two); the same arrays when the units are 1."""
+        if self.unit == 1.0 and self.shift == 0:
+            return pos, neg
+        return pos * self.unit, neg * self.neg_unit
+
     @property
     def spec(self) -> Spec:
         return SPECS[self.values.dtype]
