@@ -302,6 +302,10 @@ def _each(name: str, opts: dict[str, Any], y_true: Any, y_score: Any, sample_wei
 
     if batched and b.weights is None:  # every table from the batch kernels, laid end to end
         fp, tp, keys, offsets = engine.batch_tables(b)
+    elif not batched and tasks[0].weights is None:  # cumulated by the kernel as it is written
+        keys, fp, tp = engine.cumulative_runs(  # read below, before this thread's next call
+            tasks[0], engine.runs_scratch(tasks[0].values.shape[0]))
+        offsets = np.array([0, keys.shape[0]], np.int64)
     else:
         # Runs of negatives as single entries: every readout's best cutoff ends a group
         # with positives (or is the first group), so nothing changes but the work.

@@ -378,10 +378,17 @@ RUNS_CASES = [*TWO_D,
 
 
 def _full_table_readout(monkeypatch, f, y, s, args, kw):
+    """The readout from every tie group's entry (no runs of negatives joined), the
+    table cumulated by numpy."""
     from fastrank import curves, readouts
+
+    def full_cumulated(task, into=None):
+        key, gpos, gneg = curves.tie_counts(task)
+        return key, np.cumsum(gneg), np.cumsum(gpos)
 
     with monkeypatch.context() as m:
         m.setattr(readouts, "tie_counts", lambda task, runs=False: curves.tie_counts(task))
+        m.setattr(engine, "cumulative_runs", full_cumulated)
         return f(y, s, *args, **kw)
 
 
@@ -462,3 +469,26 @@ def test_the_runs_table_does_not_depend_on_the_threads(prevalence, decimals) -> 
     # Runs of negatives are whole: no two negative-only entries in a row after the first.
     neg_only = gpos[1:] == 0
     assert not (neg_only[1:] & neg_only[:-1]).any()
+
+
+@pytest.mark.parametrize("n", [1, 7, 3_000, 40_000, 400_000])
+@pytest.mark.parametrize("prevalence", [0.0, 0.03, 0.5, 0.97, 1.0])
+@pytest.mark.parametrize("decimals", [None, 4, 1])
+def test_cumulative_runs_are_the_cumulated_runs_table(n, prevalence, decimals) -> None:
+    """The table the kernel cumulates as it writes it (one range in place, several
+    ranges moved together, or counted ties) is numpy's cumulative sum of the runs
+    table, entry for entry, with the buffers given or not, on one thread or two."""
+    from fastrank._core import inputs
+
+    rng = np.random.default_rng(n + int(prevalence * 100) + (decimals or 0))
+    y = rng.random(n) < prevalence
+    s = rng.random(n) + 0.3 * y if decimals is None else np.round(rng.random(n), decimals)
+    task = inputs.task(y, s.astype(np.float32) if decimals == 4 else s)
+    key, gpos, gneg = engine.task_table(task, runs=True)
+    for limit in (None, 1):
+        for into in (None, engine.runs_scratch(n)):
+            with engine.thread_limit(limit or engine.threads()):
+                got = engine.cumulative_runs(task, into)
+            assert np.array_equal(got[0], key)
+            assert np.array_equal(got[1], np.cumsum(gneg))
+            assert np.array_equal(got[2], np.cumsum(gpos))

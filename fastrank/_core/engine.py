@@ -34,6 +34,7 @@ the sweep sees the same groups in the same order whatever was sorted where.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import threading
@@ -62,6 +63,7 @@ from .._kernels.sweep import (
     K_PRBE,
     K_SIZE,
     K_TP,
+    MODE_CUMULATIVE,
     MODE_RUNS,
     MODE_RUNS_REST,
     MODE_SWEEP,
@@ -970,6 +972,125 @@ def task_table(t: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.
     return tuple(np.concatenate([tb[k] for tb in tables]) for k in range(3))  # type: ignore[return-value]
 
 
+def cumulative_runs(t: Task, into: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An unweighted task's runs table (:func:`task_table` with ``runs``) as running
+    totals: score bits (uint64), cumulative FP and TP (float64 counts), highest score
+    first, without the start.
+
+    The kernel cumulates each score range's table while it writes it
+    (:data:`~fastrank._kernels.sweep.MODE_CUMULATIVE`); the ranges' tables are then
+    moved down to one another, each raised by the totals above it, and a run of
+    negatives across a boundary made one entry (as :func:`_join_runs` does). Counts
+    are exact integers, so every entry equals ``np.cumsum`` of :func:`task_table`'s.
+    ``into`` (key, FP, TP), when each holds at least :func:`runs_room` entries,
+    receives the table (the views returned); else fresh arrays do.
+    """
+    assert t.weights is None
+    n = t.values.shape[0]
+    if n >= HASH_MIN:
+        try:
+            table = _ties(t, threads() if n >= PARALLEL_MIN else 1)
+        except _NonFinite:
+            _raise_nonfinite(t.values)
+        if table is not None:
+            gkey, gpos, gneg = table
+            g = gkey.shape[0]
+            key, fp, tp = into if into is not None and into[0].shape[0] >= g else \
+                (np.empty(g, np.uint64), np.empty(g), np.empty(g))
+            key[:g] = gkey
+            np.cumsum(gneg, out=fp[:g])
+            np.cumsum(gpos, out=tp[:g])
+            return key[:g], fp[:g], tp[:g]
+    spec = t.spec
+    if (n < PARALLEL_MIN or threads() <= 1) and into is not None and \
+            min(a.shape[0] for a in into) >= n + RUNS_ROOM:
+        # One range, written in place: the steps of _one_range (a batch's large tasks
+        # are many of these; each Python step holds the GIL).
+        try:
+            c = _sort_classes(_split(t.values, t.labels, None, t.npos, "classes"), spec, False)
+        except _NonFinite:
+            _raise_nonfinite(t.values)
+        st, sk = _scratch.state
+        st[:] = _runs_state()
+        sk[:] = 0
+        key, fp, tp = into
+        g = int(sweep_split(c.p, c.p.view(spec.bits), c.q, c.q.view(spec.bits), _EMPTY_FW,
+                            _EMPTY_FW, False, st, sk, MODE_RUNS + MODE_CUMULATIVE, tp, fp, key))
+        return key[:g], fp[:g], tp[:g]
+    parts, nthreads = _parts(t)
+    room = sum(c.p.shape[0] + c.q.shape[0] + RUNS_ROOM for c in parts)
+    if into is not None and min(a.shape[0] for a in into) >= room:
+        key, fp, tp = into
+    else:
+        key, fp, tp = np.empty(room, np.uint64), np.empty(room), np.empty(room)
+    st, _ = _base_state(t, 1.0, 0)
+    first = next((r for r, c in enumerate(parts) if c.p.shape[0] + c.q.shape[0]), 0)
+    starts = [0]
+    for c in parts:
+        starts.append(starts[-1] + c.p.shape[0] + c.q.shape[0] + RUNS_ROOM)
+
+    def build(r: int) -> int:
+        c = _sort_classes(parts[r], spec, False)
+        lo, hi = starts[r], starts[r + 1]
+        s, k = range_state(st, 0.0, 0.0)
+        mode = (MODE_RUNS if r == first else MODE_RUNS_REST) + MODE_CUMULATIVE
+        return int(sweep_split(c.p, c.p.view(spec.bits), c.q, c.q.view(spec.bits), _EMPTY_FW,
+                               _EMPTY_FW, False, s, k, mode, tp[lo:hi], fp[lo:hi],
+                               key[lo:hi]))
+
+    try:
+        counts = parallel_map(build, list(range(len(parts))), nthreads)
+    except _NonFinite:
+        _raise_nonfinite(t.values)
+        raise  # unreachable
+    end = 0  # entries placed
+    for r, g in enumerate(counts):
+        if g == 0:
+            continue
+        s0 = starts[r]
+        if end:
+            fp_above, tp_above = fp[end - 1], tp[end - 1]  # the totals above this range
+            # Its first entry continues a run of negatives from above (the task's first
+            # entry apart): the entry above is dropped, this one, raised by the
+            # totals, stands for both.
+            if end >= 2 and tp[s0] == 0.0 and tp[end - 1] == tp[end - 2]:
+                end -= 1
+            key[end:end + g] = key[s0:s0 + g]
+            fp[end:end + g] = fp[s0:s0 + g] + fp_above
+            tp[end:end + g] = tp[s0:s0 + g] + tp_above
+        elif s0:
+            key[:g], fp[:g], tp[:g] = key[s0:s0 + g], fp[s0:s0 + g], tp[s0:s0 + g]
+        end += g
+    return key[:end], fp[:end], tp[:end]
+
+
+@functools.cache
+def _runs_state() -> np.ndarray:
+    """The state a runs table starts from (only its zero totals and flags are read)."""
+    return new_state(0.0, 0.0, 1.0, 0)[0]
+
+
+def runs_scratch(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """This thread's kept buffers (key, FP, TP) for :func:`cumulative_runs` of a task
+    of ``n`` samples: views of them live until the thread's next call (the caller
+    copies what it keeps). Kept memory, so no page faults on every call."""
+    m = runs_room(n)
+    buf = scratch("runs", 24 * m + 192)
+    key, at = _carve(buf, 0, m, np.uint64)
+    fp, at = _carve(buf, at, m, np.float64)
+    tp, _ = _carve(buf, at, m, np.float64)
+    return key, fp, tp
+
+
+def runs_room(n: int) -> int:
+    """Entries :func:`cumulative_runs` needs to write a task of ``n`` samples in place."""
+    nthreads = threads()
+    nranges = 1 if n < PARALLEL_MIN or nthreads <= 1 else \
+        min(MAX_PIVOTS + 1, RANGES_PER_THREAD * nthreads)
+    return n + RUNS_ROOM * nranges
+
+
 def _join_runs(tables: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
                ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Score ranges' run tables (highest range first; each range's own buffers) with
@@ -1177,11 +1298,11 @@ def batch_tables(b: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
 
     def large(t: Task, j: int) -> None:
         try:
-            gkey, gpos, gneg = task_table(t, runs=True)
+            key, fp, tp = cumulative_runs(t, runs_scratch(t.values.shape[0]))
         except _NonFinite:
             raise _BatchNonFinite(j) from None
-        own[j] = np.cumsum(gneg), np.cumsum(gpos), gkey
-        tb.filled[j] = gkey.shape[0]
+        own[j] = key.copy(), fp.copy(), tp.copy()
+        tb.filled[j] = key.shape[0]
 
     if b.layout == SAMPLE_MAJOR:
         n = b.n
@@ -1233,7 +1354,7 @@ def batch_tables(b: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
         src = np.repeat(ptr[js], cnt) + within
         dst = np.repeat(offsets[js], cnt) + within
         fp[dst], tp[dst], key[dst] = tb.neg[src], tb.pos[src], tb.key[src]
-    for j, (f, p, k) in own.items():
+    for j, (k, f, p) in own.items():
         o = int(offsets[j])
         fp[o:o + k.shape[0]], tp[o:o + k.shape[0]], key[o:o + k.shape[0]] = f, p, k
     return fp, tp, key, offsets

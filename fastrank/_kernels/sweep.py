@@ -728,6 +728,10 @@ MODE_TABLE = 2  # write every group into ``gpos``.. and return their number
 # for the others (whose first entry may continue the run before them).
 MODE_RUNS = 3
 MODE_RUNS_REST = 4
+# Added to MODE_TABLE, MODE_RUNS or MODE_RUNS_REST (unweighted): the table's counts are
+# written as running totals from the range's start, in the kernel, while the table is
+# still in cache (counts: exact, so the same numbers as a cumulative sum afterwards).
+MODE_CUMULATIVE = 8
 
 _SPLIT = [(rw(t), rw(b), rw(t), rw(b), rw(f64), rw(f64), b1, rw(f64), rw(u64), i64, rw(f64),
            rw(f64), rw(u64)) for t, b in VALUES]
@@ -735,8 +739,21 @@ _SPLIT = [(rw(t), rw(b), rw(t), rw(b), rw(f64), rw(f64), b1, rw(f64), rw(u64), i
 
 @kernel(_SPLIT)
 def sweep_split(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey):
-    """:func:`sweep_classes` as called from Python."""
-    return sweep_classes(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey)
+    """:func:`sweep_classes` as called from Python (with :data:`MODE_CUMULATIVE`:
+    the table written cumulated)."""
+    cumulate = mode >= MODE_CUMULATIVE
+    if cumulate:
+        mode -= MODE_CUMULATIVE
+    total = sweep_classes(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey)
+    if cumulate:
+        tp = 0.0
+        fp = 0.0
+        for g in range(total):
+            tp += gpos[g]
+            fp += gneg[g]
+            gpos[g] = tp
+            gneg[g] = fp
+    return total
 
 
 _ONE = [(rw(t), rw(b), rw(t), rw(b), u64, f64, i64, rw(f64), rw(u64), rw(f64), rw(f64), rw(u64),
