@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fastrank
+from fastrank._core import engine
 
 READOUTS = [
     ("sensitivity_at_specificity", (0.8,), {}),
@@ -96,8 +97,9 @@ def test_groups_equal_one_task_calls(seed, dtype, levels, readout, with_large):
     name, args, kw = readout
     ng = int(rng.integers(65, 120))
     sizes = rng.integers(1, 30, ng)
-    if with_large:
-        sizes[int(rng.integers(0, ng))] = 5000  # past the size kept inside the kernel
+    if with_large:  # past the kernel's own sort of a metric's task, or of a table's
+        sizes[int(rng.integers(0, ng))] = engine.SMALL_TASK + 904 if seed % 2 else \
+            engine.TABLE_TASK + 1000
     g = rng.permutation(np.repeat(np.arange(ng) * 7 - 50, sizes))  # ids in any order
     y = rng.random(g.shape[0]) < 0.3
     s = _scores(rng, g.shape[0], dtype, levels)
@@ -105,6 +107,22 @@ def test_groups_equal_one_task_calls(seed, dtype, levels, readout, with_large):
     batched = quiet(f, y, s, *args, groups=g, **kw)
     ids = np.unique(g)
     singles = [quiet(f, y[g == i], s[g == i], *args, **kw) for i in ids]
+    assert_same(batched, singles, name)
+
+
+@pytest.mark.parametrize("name,args,kw", READOUTS[::2])
+@pytest.mark.parametrize("n", [engine.SMALL_TASK + 1, engine.TABLE_TASK, engine.TABLE_TASK + 1])
+def test_columns_of_every_size_equal_one_task_calls(name, args, kw, n):
+    """Columns the batch kernel sorts and tables itself (up to TABLE_TASK samples) and
+    the ones past it give the one-task calls' bits, ties or none."""
+    rng = np.random.default_rng(n)
+    t = 66
+    Y = rng.random((n, t)) < 0.1
+    S = rng.random((n, t)).astype(np.float32)
+    S[:, ::2] = np.round(S[:, ::2], 2)
+    f = getattr(fastrank, name)
+    batched = quiet(f, Y, S, *args, **kw)
+    singles = [quiet(f, Y[:, j], S[:, j], *args, **kw) for j in range(t)]
     assert_same(batched, singles, name)
 
 
