@@ -152,12 +152,15 @@ def test_warning_counts_the_undefined_tasks():
 
 
 @pytest.mark.parametrize("where", ["columns", "groups"])
-def test_a_nan_score_is_named_as_the_batched_auc_names_it(where):
+@pytest.mark.parametrize(("n", "bad"), [(10, np.nan), (engine.TABLE_TASK + 5, np.inf),
+                                        (engine.SMALL_TASK + 5, -np.inf)])
+def test_a_nan_score_is_named_as_the_batched_auc_names_it(where, n, bad):
+    """Small tasks (tabled in the kernel) and large ones (one task each) alike."""
     rng = np.random.default_rng(2)
-    n, t = 10, 70
+    t = 70
     Y = rng.random((n, t)) < 0.5
     S = rng.random((n, t))
-    S[3, 40] = np.nan
+    S[3, 40] = bad
     if where == "columns":
         args = (Y, S)
         kw: dict = {}

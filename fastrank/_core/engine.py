@@ -978,6 +978,16 @@ def task_table(t: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.
 
 def cumulative_runs(t: Task, into: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_cumulative_runs`, a NaN or infinite score raising the error naming it."""
+    try:
+        return _cumulative_runs(t, into)
+    except _NonFinite:
+        _raise_nonfinite(t.values)
+        raise  # unreachable
+
+
+def _cumulative_runs(t: Task, into: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """An unweighted task's runs table (:func:`task_table` with ``runs``) as running
     totals: score bits (uint64), cumulative FP and TP (float64 counts), highest score
     first, without the start.
@@ -993,10 +1003,7 @@ def cumulative_runs(t: Task, into: tuple[np.ndarray, np.ndarray, np.ndarray] | N
     assert t.weights is None
     n = t.values.shape[0]
     if n >= HASH_MIN:
-        try:
-            table = _ties(t, threads() if n >= PARALLEL_MIN else 1)
-        except _NonFinite:
-            _raise_nonfinite(t.values)
+        table = _ties(t, threads() if n >= PARALLEL_MIN else 1)
         if table is not None:
             gkey, gpos, gneg = table
             g = gkey.shape[0]
@@ -1011,10 +1018,7 @@ def cumulative_runs(t: Task, into: tuple[np.ndarray, np.ndarray, np.ndarray] | N
             min(a.shape[0] for a in into) >= n + RUNS_ROOM:
         # One range, written in place: the steps of _one_range (a batch's large tasks
         # are many of these; each Python step holds the GIL).
-        try:
-            c = _sort_classes(_split(t.values, t.labels, None, t.npos, "classes"), spec, False)
-        except _NonFinite:
-            _raise_nonfinite(t.values)
+        c = _sort_classes(_split(t.values, t.labels, None, t.npos, "classes"), spec, False)
         st, sk = _scratch.state
         st[:] = _runs_state()
         sk[:] = 0
@@ -1043,11 +1047,7 @@ def cumulative_runs(t: Task, into: tuple[np.ndarray, np.ndarray, np.ndarray] | N
                                _EMPTY_FW, False, s, k, mode, tp[lo:hi], fp[lo:hi],
                                key[lo:hi]))
 
-    try:
-        counts = parallel_map(build, list(range(len(parts))), nthreads)
-    except _NonFinite:
-        _raise_nonfinite(t.values)
-        raise  # unreachable
+    counts = parallel_map(build, list(range(len(parts))), nthreads)
     end = 0  # entries placed
     for r, g in enumerate(counts):
         if g == 0:
@@ -1302,7 +1302,7 @@ def batch_tables(b: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
 
     def large(t: Task, j: int) -> None:
         try:
-            key, fp, tp = cumulative_runs(t, runs_scratch(t.values.shape[0]))
+            key, fp, tp = _cumulative_runs(t, runs_scratch(t.values.shape[0]))
         except _NonFinite:
             raise _BatchNonFinite(j) from None
         own[j] = key.copy(), fp.copy(), tp.copy()
@@ -1338,13 +1338,7 @@ def batch_tables(b: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
 
         units = _segment_units(b, nthreads)
     try:
-        if b.layout == SAMPLE_MAJOR and not small.any():
-            # Columns too large for the kernel: transposed on every thread, then a
-            # Python step each (on the threads task_threads allows: the GIL).
-            tasks = split_batch(b)
-            parallel_map(lambda j: large(tasks[j], j), range(b.t), task_threads(tasks))
-        else:
-            parallel_map(run, units, nthreads)
+        parallel_map(run, units, nthreads)
     except _BatchNonFinite as exc:
         _raise_batch(b, exc.task)
     offsets = np.zeros(b.t + 1, np.int64)
