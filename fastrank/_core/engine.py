@@ -1295,9 +1295,7 @@ def batch_tables(b: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
                 np.empty(room, np.uint64), np.zeros(b.t, np.int64))
     own: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     nthreads = threads() if int(sizes.sum()) >= PARALLEL_MIN else 1
-    big = sizes[~small]
-    if big.shape[0] and big.mean() < THREADED_TASK and big.sum() > sizes[small].sum():
-        nthreads = 1  # mostly Python steps per task, which hold the GIL (see task_threads)
+    # (a large task, above TABLE_TASK, is past THREADED_TASK too: its steps run on threads)
     dummy = np.empty((b.t, OUT_SIZE), np.float64), np.zeros(b.t, np.uint64)
 
     def large(t: Task, j: int) -> None:
