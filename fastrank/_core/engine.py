@@ -1007,7 +1007,7 @@ def _cumulative_runs(t: Task, into: tuple[np.ndarray, np.ndarray, np.ndarray] | 
         if table is not None:
             gkey, gpos, gneg = table
             g = gkey.shape[0]
-            key, fp, tp = into if into is not None and into[0].shape[0] >= g else \
+            key, fp, tp = into if into is not None and min(a.shape[0] for a in into) >= g else \
                 (np.empty(g, np.uint64), np.empty(g), np.empty(g))
             key[:g] = gkey
             np.cumsum(gneg, out=fp[:g])
@@ -1280,10 +1280,11 @@ def batch_tables(b: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
     one entry (as :func:`task_table` with ``runs``), cumulated and laid end to end:
     FP, TP (float64 counts), score bits (uint64) and the ``t + 1`` offsets.
 
-    Units of work as in :func:`batch_metrics`: small tasks inside one kernel call
-    per unit (no Python step per task), into one buffer with room for each; large
-    ones each through the one-task engine. A NaN or infinite score raises the
-    error naming it.
+    Units of work as in :func:`batch_metrics`: tasks of up to :data:`TABLE_TASK`
+    samples inside one kernel call per unit (no Python step per task), into one
+    buffer with room for each; larger ones each through :func:`cumulative_runs`
+    (the steps of a one-task call). A NaN or infinite score raises the error
+    naming it (row and task).
     """
     assert b.weights is None
     sizes = b.sizes.astype(np.int64)
