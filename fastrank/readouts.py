@@ -218,8 +218,8 @@ def mcclish_scale(box_x: tuple[float, float], box_y: tuple[float, float]) -> tup
     value = np.empty(1)
     index = np.empty(1, np.int64)
     one = readonly(np.ones(1))  # the diagonal: one piece from (0, 0) to (1, 1)
-    read_tables(one, one, readonly(np.array([0, 1], np.int64)), 0, 1, RD_ROC_BOX,
-                readonly(params), value, index)
+    read_tables(one, one, readonly(np.zeros(1, np.int64)), readonly(np.ones(1, np.int64)), 0, 1,
+                RD_ROC_BOX, readonly(params), value, index)
     return float(value[0]), (box_x[1] - box_x[0]) * (box_y[1] - box_y[0])
 
 
@@ -300,8 +300,8 @@ def _each(name: str, opts: dict[str, Any], y_true: Any, y_score: Any, sample_wei
     else:
         tasks = [inputs.task(y_true, s, sample_weight, pos_label)]
 
-    if batched and b.weights is None:  # every table from the batch kernels, laid end to end
-        fp, tp, keys, offsets = engine.batch_tables(b)
+    if batched and b.weights is None:  # each unit of tasks read as the batch kernel tables it
+        values, index, kbits, pos, neg = _read_batch(name, opts, b)
     elif not batched and tasks[0].weights is None:  # cumulated by the kernel as it is written
         keys, fp, tp = engine.cumulative_runs(  # read below, before this thread's next call
             tasks[0], engine.runs_scratch(tasks[0].values.shape[0]))
@@ -318,16 +318,15 @@ def _each(name: str, opts: dict[str, Any], y_true: Any, y_score: Any, sample_wei
         else:
             keys, gpos, gneg = (np.concatenate([x[i] for x in parts]) for i in range(3))
         fp, tp = _cumsums(gneg, offsets), _cumsums(gpos, offsets)
-    values, index = _read(name, opts, fp, tp, offsets)
+    if not (batched and b.weights is None):
+        values, index = _read(name, opts, fp, tp, offsets[:-1], np.diff(offsets))
+        kbits, pos, neg = _at_index(keys, tp, fp, offsets[:-1], np.diff(offsets), index)
     reasons = _reasons(name, index)
     thresholds: np.ndarray | None = None
     if name not in ("partial_roc_auc", "partial_pr_auc"):
         canonical, dtype = (b.values.dtype, b.dtype) if batched else \
             (tasks[0].values.dtype, tasks[0].dtype)
-        thresholds = np.full(index.shape[0], math.nan)
-        if keys.shape[0]:
-            at = np.minimum(offsets[:-1] + np.maximum(index, 0), keys.shape[0] - 1)
-            thresholds = np.asarray(engine.decode(keys[at], canonical, dtype), np.float64)
+        thresholds = np.asarray(engine.decode(kbits, canonical, dtype), np.float64)
         thresholds[index == -1] = math.inf
         thresholds[index < -1] = math.nan
     if reasons:
@@ -341,12 +340,44 @@ def _each(name: str, opts: dict[str, Any], y_true: Any, y_score: Any, sample_wei
     out: Any = values
     if groups is not None:
         assert b.ids is not None
-        ends = np.maximum(offsets[1:] - 1, 0)
-        has = offsets[1:] > offsets[:-1]
-        pos = np.where(has, tp[ends], 0.0) if tp.shape[0] else np.zeros(values.shape[0])
-        neg = np.where(has, fp[ends], 0.0) if fp.shape[0] else np.zeros(values.shape[0])
         out = GroupResult(b.ids, values, pos, neg, b.sizes.astype(np.int64))
     return OperatingPoint(out, thresholds) if point else out
+
+
+def _at_index(keys: np.ndarray, tp: np.ndarray, fp: np.ndarray, starts: np.ndarray,
+              sizes: np.ndarray, index: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per table (``sizes[j]`` entries from ``starts[j]``): the score bits of entry
+    ``index[j]`` (0 where that is not an entry), and its totals TP and FP (its
+    last entry's; 0 for an empty table)."""
+    t = sizes.shape[0]
+    if not keys.shape[0]:
+        return np.zeros(t, np.uint64), np.zeros(t), np.zeros(t)
+    has = sizes > 0
+    last = starts + np.maximum(sizes - 1, 0)
+    at = np.minimum(starts + np.maximum(index, 0), keys.shape[0] - 1)
+    return (np.where(index >= 0, keys[at], np.uint64(0)), np.where(has, tp[last], 0.0),
+            np.where(has, fp[last], 0.0))
+
+
+def _read_batch(name: str, opts: dict[str, Any], b: inputs.Batch
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Readout ``name`` of every task of an unweighted batch, each unit of tasks
+    read as soon as the engine has tabled it (in that thread's kept buffer, while
+    it is in cache; no table of the whole batch is built): values and entries as
+    :func:`_read`, with :func:`_at_index`'s score bits and totals."""
+    t = b.t
+    values, index = np.empty(t), np.empty(t, np.int64)
+    kbits, pos, neg = np.zeros(t, np.uint64), np.zeros(t), np.zeros(t)
+
+    def visit(js: np.ndarray, fp: np.ndarray, tp: np.ndarray, keys: np.ndarray,
+              starts: np.ndarray, sizes: np.ndarray) -> None:
+        v, i = _read(name, opts, fp, tp, starts, sizes, threaded=False)
+        values[js], index[js] = v, i
+        kbits[js], pos[js], neg[js] = _at_index(keys, tp, fp, starts, sizes, i)
+
+    engine.batch_tables(b, visit)
+    return values, index, kbits, pos, neg
 
 
 def _params(name: str, opts: dict[str, Any]) -> np.ndarray:
@@ -389,7 +420,7 @@ def read_many(name: str, opts: dict[str, Any],
         else np.empty(0)
     tp = np.concatenate([tb[1] for tb in tables]).astype(np.float64, copy=False) if t \
         else np.empty(0)
-    values, index = _read(name, opts, fp, tp, offsets)
+    values, index = _read(name, opts, fp, tp, offsets[:-1], np.diff(offsets))
     reasons = _reasons(name, index)
     if name in ("partial_roc_auc", "partial_pr_auc"):
         return values, None, reasons
@@ -401,24 +432,29 @@ def read_many(name: str, opts: dict[str, Any],
 
 
 def _read(name: str, opts: dict[str, Any], fp: np.ndarray, tp: np.ndarray,
-          offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Readout ``name`` of the cumulative tables laid end to end in ``fp``/``tp``
-    (table ``j`` from ``offsets[j]`` to ``offsets[j + 1]``): each value and the
-    entry it goes with (-1: the start, threshold ``inf``), or a code below -1
-    saying why the task has none."""
-    t = offsets.shape[0] - 1
+          starts: np.ndarray, sizes: np.ndarray, *, threaded: bool = True
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """Readout ``name`` of the cumulative tables in ``fp``/``tp`` (table ``j`` the
+    ``sizes[j]`` entries from ``starts[j]``): each value and the entry it goes with
+    (-1: the start, threshold ``inf``), or a code below -1 saying why the task has
+    none. ``threaded``: large inputs use every thread (a caller already on one of
+    the engine's threads says False)."""
+    t = sizes.shape[0]
+    starts = np.asarray(starts, np.int64)
+    sizes = np.asarray(sizes, np.int64)
     if name == "best_cutoff":
-        return _best(fp, tp, offsets, np.diff(offsets), **opts)
+        return _best(fp, tp, starts, sizes, **opts)
     values = np.empty(t, np.float64)
     index = np.empty(t, np.int64)
     params = readonly(_params(name, opts))
     kind = _KINDS[name]
-    ro_fp, ro_tp, ro_off = readonly(fp), readonly(tp), readonly(offsets)
-    nthreads = engine.threads() if fp.shape[0] >= _READ_MIN and t > 1 else 1
+    ro_fp, ro_tp, ro_at, ro_n = readonly(fp), readonly(tp), readonly(starts), readonly(sizes)
+    nthreads = engine.threads() if threaded and fp.shape[0] >= _READ_MIN and t > 1 else 1
     edges = np.linspace(0, t, min(t, 4 * nthreads) + 1).astype(np.int64).tolist()
 
     def part(c: int) -> None:
-        read_tables(ro_fp, ro_tp, ro_off, edges[c], edges[c + 1], kind, params, values, index)
+        read_tables(ro_fp, ro_tp, ro_at, ro_n, edges[c], edges[c + 1], kind, params, values,
+                    index)
 
     engine.parallel_map(part, range(len(edges) - 1), nthreads)
     if name == "partial_roc_auc" and opts["correct"] and _fills(opts["box_x"], opts["box_y"]):
@@ -752,10 +788,10 @@ def _criterion_options(options: dict[str, Any]) -> dict[str, Any]:
             "ratio": (1.0 - prevalence) / (cost * prevalence)}
 
 
-def _best(fp: np.ndarray, tp: np.ndarray, offsets: np.ndarray, sizes: np.ndarray, *,
+def _best(fp: np.ndarray, tp: np.ndarray, starts: np.ndarray, sizes: np.ndarray, *,
           criterion: str, beta: float, ratio: float) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`best_cutoff` of tables laid end to end (``fp``/``tp`` cumulative, table
-    ``j`` at ``offsets[j]``, ``sizes[j]`` entries): each table's best criterion value
+    """:func:`best_cutoff` of tables (``fp``/``tp`` cumulative, table ``j`` the
+    ``sizes[j]`` entries from ``starts[j]``): each table's best criterion value
     and the entry it is at (the first of tied best ones: the highest cutoff), or why
     it has none (codes as :func:`~fastrank._kernels.readout.read_tables` gives them).
     The criterion is formed for many tables' entries in one numpy pass, tables taken
@@ -763,7 +799,7 @@ def _best(fp: np.ndarray, tp: np.ndarray, offsets: np.ndarray, sizes: np.ndarray
     t = sizes.shape[0]
     values = np.full(t, math.nan)
     index = np.full(t, NO_POSITIVES, np.int64)
-    last = np.maximum(offsets[1:] - 1, 0)
+    last = starts + np.maximum(sizes - 1, 0)
     full = sizes > 0
     pos = np.where(full, tp[last], 0.0) if tp.shape[0] else np.zeros(t)
     neg = np.where(full, fp[last], 0.0) if fp.shape[0] else np.zeros(t)
@@ -778,22 +814,22 @@ def _best(fp: np.ndarray, tp: np.ndarray, offsets: np.ndarray, sizes: np.ndarray
         if not part.shape[0]:
             continue
         n_part = sizes[part]
-        if part.shape[0] == int(part[-1] - part[0] + 1):  # consecutive tables: one slice
-            lo, hi = int(offsets[part[0]]), int(offsets[part[-1] + 1])
+        lo, hi = int(starts[part[0]]), int(starts[part[-1]] + sizes[part[-1]])
+        if hi - lo == int(n_part.sum()):  # tables side by side: one slice
             f, p = fp[lo:hi], tp[lo:hi]
-        else:  # tables skipped inside the run: gather the kept ones
-            rows = np.repeat(offsets[part], n_part) + (
+        else:  # tables apart, or skipped inside the run: gather the kept ones
+            rows = np.repeat(starts[part], n_part) + (
                 np.arange(int(n_part.sum())) - np.repeat(np.cumsum(n_part) - n_part, n_part))
             f, p = fp[rows], tp[rows]
         owner = np.repeat(np.arange(part.shape[0]), n_part)
         c = criterion_values(f, p, criterion, beta=beta, ratio=ratio,
                              totals=(pos[part][owner], neg[part][owner]))
-        starts = np.concatenate(([0], np.cumsum(n_part)[:-1]))
-        top = np.maximum.reduceat(c, starts)
+        heads = np.concatenate(([0], np.cumsum(n_part)[:-1]))
+        top = np.maximum.reduceat(c, heads)
         at = np.flatnonzero(c == np.repeat(top, n_part))  # the best entries, table by table
         first = at[np.concatenate(([True], owner[at[1:]] != owner[at[:-1]]))]
         values[part] = top
-        index[part] = first - starts
+        index[part] = first - heads
     return values, index
 
 

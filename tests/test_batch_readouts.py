@@ -172,3 +172,32 @@ def test_a_nan_score_is_named_as_the_batched_auc_names_it(where, n, bad):
     with pytest.raises(ValueError) as readout:
         fastrank.recall_at_precision(*args, 0.5, **kw)
     assert str(readout.value) == str(auc.value)
+
+
+@pytest.mark.parametrize("nthreads", [1, 2, 3])
+def test_many_short_columns_in_wide_units_equal_one_task_calls(nthreads, monkeypatch):
+    """Short columns go many blocks to a kernel call (a unit ending inside a block,
+    too): each column's AUC, average precision and readouts are the one-task calls'."""
+    monkeypatch.setattr(engine, "threads", lambda: nthreads)
+    monkeypatch.setattr(engine, "PARALLEL_MIN", 1)
+    rng = np.random.default_rng(nthreads)
+    n, t = 40, 405  # several units per thread, the last a block and 5 columns
+    units = engine._column_units(fastrank._core.inputs.batch(
+        np.zeros((n, t), bool), np.zeros((n, t)), None, None, None, None), nthreads, True)
+    assert max(j1 - j0 for j0, j1 in units) > engine.BLOCK  # wide units are exercised
+    assert units[-1][1] - units[-1][0] == engine.BLOCK + 5
+    Y = rng.random((n, t)) < 0.3
+    S = np.round(rng.random((n, t)), 1).astype(np.float32)
+    for f, args in ((fastrank.roc_auc, {"average": None}),
+                    (fastrank.average_precision, {"average": None})):
+        got = quiet(f, Y, S, **args)
+        want = np.array([quiet(f, Y[:, j], S[:, j]) for j in range(t)])
+        assert np.array_equal(got, want, equal_nan=True), f.__name__
+    for name, a, kw in READOUTS[::2]:
+        g = getattr(fastrank, name)
+        assert_same(quiet(g, Y, S, *a, **kw), [quiet(g, Y[:, j], S[:, j], *a, **kw)
+                                               for j in range(t)], name)
+    S[7, t - 5] = np.nan
+    for f, a in ((fastrank.roc_auc, ()), (fastrank.sensitivity_at_specificity, (0.9,))):
+        with pytest.raises(ValueError, match=rf"nan at row 7, task {t - 5}\)"):
+            f(Y, S, *a) if a else f(Y, S, average=None)

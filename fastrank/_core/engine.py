@@ -1248,8 +1248,9 @@ def batch_metrics(b: Batch, max_fpr: float, what: int) -> tuple[np.ndarray, np.n
         return out, prbe
     nthreads = threads() if int(b.sizes.sum()) >= PARALLEL_MIN else 1
     if b.layout == SAMPLE_MAJOR:
-        units = [(j0, min(BLOCK, b.t - j0)) for j0 in range(0, b.t, BLOCK)]
-        run = _block_runner(b, max_fpr, what, out, prbe, b.t > FEW_TASKS)
+        together = b.t > FEW_TASKS
+        units = _column_units(b, nthreads, together and b.n <= SMALL_TASK)
+        run = _block_runner(b, max_fpr, what, out, prbe, together)
     else:
         units = _segment_units(b, nthreads)
         run = _segment_runner(b, max_fpr, what, out, prbe, b.t > FEW_TASKS)
@@ -1264,9 +1265,10 @@ RUNS_ROOM = 16  # a task's table may hold this many entries more than its sample
 
 
 class Tables(NamedTuple):
-    """Tie tables of many tasks, laid end to end: task ``j``'s entries are
-    ``ptr[j] .. ptr[j] + filled[j]`` (room up to ``ptr[j + 1]``), each with FP and TP
-    at or above it (``neg``/``pos``, cumulated counts) and its score bits (``key``)."""
+    """Where a batch kernel call writes its tasks' tie tables: one after another
+    from the start of ``pos``/``neg``/``key`` (TP and FP at or above each entry,
+    cumulated counts, and its score bits), task ``j`` given room for
+    ``ptr[j + 1] - ptr[j]`` entries and its number of entries in ``filled[j]``."""
 
     ptr: np.ndarray
     pos: np.ndarray
@@ -1275,26 +1277,54 @@ class Tables(NamedTuple):
     filled: np.ndarray
 
 
-def batch_tables(b: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+# visit(tasks, fp, tp, key, starts, sizes): the tables of ``tasks`` (batch task numbers, in
+# order), table ``i`` the ``sizes[i]`` entries of ``fp``/``tp``/``key`` from ``starts[i]``
+Visit = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]
+
+
+def batch_tables(b: Batch, visit: Visit | None = None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every task's tie table of an unweighted batch, runs of negative-only groups as
     one entry (as :func:`task_table` with ``runs``), cumulated and laid end to end:
     FP, TP (float64 counts), score bits (uint64) and the ``t + 1`` offsets.
 
+    With ``visit``, the tables are handed to it instead, a unit of tasks at a time,
+    by the thread that made them (in that thread's kept buffer, side by side, while
+    they are in cache; valid during the call only), and four empty arrays are
+    returned. Calls come from several threads at once, each task in one call.
+
     Units of work as in :func:`batch_metrics`: tasks of up to :data:`TABLE_TASK`
-    samples inside one kernel call per unit (no Python step per task), into one
-    buffer with room for each; larger ones each through :func:`cumulative_runs`
-    (the steps of a one-task call). A NaN or infinite score raises the error
-    naming it (row and task).
+    samples inside one kernel call per unit (no Python step per task); larger ones
+    each through :func:`cumulative_runs` (the steps of a one-task call). A NaN or
+    infinite score raises the error naming it (row and task).
     """
     assert b.weights is None
+    if visit is None:  # the units' tables copied, then put in task order
+        pieces: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []
+
+        def keep(js: np.ndarray, fp: np.ndarray, tp: np.ndarray, key: np.ndarray,
+                 starts: np.ndarray, sizes: np.ndarray) -> None:
+            hi = int(starts[-1] + sizes[-1])
+            pieces.append((int(js[0]), fp[:hi].copy(), tp[:hi].copy(), key[:hi].copy()))
+
+        filled = _tables(b, keep)
+        pieces.sort(key=lambda x: x[0])
+        offsets = np.zeros(b.t + 1, np.int64)
+        np.cumsum(filled, out=offsets[1:])
+        parts = [np.concatenate([x[i] for x in pieces]) if pieces else np.empty(0)
+                 for i in (1, 2, 3)]
+        return parts[0], parts[1], parts[2].astype(np.uint64, copy=False), offsets
+    _tables(b, visit)
+    return _EMPTY_FW, _EMPTY_FW, _EMPTY_UW, _EMPTY_IW
+
+
+def _tables(b: Batch, visit: Visit) -> np.ndarray:
+    """:func:`batch_tables` with ``visit``; returns each task's number of entries."""
     sizes = b.sizes.astype(np.int64)
     small = sizes <= TABLE_TASK if b.t > FEW_TASKS else np.zeros(b.t, bool)
-    ptr = np.zeros(b.t + 1, np.int64)
+    ptr = np.zeros(b.t + 1, np.int64)  # each small task's room
     np.cumsum(np.where(small, sizes + RUNS_ROOM, 0), out=ptr[1:])
-    room = int(ptr[-1])
-    tb = Tables(ptr, np.empty(room, np.float64), np.empty(room, np.float64),
-                np.empty(room, np.uint64), np.zeros(b.t, np.int64))
-    own: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    filled = np.zeros(b.t, np.int64)
     nthreads = threads() if int(sizes.sum()) >= PARALLEL_MIN else 1
     # (a large task, above TABLE_TASK, is past THREADED_TASK too: its steps run on threads)
     dummy = np.empty((b.t, OUT_SIZE), np.float64), np.zeros(b.t, np.uint64)
@@ -1304,66 +1334,64 @@ def batch_tables(b: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
             key, fp, tp = _cumulative_runs(t, runs_scratch(t.values.shape[0]))
         except _NonFinite:
             raise _BatchNonFinite(j) from None
-        own[j] = key.copy(), fp.copy(), tp.copy()
-        tb.filled[j] = key.shape[0]
+        filled[j] = key.shape[0]
+        visit(np.array([j]), fp, tp, key, np.zeros(1, np.int64), filled[j:j + 1])
+
+    def buffers(j0: int, j1: int) -> Tables:
+        """This thread's kept buffer, with room for tasks ``j0 .. j1``'s tables."""
+        room = int(ptr[j1] - ptr[j0])
+        buf = scratch("tables", 24 * room + 192)
+        pos, at = _carve(buf, 0, room, np.float64)
+        neg, at = _carve(buf, at, room, np.float64)
+        key, _ = _carve(buf, at, room, np.uint64)
+        return Tables(ptr, pos, neg, key, filled)
+
+    def show(tabs: Tables, js: np.ndarray) -> None:
+        sizes_ = filled[js]
+        starts = np.zeros(js.shape[0], np.int64)
+        np.cumsum(sizes_[:-1], out=starts[1:])
+        visit(js, tabs.neg, tabs.pos, tabs.key, starts, sizes_)
 
     if b.layout == SAMPLE_MAJOR:
         n = b.n
 
         def run(unit: tuple[int, int]) -> None:
-            j0, bw = unit
+            j0, j1 = unit
+            bw = j1 - j0
             vals, lb = _block(b, j0, bw)
-            if small[j0]:
-                sub = Tables(ptr[j0:j0 + bw + 1], tb.pos, tb.neg, tb.key, tb.filled[j0:j0 + bw])
+            if small[j0]:  # (every column one size)
+                tabs = buffers(j0, j1)
+                sub = tabs._replace(ptr=ptr[j0:j1 + 1], filled=filled[j0:j1])
                 _run_small(b, vals, lb, LAB_SAME, True, np.arange(bw + 1, dtype=np.int64) * n,
                            np.arange(bw, dtype=np.int64), n, 1.0, 0, dummy[0][:bw],
                            dummy[1][:bw], j0, sub)
+                show(tabs, np.arange(j0, j1))
                 return
             for jj in range(bw):
                 lab = lb[jj * n:(jj + 1) * n]
                 large(task_of(vals[jj * n:(jj + 1) * n], b.dtype, lab, None), j0 + jj)
 
-        units = [(j0, min(BLOCK, b.t - j0)) for j0 in range(0, b.t, BLOCK)]
+        units = _column_units(b, nthreads, bool(small.any()))
     else:
         def run(unit: tuple[int, int]) -> None:
             j0, j1 = unit
             inside = np.flatnonzero(small[j0:j1]) + j0
             if inside.shape[0]:
+                tabs = buffers(j0, j1)
                 _run_small(b, b.values, b.labels, b.lab_mode, b.wshared, b.offsets,
                            inside.astype(np.int64), int(b.sizes[inside].max()), 1.0, 0,
-                           dummy[0], dummy[1], 0, tb)
-            for jj in (np.flatnonzero(~small[j0:j1]) + j0).tolist():
+                           dummy[0], dummy[1], 0, tabs)
+                show(tabs, inside)
+            for jj in (np.flatnonzero(~small[j0:j1]) + j0).tolist():  # (after the small ones)
                 large(_segment_task(b, jj), jj)
 
-        units = _segment_units(b, nthreads)
+        units = _segment_units(b, nthreads, TABLE_TASK)
     try:
         parallel_map(run, units, nthreads)
     except _BatchNonFinite as exc:
         _raise_batch(b, exc.task)
-    offsets = np.zeros(b.t + 1, np.int64)
-    np.cumsum(tb.filled, out=offsets[1:])
-    total = int(offsets[-1])
-    fp, tp, key = np.empty(total), np.empty(total), np.empty(total, np.uint64)
-    js = np.flatnonzero(small)
-    if js.shape[0] and js.shape[0] <= _SLICE_GATHER:  # few tables: moved one by one
-        for a, g, o in zip(ptr[js].tolist(), tb.filled[js].tolist(), offsets[js].tolist(),
-                           strict=True):
-            fp[o:o + g], tp[o:o + g], key[o:o + g] = \
-                tb.neg[a:a + g], tb.pos[a:a + g], tb.key[a:a + g]
-    elif js.shape[0]:  # many: the kernel's tables, gathered entry by entry
-        cnt = tb.filled[js]
-        within = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-        src = np.repeat(ptr[js], cnt) + within
-        dst = np.repeat(offsets[js], cnt) + within
-        fp[dst], tp[dst], key[dst] = tb.neg[src], tb.pos[src], tb.key[src]
-    for j, (k, f, p) in own.items():
-        o = int(offsets[j])
-        fp[o:o + k.shape[0]], tp[o:o + k.shape[0]], key[o:o + k.shape[0]] = f, p, k
-    return fp, tp, key, offsets
+    return filled
 
-
-_SLICE_GATHER = 2048  # batch_tables moves this many tables one by one (fewer Python steps
-# than the index arrays a gather builds cost, for tables of hundreds of entries and more)
 
 
 class _BatchNonFinite(Exception):
@@ -1389,12 +1417,13 @@ def _task_parts(b: Batch, j: int) -> tuple[np.ndarray, np.ndarray | None]:
     return lab, w
 
 
-def _segment_units(b: Batch, nthreads: int) -> list[tuple[int, int]]:
-    """Tasks in runs of about equal work, several runs per thread."""
+def _segment_units(b: Batch, nthreads: int, alone: int = SMALL_TASK) -> list[tuple[int, int]]:
+    """Tasks in runs of about equal work, several runs per thread; a task of more
+    than ``alone`` samples ends its run."""
     sizes = b.sizes
     target = max(int(sizes.sum()) // (8 * nthreads), SMALL_TASK)
     reach = np.cumsum(sizes) // target  # a run ends where the running total passes a target
-    ends = np.flatnonzero((np.diff(reach, prepend=0) > 0) | (sizes > SMALL_TASK)) + 1
+    ends = np.flatnonzero((np.diff(reach, prepend=0) > 0) | (sizes > alone)) + 1
     edges = np.unique(np.concatenate(([0], ends, [b.t]))).tolist()
     return list(itertools.pairwise(edges))
 
@@ -1418,8 +1447,9 @@ def _run_small(b: Batch, values: np.ndarray, labels: np.ndarray, lab_mode: int, 
     scratch_ = _segment_scratch(nmax, values.dtype, b.weights is not None)
     bad = np.full(2, -1, np.int64)
     if tables is not None:
-        if int((tables.ptr[tasks + 1] - tables.ptr[tasks]).min(initial=RUNS_ROOM)) < RUNS_ROOM \
-                or int(tables.ptr[-1]) > tables.pos.shape[0]:
+        room = tables.ptr[tasks + 1] - tables.ptr[tasks]
+        if int(room.min(initial=RUNS_ROOM)) < RUNS_ROOM \
+                or int(room.sum()) > min(x.shape[0] for x in tables[1:4]):
             raise RuntimeError("a batch table has no room for its task")  # pragma: no cover
         touts = (readonly(tables.ptr), tables.pos, tables.neg, tables.key, tables.filled)
     else:
@@ -1431,7 +1461,7 @@ def _run_small(b: Batch, values: np.ndarray, labels: np.ndarray, lab_mode: int, 
         if bad[0] < 0:
             return
         j = int(bad[0])
-        if bad[1] != 1:
+        if bad[1] != 1 or tables is not None:  # (tables: unweighted, so a bad score)
             raise _BatchNonFinite(first + j)
         # Classes too far apart for one unit: this task through the one-task engine,
         # which gives each class its own; then the tasks after it.
@@ -1588,6 +1618,20 @@ def _block(b: Batch, j0: int, bw: int) -> tuple[np.ndarray, np.ndarray]:
     return tb.view(b.values.dtype), lb
 
 
+UNIT_SAMPLES = 1 << 16  # a unit of a C-ordered batch's small columns holds about this many
+
+
+def _column_units(b: Batch, nthreads: int, small: bool) -> list[tuple[int, int]]:
+    """A C-ordered batch's columns in units ``(j0, j1)``: a block (the transposition's
+    unit) each, or when the columns are ``small`` (computed inside the kernel),
+    several blocks' worth up to about :data:`UNIT_SAMPLES` samples (fewer Python
+    steps), still leaving several units per thread."""
+    per = BLOCK
+    if small:
+        per *= max(1, min(-(-UNIT_SAMPLES // (BLOCK * b.n)), b.t // (BLOCK * 4 * nthreads)))
+    return [(j0, min(j0 + per, b.t)) for j0 in range(0, b.t, per)]
+
+
 def _block_runner(b: Batch, max_fpr: float, what: int, out: np.ndarray,
                   prbe: np.ndarray, together: bool) -> Callable[[tuple[int, int]], None]:
     """Blocks of neighbouring columns of a C-ordered matrix, made task-major first;
@@ -1595,7 +1639,8 @@ def _block_runner(b: Batch, max_fpr: float, what: int, out: np.ndarray,
     n = b.n
 
     def run(unit: tuple[int, int]) -> None:
-        j0, bw = unit
+        j0, j1 = unit
+        bw = j1 - j0
         vals, lb = _block(b, j0, bw)
         if together and n <= SMALL_TASK:
             offsets = np.arange(bw + 1, dtype=np.int64) * n

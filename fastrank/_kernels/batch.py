@@ -85,19 +85,21 @@ def transpose_block(bits, n, t, j0, bw, labels, lab_mode, lab_ptr, lab_idx, tb, 
     """Columns ``j0 .. j0 + bw`` of a C-ordered ``(n, t)`` matrix into ``bw`` rows.
 
     ``tb[jj * n + i]`` receives score ``(i, j0 + jj)``, ``lb`` its 0/1 label.
-    A full block is copied with a constant trip count, which the compiler
-    turns into one vector load per sample.
+    Columns go :data:`BLOCK` at a time, each full block copied with a constant
+    trip count, which the compiler turns into one vector load per sample.
     """
-    if bw == BLOCK:
+    c = 0
+    while c + BLOCK <= bw:
         for i in range(n):
-            at = i * t + j0
+            at = i * t + j0 + c
             for jj in range(BLOCK):
-                tb[jj * n + i] = bits[at + jj]
-    else:
+                tb[(c + jj) * n + i] = bits[at + jj]
+        c += BLOCK
+    if c < bw:
         for i in range(n):
-            at = i * t + j0
-            for jj in range(bw):
-                tb[jj * n + i] = bits[at + jj]
+            at = i * t + j0 + c
+            for jj in range(bw - c):
+                tb[(c + jj) * n + i] = bits[at + jj]
     if lab_mode == LAB_SAME:
         for i in range(n):
             at = i * t + j0
@@ -144,11 +146,13 @@ def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, l
     With ``tptr`` not empty (unweighted only), each task's tie table is written
     instead of its results: the table :data:`~fastrank._kernels.sweep.MODE_RUNS`
     writes (each run of negative-only groups one entry), cumulated (FP and TP at
-    or above each entry) into ``tneg``/``tpos`` from ``tptr[j]`` on, with the
-    entries' score bits in ``tkey`` and their number in ``tcount[j]``; task
-    ``j`` has room for ``tptr[j + 1] - tptr[j]`` entries (its size plus 16).
+    or above each entry) into ``tneg``/``tpos``, the tasks' tables one after
+    another from the start, with the entries' score bits in ``tkey`` and their
+    number in ``tcount[j]``; task ``j`` may take up to ``tptr[j + 1] - tptr[j]``
+    entries (its size plus 16), room the buffers hold for every task of the call.
     """
     weighted = weights.shape[0] > 0
+    tat = 0  # where the next table goes
     cap = kbits.shape[0] // 3
     st = fw[:S_SIZE]
     gpos = fw[S_SIZE:S_SIZE + CHUNK]
@@ -230,14 +234,15 @@ def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, l
         else:
             init_state(st, sk, float(m), float(k), max_fpr, what, False, 0.0, 0.0)
         if tptr.shape[0] > 0:  # the task's table, cumulated (counts: exact)
-            o = tptr[j]
-            room = tptr[j + 1] - o
+            o = tat
+            room = tptr[j + 1] - tptr[j]
             g = sweep_classes(p, pbits[:m], qv, qbits[:k], pw[:m], qw[:k], False, st, sk,
                               MODE_RUNS, tpos[o:o + room], tneg[o:o + room], tkey[o:o + room])
             for i in range(o + 1, o + g):
                 tpos[i] += tpos[i - 1]
                 tneg[i] += tneg[i - 1]
             tcount[j] = g
+            tat += g
             continue
         sweep_classes(p, pbits[:m], qv, qbits[:k], pw[:m], qw[:k], weighted, st, sk,
                       MODE_SWEEP, gpos, gneg, gkey)

@@ -319,13 +319,14 @@ def _pr_range(fp, tp, base, m, params, value, index, j):
     index[j] = -1
 
 
-_READ = [(ro(f64), ro(f64), ro(i64), i64, i64, i64, ro(f64), rw(f64), rw(i64))]
+_READ = [(ro(f64), ro(f64), ro(i64), ro(i64), i64, i64, i64, ro(f64), rw(f64), rw(i64))]
 
 
 @kernel(_READ)
-def read_tables(fp, tp, offsets, lo, hi, kind, params, value, index):
+def read_tables(fp, tp, starts, sizes, lo, hi, kind, params, value, index):
     """Readout ``kind`` (``RD_*``, options in ``params``) of tables ``lo .. hi``: table
-    ``j`` is ``fp[offsets[j]:offsets[j + 1]]`` (cumulative FP) with its TP. Writes
+    ``j`` is ``fp[starts[j]:starts[j] + sizes[j]]`` (cumulative FP) with its TP
+    (tables may lie apart, as a batch kernel leaves them). Writes
     ``value[j]`` and ``index[j]``: the table entry whose threshold goes with the
     value (-1: the start, threshold ``+inf``; partial areas: -1), or why the task
     has none (``NO_POSITIVES``, ``NO_NEGATIVES``, ``BELOW_CHANCE``; ``value`` NaN).
@@ -335,8 +336,8 @@ def read_tables(fp, tp, offsets, lo, hi, kind, params, value, index):
     bound = params[P_BOUND]
     interpolate = params[P_INTERPOLATE] != 0.0
     for j in range(lo, hi):
-        base = offsets[j]
-        m = offsets[j + 1] - base
+        base = starts[j]
+        m = sizes[j]
         if m == 0 or not tp[base + m - 1] > 0:
             value[j] = math.nan
             index[j] = NO_POSITIVES
