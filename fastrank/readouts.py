@@ -37,19 +37,27 @@ from ._kernels.readout import (
     BELOW_CHANCE as BELOW,
 )
 from ._kernels.readout import (
+    CR_F,
+    CR_MCC,
+    CR_TOPLEFT,
+    CR_YOUDEN,
     NO_NEGATIVES,
     NO_POSITIVES,
+    P_BETA2,
     P_BOUND,
     P_CORRECT,
+    P_CRITERION,
     P_DIAGONAL,
     P_FULL,
     P_HIGH,
     P_INTERPOLATE,
+    P_RATIO,
     P_SIZE,
     P_X0,
     P_X1,
     P_Y0,
     P_Y1,
+    RD_BEST,
     RD_PR_RANGE,
     RD_PRECISION_AT_RECALL,
     RD_RECALL_AT_PRECISION,
@@ -390,6 +398,10 @@ def _params(name: str, opts: dict[str, Any]) -> np.ndarray:
             p[P_DIAGONAL], p[P_FULL] = mcclish_scale(opts["box_x"], opts["box_y"])
     elif name == "partial_pr_auc":
         p[P_BOUND], p[P_HIGH] = opts["low"], opts["high"]
+    elif name == "best_cutoff":
+        p[P_CRITERION] = _CRITERION_CODES[opts["criterion"]]
+        p[P_BETA2] = 1.0 if opts["criterion"] == "f1" else opts["beta"] * opts["beta"]
+        p[P_RATIO] = opts["ratio"]
     else:
         p[P_BOUND] = opts["bound"]
         p[P_INTERPOLATE] = 1.0 if opts["interpolate"] else 0.0
@@ -400,7 +412,9 @@ _KINDS = {"sensitivity_at_specificity": RD_SENS_AT_SPEC,
           "specificity_at_sensitivity": RD_SPEC_AT_SENS,
           "recall_at_precision": RD_RECALL_AT_PRECISION,
           "precision_at_recall": RD_PRECISION_AT_RECALL,
-          "partial_roc_auc": RD_ROC_BOX, "partial_pr_auc": RD_PR_RANGE}
+          "partial_roc_auc": RD_ROC_BOX, "partial_pr_auc": RD_PR_RANGE, "best_cutoff": RD_BEST}
+_CRITERION_CODES = {"youden": CR_YOUDEN, "closest_topleft": CR_TOPLEFT, "f1": CR_F,
+                    "f_beta": CR_F, "mcc": CR_MCC}
 _WHAT = {"partial_roc_auc": "partial ROC area", "partial_pr_auc": "partial PR area",
          "best_cutoff": "best cutoff"}
 _READ_MIN = 1 << 16  # table entries from which a readout call uses every thread
@@ -442,8 +456,6 @@ def _read(name: str, opts: dict[str, Any], fp: np.ndarray, tp: np.ndarray,
     t = sizes.shape[0]
     starts = np.asarray(starts, np.int64)
     sizes = np.asarray(sizes, np.int64)
-    if name == "best_cutoff":
-        return _best(fp, tp, starts, sizes, **opts)
     values = np.empty(t, np.float64)
     index = np.empty(t, np.int64)
     params = readonly(_params(name, opts))
@@ -684,11 +696,13 @@ CRITERIA = ("youden", "closest_topleft", "f1", "f_beta", "mcc")
 def criterion_values(fp: np.ndarray, tp: np.ndarray, criterion: str, *, beta: float = 1.0,
                      ratio: float = 1.0, totals: tuple[Any, Any] | None = None
                      ) -> np.ndarray:
-    """``criterion`` at each cutoff from cumulative FP and TP (larger is better): the
-    one place these cutoff statistics are computed, for :func:`best_cutoff` and the
-    evaluation tables. ``youden`` is ``sensitivity + ratio * specificity - 1``
-    (pROC's ``best.weights`` give ``ratio``), ``closest_topleft`` minus ``(1 -
-    sensitivity)^2 + ratio (1 - specificity)^2`` (both need both classes),
+    """``criterion`` at each cutoff from cumulative FP and TP (larger is better), for
+    the evaluation tables; :func:`best_cutoff`'s kernel
+    (:func:`~fastrank._kernels.readout.criterion`) computes the same formulas,
+    operation for operation (a test holds the two to the same floats). ``youden``
+    is ``sensitivity + ratio * specificity - 1`` (pROC's ``best.weights`` give
+    ``ratio``), ``closest_topleft`` minus ``(1 - sensitivity)^2 + ratio (1 -
+    specificity)^2`` (both need both classes),
     ``f1``/``f_beta`` the F score (0 without true positives) and ``mcc`` Matthews'
     correlation (0 where its denominator is). ``totals``: ``(positives,
     negatives)`` when ``fp``/``tp`` are not the whole curve (default: their last
@@ -788,52 +802,6 @@ def _criterion_options(options: dict[str, Any]) -> dict[str, Any]:
             "ratio": (1.0 - prevalence) / (cost * prevalence)}
 
 
-def _best(fp: np.ndarray, tp: np.ndarray, starts: np.ndarray, sizes: np.ndarray, *,
-          criterion: str, beta: float, ratio: float) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`best_cutoff` of tables (``fp``/``tp`` cumulative, table ``j`` the
-    ``sizes[j]`` entries from ``starts[j]``): each table's best criterion value
-    and the entry it is at (the first of tied best ones: the highest cutoff), or why
-    it has none (codes as :func:`~fastrank._kernels.readout.read_tables` gives them).
-    The criterion is formed for many tables' entries in one numpy pass, tables taken
-    a few tens of thousands of entries at a time (temporaries that stay in cache)."""
-    t = sizes.shape[0]
-    values = np.full(t, math.nan)
-    index = np.full(t, NO_POSITIVES, np.int64)
-    last = starts + np.maximum(sizes - 1, 0)
-    full = sizes > 0
-    pos = np.where(full, tp[last], 0.0) if tp.shape[0] else np.zeros(t)
-    neg = np.where(full, fp[last], 0.0) if fp.shape[0] else np.zeros(t)
-    index[(pos > 0) & ~(neg > 0)] = NO_NEGATIVES
-    ok = np.flatnonzero((pos > 0) & (neg > 0))
-    if not ok.shape[0]:
-        return values, index
-    # Runs of tables holding about _BEST_CHUNK entries (a larger table alone).
-    reach = np.cumsum(sizes[ok]) // _BEST_CHUNK
-    cuts = np.flatnonzero(np.diff(reach, prepend=0) > 0) + 1
-    for part in np.split(ok, cuts[cuts < ok.shape[0]]):
-        if not part.shape[0]:
-            continue
-        n_part = sizes[part]
-        lo, hi = int(starts[part[0]]), int(starts[part[-1]] + sizes[part[-1]])
-        if hi - lo == int(n_part.sum()):  # tables side by side: one slice
-            f, p = fp[lo:hi], tp[lo:hi]
-        else:  # tables apart, or skipped inside the run: gather the kept ones
-            rows = np.repeat(starts[part], n_part) + (
-                np.arange(int(n_part.sum())) - np.repeat(np.cumsum(n_part) - n_part, n_part))
-            f, p = fp[rows], tp[rows]
-        owner = np.repeat(np.arange(part.shape[0]), n_part)
-        c = criterion_values(f, p, criterion, beta=beta, ratio=ratio,
-                             totals=(pos[part][owner], neg[part][owner]))
-        heads = np.concatenate(([0], np.cumsum(n_part)[:-1]))
-        top = np.maximum.reduceat(c, heads)
-        at = np.flatnonzero(c == np.repeat(top, n_part))  # the best entries, table by table
-        first = at[np.concatenate(([True], owner[at[1:]] != owner[at[:-1]]))]
-        values[part] = top
-        index[part] = first - heads
-    return values, index
-
-
-_BEST_CHUNK = 1 << 15
 
 
 # The readouts by name: (function of the cumulative counts, whether it needs negatives,

@@ -88,3 +88,34 @@ def test_bad_options_and_undefined() -> None:
     with pytest.warns(fastrank.UndefinedMetricWarning, match="no negative samples"):
         p = fastrank.best_cutoff([1, 1], [.1, .2])
     assert math.isnan(p.value) and math.isnan(p.threshold)
+
+
+@PROPERTY_SETTINGS
+@given(st.integers(0, 2**32 - 1), st.sampled_from(CRITERIA), st.booleans(),
+       st.sampled_from([0.5, 1.0, 2.0]), st.sampled_from([0.25, 1.0, 3.0]))
+def test_kernel_criterion_is_criterion_values_float_for_float(seed, criterion, counts, beta,
+                                                              ratio) -> None:
+    """The readout kernel's criterion and criterion_values (the evaluation tables')
+    are one formula: on random cumulative tables, counts or weight sums, the best
+    value is the largest of criterion_values bit for bit, at its first entry."""
+    from fastrank.readouts import _read, criterion_values
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 40, 5)
+    parts = []
+    for m in sizes:
+        steps = rng.integers(0, 4, (2, m)).astype(np.float64)
+        if not counts:
+            steps *= rng.random((2, m)) * 3.7
+        steps[:, -1] += 1.0  # both classes present
+        parts.append(np.cumsum(steps, axis=1))
+    fp = np.concatenate([p[0] for p in parts])
+    tp = np.concatenate([p[1] for p in parts])
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
+    opts = {"criterion": criterion, "beta": beta, "ratio": ratio}
+    values, index = _read("best_cutoff", opts, fp, tp, starts, sizes.astype(np.int64))
+    for j, (a, m) in enumerate(zip(starts, sizes, strict=True)):
+        f, t = fp[a:a + m], tp[a:a + m]
+        c = criterion_values(f, t, criterion, beta=beta, ratio=ratio)
+        assert np.float64(values[j]).tobytes() == np.float64(c.max()).tobytes()
+        assert index[j] == int(np.argmax(c))

@@ -28,6 +28,13 @@ RD_RECALL_AT_PRECISION = 2
 RD_PRECISION_AT_RECALL = 3
 RD_ROC_BOX = 4
 RD_PR_RANGE = 5
+RD_BEST = 6  # the best cutoff by a criterion
+
+# Criteria of RD_BEST (``params[P_CRITERION]``)
+CR_YOUDEN = 0
+CR_TOPLEFT = 1
+CR_F = 2  # F-beta, beta squared in params[P_BETA2]
+CR_MCC = 3
 
 # Parameters (``params``), by position
 P_BOUND = 0  # operating points: the bound; PR range: its low end
@@ -40,7 +47,10 @@ P_CORRECT = 6  # ROC box: 1.0 for McClish's standardisation
 P_DIAGONAL = 7  # ... the chance diagonal's area in the box and the box's area
 P_FULL = 8
 P_HIGH = 9  # PR range: its high end
-P_SIZE = 10
+P_CRITERION = 10  # best cutoff: the criterion (CR_*), beta squared, pROC's weight ratio
+P_BETA2 = 11
+P_RATIO = 12
+P_SIZE = 13
 
 # Why a task has no value (``index`` below -1; -1 is the start point, threshold inf)
 NO_POSITIVES = -2
@@ -319,6 +329,48 @@ def _pr_range(fp, tp, base, m, params, value, index, j):
     index[j] = -1
 
 
+@helper
+def criterion(f, t, pos, neg, crit, beta2, ratio):
+    """Criterion ``crit`` at a cutoff with ``f`` FP and ``t`` TP at or above it, of
+    ``pos`` positives and ``neg`` negatives (larger is better): the formulas of
+    :func:`fastrank.readouts.criterion_values`, operation for operation, so the
+    same floats."""
+    if crit == CR_YOUDEN or crit == CR_TOPLEFT:
+        sens = t / pos
+        spec = (neg - f) / neg
+        if crit == CR_YOUDEN:
+            return sens + ratio * spec - 1.0
+        a = 1.0 - sens
+        c = 1.0 - spec
+        return -(a * a + ratio * (c * c))
+    fn = pos - t
+    tn = neg - f
+    if crit == CR_F:
+        return (1.0 + beta2) * t / ((1.0 + beta2) * t + beta2 * fn + f) if t > 0 else 0.0
+    denom = math.sqrt((t + f) * (tn + fn)) * math.sqrt((t + fn) * (tn + f))
+    return (t * tn - f * fn) / denom if denom > 0 else 0.0
+
+
+@helper
+def _best_cut(fp, tp, base, m, params, value, index, j):
+    """The entry where the criterion is largest (the first of ties: the highest
+    cutoff) and its value."""
+    pos = tp[base + m - 1]
+    neg = fp[base + m - 1]
+    crit = int(params[P_CRITERION])
+    beta2 = params[P_BETA2]
+    ratio = params[P_RATIO]
+    best = criterion(fp[base], tp[base], pos, neg, crit, beta2, ratio)
+    at = 0
+    for k in range(1, m):
+        c = criterion(fp[base + k], tp[base + k], pos, neg, crit, beta2, ratio)
+        if c > best:
+            best = c
+            at = k
+    value[j] = best
+    index[j] = at
+
+
 _READ = [(ro(f64), ro(f64), ro(i64), ro(i64), i64, i64, i64, ro(f64), rw(f64), rw(i64))]
 
 
@@ -356,6 +408,8 @@ def read_tables(fp, tp, starts, sizes, lo, hi, kind, params, value, index):
             _precision_at_recall(fp, tp, base, m, bound, interpolate, value, index, j)
         elif kind == RD_ROC_BOX:
             _roc_box(fp, tp, base, m, params, value, index, j)
+        elif kind == RD_BEST:
+            _best_cut(fp, tp, base, m, params, value, index, j)
         else:
             _pr_range(fp, tp, base, m, params, value, index, j)
         if index[j] < -1:
