@@ -769,7 +769,11 @@ def _ks(k: Any) -> tuple[np.ndarray, bool]:
     for v in ks.tolist():
         if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 1:
             raise ValueError(f"k must be a positive int or a sequence of them; got {v!r}")
-    return ks.astype(np.int64), np.ndim(k) == 0
+    # a k past int64 is past every list, as the largest int64 is
+    return np.array([min(int(v), _K_MAX) for v in ks.tolist()], np.int64), np.ndim(k) == 0
+
+
+_K_MAX = np.iinfo(np.int64).max
 
 
 def _check_ties(ties: Any) -> str:

@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._core import engine, inputs
+from ._core import api, engine, inputs
 from ._core.inputs import readonly
 from ._core.reduce import GroupResult
 from ._kernels.readout import (
@@ -266,12 +266,14 @@ class OperatingPoint(NamedTuple):
     """One operating point of a task: the rate asked for and the cutoff giving it.
 
     ``threshold`` is the score of the rule "positive when score >= threshold"
-    (``inf``: flag nothing). With ``interpolate=True`` the point may lie inside
-    a tie group; ``threshold`` is then that group's score, and the point is
-    reached by flagging the right share of the group's samples at random
-    (its expected rates). Of cutoffs equal in the rate asked for, the one
-    better in the other rate (e.g. the most specific of equally sensitive
-    ones) is returned.
+    (``inf``: flag nothing): for one task a float, or for integer scores the
+    exact int; with 2-D scores or groups a float64 array (integer scores beyond
+    2**53 in magnitude round there, as every batched threshold does). With
+    ``interpolate=True`` the point may lie inside a tie group; ``threshold``
+    is then that group's score, and the point is reached by flagging the
+    right share of the group's samples at random (its expected rates). Of
+    cutoffs equal in the rate asked for, the one better in the other rate
+    (e.g. the most specific of equally sensitive ones) is returned.
     """
 
     value: Any  # float; with 2-D scores, an array with one value per column
@@ -343,8 +345,12 @@ def _each(name: str, opts: dict[str, Any], y_true: Any, y_score: Any, sample_wei
         _warn(f"{reasons[0]}{where}; returning NaN", level=level)  # at the public's caller
     point = thresholds is not None
     if not batched:
-        return OperatingPoint(float(values[0]), float(thresholds[0])) \
-            if thresholds is not None else float(values[0])
+        if thresholds is None:
+            return float(values[0])
+        threshold: Any = float(thresholds[0])
+        if index[0] >= 0:  # the exact score, an int for integer scores (float64 rounds them)
+            threshold = api.threshold_of(int(kbits[0]), tasks[0].values.dtype, tasks[0].dtype)
+        return OperatingPoint(float(values[0]), threshold)
     out: Any = values
     if groups is not None:
         assert b.ids is not None
@@ -760,8 +766,11 @@ def best_cutoff(
     OperatingPoint
         ``(value, threshold)``: the criterion's value and the cutoff score
         (rule: positive when score >= threshold). Of tied best cutoffs the
-        highest is taken. NaN, with an :class:`~fastrank.UndefinedMetricWarning`,
-        when a class is missing.
+        highest is taken, ties counted up to rounding (criteria within
+        ``2**-48``, times ``1 + r`` for ``youden`` and ``closest_topleft``, of
+        the best: values equal in exact arithmetic), and ``value`` is its own.
+        NaN, with an :class:`~fastrank.UndefinedMetricWarning`, when a class is
+        missing.
 
     Examples
     --------

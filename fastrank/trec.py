@@ -136,7 +136,7 @@ def _measure_name(name: str) -> tuple[str, int | None]:
         k = int(match.group(2))
         if k < 1:
             raise ValueError(f"the k of {name!r} must be at least 1")
-        return match.group(1), k
+        return match.group(1), min(k, np.iinfo(np.int64).max)  # (past every list either way)
     plain = {"map": "map", "recip_rank": "recip_rank", "mrr": "recip_rank", "Rprec": "Rprec",
              "ndcg": "ndcg"}
     if name in plain:

@@ -97,7 +97,9 @@ def test_kernel_criterion_is_criterion_values_float_for_float(seed, criterion, c
                                                               ratio) -> None:
     """The readout kernel's criterion and criterion_values (the evaluation tables')
     are one formula: on random cumulative tables, counts or weight sums, the best
-    value is the largest of criterion_values bit for bit, at its first entry."""
+    cutoff is the first entry of criterion_values within rounding of its largest,
+    with that entry's value bit for bit."""
+    from fastrank._kernels.readout import TIE_ROUNDING
     from fastrank.readouts import _read, criterion_values
 
     rng = np.random.default_rng(seed)
@@ -117,5 +119,32 @@ def test_kernel_criterion_is_criterion_values_float_for_float(seed, criterion, c
     for j, (a, m) in enumerate(zip(starts, sizes, strict=True)):
         f, t = fp[a:a + m], tp[a:a + m]
         c = criterion_values(f, t, criterion, beta=beta, ratio=ratio)
-        assert np.float64(values[j]).tobytes() == np.float64(c.max()).tobytes()
-        assert index[j] == int(np.argmax(c))
+        scale = 1.0 + ratio if criterion in ("youden", "closest_topleft") else 1.0
+        first = int(np.flatnonzero(c >= c.max() - TIE_ROUNDING * scale)[0])
+        assert index[j] == first
+        assert np.float64(values[j]).tobytes() == np.float64(c[first]).tobytes()
+
+
+@pytest.mark.parametrize(("criterion", "y", "s", "want"), [
+    # 1/2 + 4/6 - 1 and 1 + 1/6 - 1: both 1/6, unequal in floats
+    ("youden", [1, 0, 0, 1, 0, 0, 0, 0], [3, 3, 3, 2, 2, 2, 2, 1], 3),
+    ("youden", [1, 0, 0, 1, 0, 0, 0, 0], [.3, .3, .3, .2, .2, .2, .2, .1], 0.3),
+])
+def test_cutoffs_tied_in_exact_arithmetic_keep_the_highest(criterion, y, s, want) -> None:
+    got = fastrank.best_cutoff(y, s, criterion)
+    assert got.threshold == want and type(got.threshold) is type(want)
+    assert got.value == pytest.approx(1 / 6, abs=1e-15)
+    batched = fastrank.best_cutoff(np.array([y, y]).T, np.array([s, s]).T, criterion)
+    assert batched.threshold.tolist() == [want, want]
+
+
+def test_integer_scores_past_float64_get_their_exact_threshold() -> None:
+    """One task: the cutoff is the int itself (float64 would round 2**53 + 1 to 2**53,
+    whose rule flags the negative too)."""
+    y = np.array([1, 0, 0])
+    s = np.array([2**53 + 1, 2**53, 0], dtype=np.int64)
+    for f, args in ((fastrank.sensitivity_at_specificity, (0.9,)),
+                    (fastrank.recall_at_precision, (0.9,)), (fastrank.best_cutoff, ())):
+        got = f(y, s, *args)
+        assert got.threshold == 2**53 + 1 and isinstance(got.threshold, int), f.__name__
+        assert ((s >= got.threshold) == (y == 1)).all()

@@ -287,3 +287,27 @@ def test_every_ranking_function_refuses_bad_input(name, f, extra, weighted) -> N
         for w in ([1.0, -1.0], [1.0, np.nan], [1.0]):
             with pytest.raises(ValueError, match="sample_weight"):
                 f(Y, S, *extra, sample_weight=w)
+
+
+@pytest.mark.parametrize("k", [2**63, np.uint64(2**64 - 1), 2**70])
+def test_a_k_past_int64_is_a_k_past_every_list(k):
+    """Not an OverflowError: such a k reads every list whole, as the largest int64 does."""
+    rng = np.random.default_rng(3)
+    Y = rng.random((6, 5)) < 0.5
+    S = np.round(rng.random((6, 5)), 1)
+    for f in (fastrank.recall_at_k, fastrank.ndcg_at_k, fastrank.average_precision_at_k,
+              fastrank.precision_at_k):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", fastrank.UndefinedMetricWarning)
+            got, want = f(Y, S, k), f(Y, S, 2**63 - 1)
+        assert np.array_equal(got, want, equal_nan=True), f.__name__
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fastrank.UndefinedMetricWarning)
+        got = fastrank.top_k_metrics(Y, S, [1, k])
+        want = fastrank.top_k_metrics(Y, S, [1, 2**63 - 1])
+    assert list(got) == list(want)
+    y = rng.integers(0, 5, 6)
+    assert fastrank.top_k_accuracy(y, S, k, labels=np.arange(5)) == 1.0
+    r = fastrank.evaluate_run((["q"], ["a"], [1]), (["q", "q"], ["a", "b"], [1, 2]),
+                              [f"recall@{int(k)}", f"ndcg_cut_{int(k)}"])
+    assert r.mean == {f"recall@{int(k)}": 1.0, f"ndcg_cut_{int(k)}": 1 / np.log2(3)}

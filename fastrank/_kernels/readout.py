@@ -247,6 +247,20 @@ def _sub_piece(x0, dx, y0, dy, t0, t1, a, b, lo, hi):
 
 
 @helper
+def _first(a, base, lo, hi, den, bound, strict):
+    """The first point ``k`` of ``lo .. hi - 1`` whose ``a / den`` is above ``bound``
+    (``strict``) or at least it, ``hi`` when none is (the points' values rise)."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        v = _at(a, base, mid) / den
+        if v > bound or (not strict and v == bound):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@helper
 def _roc_box(fp, tp, base, m, params, value, index, j):
     """The ROC area inside the box, raw or McClish-standardised (the pieces of the
     polyline that meet the box's FPR range: a run below the TPR range, a run inside
@@ -257,20 +271,13 @@ def _roc_box(fp, tp, base, m, params, value, index, j):
     b = params[P_X1]
     lo = params[P_Y0]
     hi = params[P_Y1]
-    # Points 0 .. m: x = FP / neg, y = TP / pos (point 0 the start), pieces 0 .. m - 1.
-    i0 = 0  # the first piece with x1 > a
-    while i0 < m - 1 and _at(fp, base, i0 + 1) / neg <= a:
-        i0 += 1
-    i1 = i0  # the first piece with x0 >= b
-    while i1 < m and _at(fp, base, i1) / neg < b:
-        i1 += 1
-    j_lo = 0  # the first piece with y1 > lo
-    while j_lo < m - 1 and _at(tp, base, j_lo + 1) / pos <= lo:
-        j_lo += 1
+    # Points 0 .. m: x = FP / neg, y = TP / pos (point 0 the start), pieces 0 .. m - 1;
+    # x and y rise with the point, so each edge is found by bisection.
+    i0 = _first(fp, base, 1, m, neg, a, True) - 1  # the first piece with x1 > a (or m - 1)
+    i1 = _first(fp, base, i0, m, neg, b, False)  # the first piece with x0 >= b (or m)
+    j_lo = _first(tp, base, 1, m, pos, lo, True) - 1  # the first piece with y1 > lo
     s = min(max(i0, j_lo), i1)  # pieces i0 .. s - 1 lie below the box
-    e = s  # pieces e .. i1 - 1 lie above it (y0 >= hi)
-    while e < i1 and _at(tp, base, e) / pos < hi:
-        e += 1
+    e = _first(tp, base, s, i1, pos, hi, False)  # pieces e .. i1 - 1 lie above it
     total = 0.0
     if e < i1:
         xe = min(max(_at(fp, base, e) / neg, a), b)
@@ -282,9 +289,15 @@ def _roc_box(fp, tp, base, m, params, value, index, j):
     if e - s > 1:
         total += _cut_piece(_at(fp, base, e - 1) / neg, _at(fp, base, e) / neg,
                             _at(tp, base, e - 1) / pos, _at(tp, base, e) / pos, a, b, lo, hi)
-    for i in range(s + 1, e - 1):  # the pieces between the two ends lie inside the box
-        total += (_at(fp, base, i + 1) / neg - _at(fp, base, i) / neg) * \
-            (_at(tp, base, i) / pos + _at(tp, base, i + 1) / pos - 2.0 * lo) * 0.5
+    if s + 1 < e - 1:  # the pieces between the two ends lie inside the box
+        x0 = _at(fp, base, s + 1) / neg  # each point's x and y formed once
+        y0 = _at(tp, base, s + 1) / pos
+        for i in range(s + 1, e - 1):
+            x1 = _at(fp, base, i + 1) / neg
+            y1 = _at(tp, base, i + 1) / pos
+            total += (x1 - x0) * (y0 + y1 - 2.0 * lo) * 0.5
+            x0 = x1
+            y0 = y1
     index[j] = -1
     if params[P_CORRECT] == 0.0:
         value[j] = total
@@ -351,24 +364,30 @@ def criterion(f, t, pos, neg, crit, beta2, ratio):
     return (t * tn - f * fn) / denom if denom > 0 else 0.0
 
 
+TIE_ROUNDING = 2.0 ** -48  # criteria this close (times 1 + r for Youden's) count as tied
+
+
 @helper
 def _best_cut(fp, tp, base, m, params, value, index, j):
-    """The entry where the criterion is largest (the first of ties: the highest
-    cutoff) and its value."""
+    """The entry where the criterion is largest and its value there. Cutoffs whose
+    values differ by rounding only (:data:`TIE_ROUNDING`; equal in exact arithmetic,
+    e.g. 1/2 + 4/6 - 1 and 1 + 1/6 - 1) are tied, and the first (highest) wins."""
     pos = tp[base + m - 1]
     neg = fp[base + m - 1]
     crit = int(params[P_CRITERION])
     beta2 = params[P_BETA2]
     ratio = params[P_RATIO]
     best = criterion(fp[base], tp[base], pos, neg, crit, beta2, ratio)
-    at = 0
     for k in range(1, m):
+        best = max(best, criterion(fp[base + k], tp[base + k], pos, neg, crit, beta2, ratio))
+    scale = 1.0 + ratio if crit == CR_YOUDEN or crit == CR_TOPLEFT else 1.0
+    floor = best - TIE_ROUNDING * scale
+    for k in range(m):
         c = criterion(fp[base + k], tp[base + k], pos, neg, crit, beta2, ratio)
-        if c > best:
-            best = c
-            at = k
-    value[j] = best
-    index[j] = at
+        if c >= floor:
+            value[j] = c
+            index[j] = k
+            return
 
 
 _READ = [(ro(f64), ro(f64), ro(i64), ro(i64), i64, i64, i64, ro(f64), rw(f64), rw(i64))]
