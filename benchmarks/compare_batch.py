@@ -13,6 +13,9 @@ Rows:
   scikit-learn loop over the groups and torchmetrics' ``RetrievalMAP``.
 * Scaling: time against n_samples and n_tasks, and 1 thread against all.
 * Peak memory of the B1 call beyond its inputs.
+* Short columns (100 x 10,000, 30 x 30,000, 1,000 x 1,000 float32, 10%
+  positives): the batched ``roc_auc`` against ``np.sort(scores, axis=0)`` and
+  scikit-learn's ``roc_auc_score(average=None)`` (timed once).
 
 The peers are slow (scikit-learn takes seconds per call), so each is timed
 once or twice; fastrank's figures are medians of several runs.
@@ -178,6 +181,24 @@ def scaling_rows(scale: float, repeat: int) -> list[tuple[str, float]]:
     return out
 
 
+def short_column_rows(scale: float, repeat: int) -> list[tuple[str, float, float, float]]:
+    """Many short columns: what a kernel call per few columns would cost in Python
+    steps (the batch kernel takes many blocks of them per call)."""
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(4)
+    out = []
+    for n, t in ((100, 10_000), (30, 30_000), (1_000, 1_000)):
+        t = max(64, int(t * scale))
+        y = rng.random((n, t)) < 0.1
+        y[:2] = [[True], [False]]  # both classes in every column (scikit-learn needs them)
+        s = (rng.standard_normal((n, t)) + 1.5 * y).astype(np.float32)
+        out.append((f"{n:,} x {t:,}", median_time(lambda s=s: np.sort(s, axis=0), repeat),
+                    median_time(lambda y=y, s=s: fastrank.roc_auc(y, s, average=None), repeat),
+                    _once(lambda y=y, s=s: roc_auc_score(y, s, average=None))))
+    return out
+
+
 _MEMORY = PEAK_PROBE.replace("{", "{{").replace("}", "}}") + """
 import json, sys
 import numba
@@ -250,6 +271,15 @@ def main() -> None:
     print("|---|---|")
     for label, value in scaling:
         print(f"| {label} | {value:.3f} s |")
+
+    short = short_column_rows(args.scale, args.repeat)
+    raw["short columns"] = short
+    print("\n## Short columns: batched roc_auc(average=None), float32, 10% positives\n")
+    print("| n_samples x n_tasks | np.sort(axis=0) | fastrank | / np.sort | scikit-learn |")
+    print("|---|---|---|---|---|")
+    for label, srt, ours, theirs in short:
+        print(f"| {label} | {srt * 1e3:.1f} ms | {ours * 1e3:.1f} ms | {ours / srt:.2f}x | "
+              f"{theirs:.2f} s ({theirs / ours:.0f}x) |")
 
     mem = memory_row(args.scale)
     raw["memory"] = mem
