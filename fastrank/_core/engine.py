@@ -1393,7 +1393,6 @@ def _tables(b: Batch, visit: Visit) -> np.ndarray:
     return filled
 
 
-
 class _BatchNonFinite(Exception):
     def __init__(self, task: int) -> None:
         self.task = task
