@@ -398,12 +398,37 @@ def _sort_weighted(vals: np.ndarray, w: np.ndarray, spec: Spec) -> None:
 
 
 class Classes(NamedTuple):
-    """One score range of a task, split by class (each sorted ascending once sorted)."""
+    """One score range of a task, split by class (each sorted ascending once sorted).
+
+    Sorted int64 scores are held as uint64 with the sign bit flipped (the order of
+    the integers, as unsigned ones): the sweep kernels then have one variant for
+    every 64-bit integer, and ``flip`` is that bit (0 otherwise), which the sweep
+    turns its keys back with (:func:`~fastrank._kernels.sweep.sweep_classes`).
+    """
 
     p: np.ndarray
     q: np.ndarray
     pw: np.ndarray  # weights (empty unweighted)
     qw: np.ndarray
+    flip: np.uint64 = np.uint64(0)
+
+
+_SIGN = np.uint64(1 << 63)
+
+
+def _swept(dtype: np.dtype[Any]) -> np.dtype[Any]:
+    """The dtype the sweep kernels read scores of ``dtype`` as (int64: uint64)."""
+    return np.dtype(np.uint64) if dtype == np.int64 else dtype
+
+
+def _for_sweep(a: np.ndarray) -> tuple[np.ndarray, np.uint64]:
+    """Sorted scores as the sweep kernels read them, in place, and their ``flip``:
+    int64 as uint64 with the sign bit flipped (ascending still), others as they are."""
+    if a.dtype != np.int64:
+        return a, np.uint64(0)
+    u = a.view(np.uint64)
+    u ^= _SIGN
+    return u, _SIGN
 
 
 def _split(values: np.ndarray, labels: np.ndarray, weights: np.ndarray | None, npos: int,
@@ -443,7 +468,10 @@ def _sort_classes(c: Classes, spec: Spec, weighted: bool) -> Classes:
         for a in (c.p, c.q):
             if a.shape[0] and not (np.isfinite(a[0]) and np.isfinite(a[-1])):
                 raise _NonFinite
-    return c
+    if c.p.dtype != np.int64:
+        return c
+    (p, flip), (q, _) = _for_sweep(c.p), _for_sweep(c.q)
+    return Classes(p, q, c.pw, c.qw, flip)
 
 
 class _NonFinite(Exception):
@@ -705,7 +733,7 @@ def range_totals(c: Classes, st: np.ndarray, spec: Spec) -> tuple[int, int]:
     """A weighted range's exact class totals (fixed point, the units of ``st``)."""
     s, k = range_state(st, 0.0, 0.0)
     sweep_split(c.p, c.p.view(spec.bits), c.q, c.q.view(spec.bits), c.pw, c.qw, True, s, k,
-                MODE_TOTALS, *_scratch.chunk)
+                MODE_TOTALS, *_scratch.chunk, c.flip)
     return _fx(k, K_TP), _fx(k, K_FP)
 
 
@@ -730,7 +758,7 @@ def sweep_range(c: Classes, st: np.ndarray, spec: Spec, above: tuple[int, int],
     else:
         s, k = range_state(st, float(a), float(b))
     sweep_split(c.p, c.p.view(spec.bits), c.q, c.q.view(spec.bits), c.pw, c.qw, weighted, s, k,
-                MODE_SWEEP, *_scratch.chunk)
+                MODE_SWEEP, *_scratch.chunk, c.flip)
     return s, k
 
 
@@ -880,10 +908,11 @@ def _one_range(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
     q = qb[:n - m].view(values.dtype)
     _sort_class(p, spec)
     _sort_class(q, spec)
+    (p, flip), (q, _) = _for_sweep(p), _for_sweep(q)
     st, sk = _scratch.state
     out = np.empty(OUT_SIZE, np.float64)
-    if not sweep_one(p, pb[:m], q, qb[:n - m], spec.exp, max_fpr, what, st, sk, *_scratch.chunk,
-                     out):
+    if not sweep_one(p, pb[:m], q, qb[:n - m], spec.exp, flip, max_fpr, what, st, sk,
+                     *_scratch.chunk, out):
         raise _NonFinite
     return out, int(sk[K_PRBE])
 
@@ -961,7 +990,7 @@ def task_table(t: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.
         s, k = range_state(st, 0.0, 0.0)
         mode = (MODE_RUNS if r == first else MODE_RUNS_REST) if runs else MODE_TABLE
         g = sweep_split(c.p, c.p.view(spec.bits), c.q, c.q.view(spec.bits), c.pw, c.qw,
-                        weighted, s, k, mode, gpos, gneg, gkey)
+                        weighted, s, k, mode, gpos, gneg, gkey, c.flip)
         return gkey[:g].copy(), gpos[:g].copy(), gneg[:g].copy()
 
     try:
@@ -1024,7 +1053,8 @@ def _cumulative_runs(t: Task, into: tuple[np.ndarray, np.ndarray, np.ndarray] | 
         sk[:] = 0
         key, fp, tp = into
         g = int(sweep_split(c.p, c.p.view(spec.bits), c.q, c.q.view(spec.bits), _EMPTY_FW,
-                            _EMPTY_FW, False, st, sk, MODE_RUNS + MODE_CUMULATIVE, tp, fp, key))
+                            _EMPTY_FW, False, st, sk, MODE_RUNS + MODE_CUMULATIVE, tp, fp, key,
+                            c.flip))
         return key[:g], fp[:g], tp[:g]
     parts, nthreads = _parts(t)
     room = sum(c.p.shape[0] + c.q.shape[0] + RUNS_ROOM for c in parts)
@@ -1045,7 +1075,7 @@ def _cumulative_runs(t: Task, into: tuple[np.ndarray, np.ndarray, np.ndarray] | 
         mode = (MODE_RUNS if r == first else MODE_RUNS_REST) + MODE_CUMULATIVE
         return int(sweep_split(c.p, c.p.view(spec.bits), c.q, c.q.view(spec.bits), _EMPTY_FW,
                                _EMPTY_FW, False, s, k, mode, tp[lo:hi], fp[lo:hi],
-                               key[lo:hi]))
+                               key[lo:hi], c.flip))
 
     counts = parallel_map(build, list(range(len(parts))), nthreads)
     end = 0  # entries placed
@@ -1532,7 +1562,7 @@ def _segment_scratch(nmax: int, dtype: np.dtype[Any], weighted: bool) -> tuple[
     kbits, at = _carve(buf, at, 3 * cap, bits)
     ww, at = _carve(buf, at, nw, np.float64)
     lrow, _ = _carve(buf, at, cap, np.uint8)
-    return hist.reshape(HIST_SHAPE), fw, uw, kbits, kbits.view(dtype), ww, lrow
+    return hist.reshape(HIST_SHAPE), fw, uw, kbits, kbits.view(_swept(dtype)), ww, lrow
 
 
 def _segment_runner(b: Batch, max_fpr: float, what: int, out: np.ndarray,

@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from .jit import KEYS, VALUES, b1, f64, helper, i64, kernel, ro, rw, u8, u64
+from .keys import KIND_SIGNED
 from .sort import sort_bits, sort_bits_weighted
 from .sweep import (
     BEYOND_RANGE,
@@ -140,7 +141,8 @@ def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, l
     ``fw`` the state and two chunk buffers (``S_SIZE + 2 * CHUNK``), ``uw`` the
     state's keys and a chunk of keys (``K_SIZE + CHUNK``); ``kbits`` three
     buffers of ``cap`` score bits each, where ``cap`` exceeds the largest
-    task, and ``kvals`` the same memory read as scores; ``ww`` three buffers of
+    task, and ``kvals`` the same memory read as scores (uint64 for int64 scores,
+    whose sorted bits get their sign bit flipped here); ``ww`` three buffers of
     ``cap`` weights (weighted only); ``lrow`` ``cap`` labels.
 
     With ``tptr`` not empty (unweighted only), each task's tie table is written
@@ -192,6 +194,13 @@ def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, l
         else:
             sort_bits(pbits[:m], buf[:m], kind, sign, ones, hist)
             sort_bits(qbits[:k], buf[:k], kind, sign, ones, hist)
+        flip = np.uint64(0)
+        if kind == KIND_SIGNED:  # int64: compared as uint64, sign bit flipped (same order)
+            flip = sign
+            for i in range(m):
+                pbits[i] ^= flip
+            for i in range(k):
+                qbits[i] ^= flip
         if exp_mask != np.uint64(0) and (  # a NaN or infinity sorts to an end of its class
                 (m > 0 and (_nonfinite(pbits[0], exp_mask) or _nonfinite(pbits[m - 1], exp_mask)))
                 or (k > 0 and (_nonfinite(qbits[0], exp_mask)
@@ -225,7 +234,7 @@ def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, l
                 qwmax *= scale
             init_state(st, sk, 0.0, 0.0, max_fpr, what, True, pwmax * m, qwmax * k)
             sweep_classes(p, pbits[:m], qv, qbits[:k], pw[:m], qw[:k], True, st, sk,
-                          MODE_TOTALS, gpos, gneg, gkey)
+                          MODE_TOTALS, gpos, gneg, gkey, flip)
             pos = fx_value(sk[K_TP], sk[K_TP + 1], st[S_E_TP])
             neg = fx_value(sk[K_FP], sk[K_FP + 1], st[S_E_FP])
             for a in range(K_TP, K_TP + 4):
@@ -237,7 +246,7 @@ def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, l
             o = tat
             room = tptr[j + 1] - tptr[j]
             g = sweep_classes(p, pbits[:m], qv, qbits[:k], pw[:m], qw[:k], False, st, sk,
-                              MODE_RUNS, tpos[o:o + room], tneg[o:o + room], tkey[o:o + room])
+                              MODE_RUNS, tpos[o:o + room], tneg[o:o + room], tkey[o:o + room], flip)
             for i in range(o + 1, o + g):
                 tpos[i] += tpos[i - 1]
                 tneg[i] += tneg[i - 1]
@@ -245,7 +254,7 @@ def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, l
             tat += g
             continue
         sweep_classes(p, pbits[:m], qv, qbits[:k], pw[:m], qw[:k], weighted, st, sk,
-                      MODE_SWEEP, gpos, gneg, gkey)
+                      MODE_SWEEP, gpos, gneg, gkey, flip)
         finish(st, sk, out[j])
         if unit != 1.0:
             out[j, OUT_POS] *= unit

@@ -78,8 +78,11 @@ SIGNATURES: dict[Any, list[tuple[Any, ...]]] = {}
 u8, i64, u32, u64, f64 = types.uint8, types.int64, types.uint32, types.uint64, types.float64
 b1 = types.boolean
 KEYS = (u32, u64)  # the two key widths every score dtype maps to
-# Canonical score dtypes and the unsigned type of their bits.
-VALUES = ((types.float32, u32), (types.float64, u64), (types.int64, u64), (u64, u64))
+# The score types the sweep compares, and the unsigned type of their bits. int64
+# scores reach it as uint64 with the sign bit flipped (the same order, as unsigned
+# integers; the sweep flips its keys back), so that no kernel is compiled twice for
+# 64-bit integers.
+VALUES = ((types.float32, u32), (types.float64, u64), (u64, u64))
 
 
 def ro(dtype: Any, ndim: int = 1) -> Any:

@@ -734,17 +734,17 @@ MODE_RUNS_REST = 4
 MODE_CUMULATIVE = 8
 
 _SPLIT = [(rw(t), rw(b), rw(t), rw(b), rw(f64), rw(f64), b1, rw(f64), rw(u64), i64, rw(f64),
-           rw(f64), rw(u64)) for t, b in VALUES]
+           rw(f64), rw(u64), u64) for t, b in VALUES]
 
 
 @kernel(_SPLIT)
-def sweep_split(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey):
+def sweep_split(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey, flip):
     """:func:`sweep_classes` as called from Python (with :data:`MODE_CUMULATIVE`:
     the table written cumulated)."""
     cumulate = mode >= MODE_CUMULATIVE
     if cumulate:
         mode -= MODE_CUMULATIVE
-    total = sweep_classes(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey)
+    total = sweep_classes(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey, flip)
     if cumulate:
         tp = 0.0
         fp = 0.0
@@ -756,12 +756,12 @@ def sweep_split(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey):
     return total
 
 
-_ONE = [(rw(t), rw(b), rw(t), rw(b), u64, f64, i64, rw(f64), rw(u64), rw(f64), rw(f64), rw(u64),
-         rw(f64)) for t, b in VALUES]
+_ONE = [(rw(t), rw(b), rw(t), rw(b), u64, u64, f64, i64, rw(f64), rw(u64), rw(f64), rw(f64),
+         rw(u64), rw(f64)) for t, b in VALUES]
 
 
 @kernel(_ONE)
-def sweep_one(p, pb, q, qb, exp_mask, max_fpr, what, st, sk, gpos, gneg, gkey, out):
+def sweep_one(p, pb, q, qb, exp_mask, flip, max_fpr, what, st, sk, gpos, gneg, gkey, out):
     """An unweighted task's results from its two sorted classes, in one call.
 
     The task's state is made, swept and finished here (``st``/``sk``: scratch
@@ -770,7 +770,8 @@ def sweep_one(p, pb, q, qb, exp_mask, max_fpr, what, st, sk, gpos, gneg, gkey, o
     task from Python otherwise takes a dozen steps, which cost more than the
     sweep of a small task. Returns False, computing nothing, when a class
     starts or ends with a NaN or infinity (``exp_mask``: the exponent mask of
-    float scores, 0 for integers; both sorts put those at an end).
+    float scores, 0 for integers; both sorts put those at an end). ``flip``: see
+    :func:`sweep_classes`.
     """
     m = p.shape[0]
     k = q.shape[0]
@@ -782,22 +783,26 @@ def sweep_one(p, pb, q, qb, exp_mask, max_fpr, what, st, sk, gpos, gneg, gkey, o
                 return False
     init_state(st, sk, float(m), float(k), max_fpr, what, False, 0.0, 0.0)
     none = np.empty(0, np.float64)
-    sweep_classes(p, pb, q, qb, none, none, False, st, sk, MODE_SWEEP, gpos, gneg, gkey)
+    sweep_classes(p, pb, q, qb, none, none, False, st, sk, MODE_SWEEP, gpos, gneg, gkey, flip)
     finish(st, sk, out)
     return True
 
 
 @helper
-def sweep_classes(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey):
+def sweep_classes(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey, flip):
     """The tie groups of a task (or of one score range of it).
 
     ``p``/``q``: the scores of the positives and of the negatives, each sorted
     ascending (``pb``/``qb``: their bits); weighted (``weighted``), ``pw``/``qw``
     are their weights in the same order (no zero weights). The groups are
     merged from the top and handed to :func:`sweep_table` through the chunk
-    buffers ``gpos/gneg/gkey``. Modes: :data:`MODE_SWEEP`, :data:`MODE_TOTALS`
-    (the class totals, summed exactly group by group, into ``st``),
-    :data:`MODE_TABLE` (returns the number of groups written).
+    buffers ``gpos/gneg/gkey``, each group keyed by its score's bits XOR ``flip``:
+    int64 scores come as uint64 with their sign bit flipped (which orders them
+    as the integers; see :data:`~fastrank._kernels.jit.VALUES`) and ``flip`` is
+    that bit, so that a key is the int64's own bits; 0 for every other dtype.
+    Modes: :data:`MODE_SWEEP`, :data:`MODE_TOTALS` (the class totals, summed
+    exactly group by group, into ``st``), :data:`MODE_TABLE` (returns the number
+    of groups written).
 
     Unweighted, when the positives are the fewer, the negatives between two
     positive groups go over in bulk: a run of negative-only groups is one
@@ -808,7 +813,7 @@ def sweep_classes(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey
     """
     runs = (mode == MODE_RUNS or mode == MODE_RUNS_REST) and not weighted
     if (mode == MODE_SWEEP or runs) and not weighted and p.shape[0] <= q.shape[0]:
-        return _bulk(p, pb, q, qb, st, sk, gpos, gneg, gkey, runs, mode == MODE_RUNS)
+        return _bulk(p, pb, q, qb, st, sk, gpos, gneg, gkey, runs, mode == MODE_RUNS, flip)
     keep = 1 if mode == MODE_RUNS else 0  # runs: entries below this never absorb a group
     e_tp = st[S_E_TP]
     e_fp = st[S_E_FP]
@@ -830,10 +835,10 @@ def sweep_classes(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey
             # the next group: the highest score left in either class
             if i > 0 and (j == 0 or p[i - 1] >= q[j - 1]):
                 v = p[i - 1]
-                key = np.uint64(0) if v == 0 else np.uint64(pb[i - 1])
+                key = (np.uint64(0) if v == 0 else np.uint64(pb[i - 1])) ^ flip
             else:
                 v = q[j - 1]
-                key = np.uint64(0) if v == 0 else np.uint64(qb[j - 1])
+                key = (np.uint64(0) if v == 0 else np.uint64(qb[j - 1])) ^ flip
             lo = i
             while lo > 0 and p[lo - 1] == v:
                 lo -= 1
@@ -894,7 +899,7 @@ def fx_to_float(hi: int, lo: int, e: float) -> float:
 
 
 @helper
-def _bulk(p, pb, q, qb, st, sk, gpos, gneg, gkey, runs, split_first):
+def _bulk(p, pb, q, qb, st, sk, gpos, gneg, gkey, runs, split_first, flip):
     """:func:`sweep_classes` of an unweighted sweep whose positives are the fewer.
 
     Per positive group: the negatives above it are counted sixteen at a time
@@ -923,7 +928,7 @@ def _bulk(p, pb, q, qb, st, sk, gpos, gneg, gkey, runs, split_first):
             lo -= 1
         gpos[0] = 0.0
         gneg[0] = float(j - lo)
-        gkey[0] = np.uint64(0) if v == 0 else np.uint64(qb[lo])
+        gkey[0] = (np.uint64(0) if v == 0 else np.uint64(qb[lo])) ^ flip
         j = lo
         first = np.int64(1)
     done = False
@@ -980,7 +985,7 @@ def _bulk(p, pb, q, qb, st, sk, gpos, gneg, gkey, runs, split_first):
                 fp += dn
                 gpos[c] = 0.0
                 gneg[c] = dn
-                gkey[c] = np.uint64(0) if q[lo] == 0 else np.uint64(qb[lo])
+                gkey[c] = (np.uint64(0) if q[lo] == 0 else np.uint64(qb[lo])) ^ flip
                 c += 1
                 top = lo
             if i == 0:
@@ -996,7 +1001,7 @@ def _bulk(p, pb, q, qb, st, sk, gpos, gneg, gkey, runs, split_first):
             dn = float(j - lo_q)
             gpos[c] = dp
             gneg[c] = dn
-            gkey[c] = np.uint64(0) if v == 0 else np.uint64(pb[lo])
+            gkey[c] = (np.uint64(0) if v == 0 else np.uint64(pb[lo])) ^ flip
             c += 1
             i = lo
             j = lo_q
