@@ -315,3 +315,38 @@ def test_ndtri_symmetry_and_endpoints() -> None:
         assert ndtri(1.0 - p) == pytest.approx(-ndtri(p), rel=1e-15)
     for p in (-0.1, 1.1, math.nan):
         assert math.isnan(ndtri(p))
+
+
+def test_ndtri_scalar_equals_array_form_bit_for_bit() -> None:
+    # d_prime of one task uses the scalar form, of a batch the array form: one number
+    ps = np.concatenate([_ndtri_grid(), np.random.default_rng(3).random(20_000),
+                         np.linspace(0.0, 1.0, 20_001)])
+    scalar = np.array([ndtri(float(p)) for p in ps])
+    assert np.array_equal(scalar.view(np.uint64), ndtri(ps).view(np.uint64))
+
+
+# ---------------------------------------------------------------------- score keys
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.uint64])
+def test_decode_key_equals_decode(dtype: type) -> None:
+    # a one-task threshold is decoded without numpy: the same value and type as decode's
+    from fastrank._core.engine import SPECS, decode, decode_key
+
+    dt = np.dtype(dtype)
+    rng = np.random.default_rng(7)
+    if dt.kind == "f":
+        info = np.finfo(dt)
+        vals = np.concatenate([np.array([0.0, -0.0, 1.0, -1.0, info.max, -info.max, info.tiny,
+                                         info.smallest_subnormal], dt),
+                               rng.normal(size=500).astype(dt)])
+    else:
+        info = np.iinfo(dt)
+        vals = np.concatenate([np.array([0, 1, info.min, info.max, info.max - 1], dt),
+                               rng.integers(info.min, info.max, 500, dtype=dt)])
+    keys = vals.view(SPECS[dt].bits).astype(np.uint64)
+    for k in keys:
+        got = decode_key(int(k), dt)
+        want = decode(np.array([k], np.uint64), dt, dt)[0].item()
+        assert type(got) is type(want)
+        assert got == want and math.copysign(1.0, got) == math.copysign(1.0, want)

@@ -22,11 +22,17 @@ def task_results(t: inputs.Task, req: Request, mode: str = "one",
     """One canonical task through the engine, totals in the caller's units
     (the break-even score left NaN unless ``threshold``)."""
     out, key = engine.task_metrics(t, req.max_fpr, req.what)
-    value = threshold_of(key, t.values.dtype, t.dtype) if out[OUT_POS] > 0 and threshold \
-        else np.nan
-    thresholds = np.empty(1, object if isinstance(value, int) else np.float64)
-    thresholds[0] = value
+    if threshold and out[OUT_POS] > 0:
+        value = threshold_of(key, t.values.dtype, t.dtype)
+        thresholds = np.empty(1, object if isinstance(value, int) else np.float64)
+        thresholds[0] = value
+    else:
+        thresholds = _NO_THRESHOLD
     return reduce.Results(out[None, :], thresholds, np.array([t.values.shape[0]]), None, mode)
+
+
+_NO_THRESHOLD = np.full(1, np.nan)  # a task's threshold, when not asked or undefined
+_NO_THRESHOLD.flags.writeable = False
 
 
 def batch_results(b: inputs.Batch, req: Request) -> reduce.Results:
@@ -41,6 +47,8 @@ def batch_results(b: inputs.Batch, req: Request) -> reduce.Results:
 def threshold_of(key: int, canonical: np.dtype[Any], dtype: np.dtype[Any]) -> Any:
     """A break-even score (from its bits) as a Python scalar of the caller's kind:
     an exact int for integer scores, a float otherwise (bool scores as 0.0/1.0)."""
+    if dtype == canonical:  # the caller's dtype is canonical: no numpy steps
+        return engine.decode_key(key, canonical)
     value = engine.decode(np.array([key], np.uint64), canonical, dtype)[0].item()
     return float(value) if isinstance(value, bool) else value
 

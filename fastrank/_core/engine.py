@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 import itertools
 import os
+import struct
 import threading
 import time
 import warnings
@@ -56,6 +57,7 @@ from .._kernels.batch import (
     run_segments,
     transpose_block,
 )
+from .._kernels.keys import KIND_SIGNED
 from .._kernels.sort import HIST_SHAPE, sort_pairs, sort_values
 from .._kernels.sweep import (
     CHUNK,
@@ -414,6 +416,7 @@ class Classes(NamedTuple):
 
 
 _SIGN = np.uint64(1 << 63)
+_NO_FLIP = np.uint64(0)
 
 
 def _swept(dtype: np.dtype[Any]) -> np.dtype[Any]:
@@ -870,8 +873,9 @@ def task_metrics(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
     except _NonFinite:
         _raise_nonfinite(t.values)
         raise  # unreachable
-    out[OUT_POS] *= t.unit
-    out[OUT_NEG] *= t.neg_unit
+    if t.unit != 1.0 or t.shift:
+        out[OUT_POS] *= t.unit
+        out[OUT_NEG] *= t.neg_unit
     return out, key
 
 
@@ -892,9 +896,10 @@ def _one_range(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
     """An unweighted task on one thread: split, the machine's sort of each class,
     then state, sweep and results in one kernel call
     (:func:`~fastrank._kernels.sweep.sweep_one`). Small tasks are what this
-    saves for: the steps of a multi-range sweep cost them more than the task."""
-    spec = t.spec
+    saves for: the steps of a multi-range sweep cost them more than the task,
+    and at n = 1,000 each Python step here is a few percent of the call."""
     values = t.values
+    spec = SPECS[values.dtype]
     n = values.shape[0]
     m = t.npos
     size = values.itemsize
@@ -902,17 +907,26 @@ def _one_range(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
     buf = scratch("classes", at + (n - m + 1) * size)
     pb = buf[:(m + 1) * size].view(spec.bits)  # + 1: the split's slack slot
     qb = buf[at:at + (n - m + 1) * size].view(spec.bits)
-    split(readonly(values.view(spec.bits)), readonly(t.labels), _EMPTY_F, 0, n, pb, qb,
-          _EMPTY_FW, _EMPTY_FW, _scratch.counts)  # unweighted: m positives, n - m negatives
-    p = pb[:m].view(values.dtype)
-    q = qb[:n - m].view(values.dtype)
-    _sort_class(p, spec)
-    _sort_class(q, spec)
-    (p, flip), (q, _) = _for_sweep(p), _for_sweep(q)
+    bits = values.view(spec.bits)
+    bits.flags.writeable = False  # a fresh view: the kernels take inputs read-only
+    split(bits, readonly(t.labels), _EMPTY_F, 0, n, pb, qb, _EMPTY_FW, _EMPTY_FW, _scratch.counts)
+    pb = pb[:m]  # unweighted: m positives, n - m negatives
+    qb = qb[:n - m]
+    p = pb.view(values.dtype)
+    q = qb.view(values.dtype)
+    if n < CALIBRATE_N // 2:  # numpy's sort (see _sort_class), without its steps
+        p.sort()
+        q.sort()
+    else:
+        _sort_class(p, spec)
+        _sort_class(q, spec)
+    flip = _NO_FLIP
+    if spec.kind == KIND_SIGNED:
+        (p, flip), (q, _) = _for_sweep(p), _for_sweep(q)
     st, sk = _scratch.state
     out = np.empty(OUT_SIZE, np.float64)
-    if not sweep_one(p, pb[:m], q, qb[:n - m], spec.exp, flip, max_fpr, what, st, sk,
-                     *_scratch.chunk, out):
+    if not sweep_one(p, pb, q, qb, spec.exp, flip, max_fpr, what, st, sk, *_scratch.chunk,
+                     out):
         raise _NonFinite
     return out, int(sk[K_PRBE])
 
@@ -1151,6 +1165,19 @@ def decode(bits: np.ndarray | int, canonical: np.dtype[Any], dtype: np.dtype[Any
     if dtype != canonical:
         values = values.astype(dtype)
     return values
+
+
+_KEY_FORMATS = {np.dtype(np.float64): ("=Q", "=d", (1 << 64) - 1),
+                np.dtype(np.float32): ("=I", "=f", (1 << 32) - 1),
+                np.dtype(np.int64): ("=Q", "=q", (1 << 64) - 1),
+                np.dtype(np.uint64): ("=Q", "=Q", (1 << 64) - 1)}
+
+
+def decode_key(key: int, canonical: np.dtype[Any]) -> Any:
+    """One score (a Python float, or int for integer scores) from its uint64 bits
+    of ``canonical``: :func:`decode` of one key, without numpy's steps."""
+    packed, unpacked, mask = _KEY_FORMATS[canonical]
+    return struct.unpack(unpacked, struct.pack(packed, key & mask))[0]
 
 
 ROWS_RADIX_MIN = 1 << 15  # tasks from this size on sort their rows with the radix sort
@@ -1608,8 +1635,9 @@ def _task_out(t: Task, max_fpr: float, what: int, j: int) -> tuple[np.ndarray, i
         out, key = _task_metrics(t, max_fpr, what)
     except _NonFinite:
         raise _BatchNonFinite(j) from None
-    out[OUT_POS] *= t.unit
-    out[OUT_NEG] *= t.neg_unit
+    if t.unit != 1.0 or t.shift:
+        out[OUT_POS] *= t.unit
+        out[OUT_NEG] *= t.neg_unit
     return out, key
 
 

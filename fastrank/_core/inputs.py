@@ -209,6 +209,8 @@ def scores_1d(y_score: Any, name: str = "y_score") -> tuple[np.ndarray, np.dtype
     if s.shape[0] == 0:
         raise ValueError(f"{name} is empty; at least one sample is needed")
     dtype = s.dtype
+    if dtype in SPECS and s.flags.c_contiguous and s.flags.aligned:
+        return s, dtype  # canonical already (SPECS holds native dtypes only)
     return native(canonical_scores(s, name)), dtype
 
 
@@ -326,17 +328,20 @@ def _no_bytes(y: np.ndarray, pos_label: Any) -> None:
                         "them first")
 
 
+_max = np.maximum.reduce
+_count_nonzero = np.count_nonzero
+
+
 def binary_labels(y: np.ndarray, pos_label: Any) -> tuple[np.ndarray, int]:
     """Labels of any shape as ``uint8`` 0/1 (1 = positive), same shape, and the count."""
+    if pos_label is None and y.dtype == np.bool_:
+        raw = (y if y.flags.c_contiguous else np.ascontiguousarray(y)).view(np.uint8)
+        if raw.size and _max(raw) > 1:  # bytes other than 0/1 (a 0/255 mask): every
+            raw = (raw != 0).view(np.uint8)  # nonzero byte is True, as in numpy
+        raw.flags.writeable = False  # a fresh view or array: the caller's stays as it is
+        return raw, int(_count_nonzero(raw))
     _no_bytes(y, pos_label)
     if pos_label is None:
-        if y.dtype == np.bool_:
-            raw = native(y).view(np.uint8)
-            if raw.size and raw.max() > 1:  # bytes other than 0/1 (a 0/255 mask): every
-                raw = (raw != 0).view(np.uint8)  # nonzero byte is True, as in numpy
-            else:  # the caller's bytes are 0/1 already: no copy (a label matrix is large)
-                raw = readonly(raw)
-            return raw, int(np.count_nonzero(raw))
         if y.dtype.kind in "iuf":  # numbers compare without warnings or errors
             one = y == 1
             n_one = int(np.count_nonzero(one))

@@ -312,19 +312,21 @@ def finish(req: Request, res: Results, average: Any, *, return_threshold: bool =
     attributed to whoever called the public function).
     """
     level = stacklevel + 1
-    pos, neg = res.positives, res.negatives
     scalar = res.mode in ("one", "micro")
-    if req.metric is None:
+    metric = req.metric
+    if scalar and metric is not None:
+        row = res.out[0]
+        if row[OUT_POS] > 0 and row[OUT_NEG] > 0:  # defined: no masks, no warning
+            value = metric.value_of(row)
+            return (value, _scalar(res.thresholds[0])) if return_threshold else value
+    pos, neg = res.positives, res.negatives
+    if metric is None:
         if not (scalar and float(pos[0]) > 0 and float(neg[0]) > 0):  # else nothing to say
             _warn_all(res, None if scalar else average, level)
         if scalar:
             return binary_metrics(res.out[0], _scalar(res.thresholds[0]), req)
         per = batch_metrics(res, req)
         return per if average is None else per.mean(average, weights)
-    metric = req.metric
-    if scalar and float(pos[0]) > 0 and float(neg[0]) > 0:  # defined: no masks, no warning
-        value = metric.value_of(res.out[0])
-        return (value, _scalar(res.thresholds[0])) if return_threshold else value
     values = _column(req, res, metric)
     undefined = np.isnan(values) & metric.undefined(pos, neg)
     mode = "one" if scalar else res.mode
@@ -391,8 +393,9 @@ def _metric_fields(value: Callable[[str], Any], req: Request) -> dict[str, Any]:
 
 def binary_metrics(out: np.ndarray, threshold: Any, req: Request) -> BinaryMetrics:
     """A :class:`BinaryMetrics` from one task's ``OUT_*`` row (totals in caller units)."""
+    row = out.tolist()  # Python floats: each field reads them without numpy scalars
     return BinaryMetrics(
-        **_metric_fields(lambda name: METRICS[name].value_of(out), req),
+        **_metric_fields(lambda name: METRICS[name].value_of(row), req),
         prbe_threshold=threshold,
         positives=float(out[OUT_POS]),
         negatives=float(out[OUT_NEG]),

@@ -12,6 +12,7 @@ metric is one entry here plus its sweep code.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,8 +63,9 @@ class Metric:
             mask = mask | (neg == 0)
         return mask
 
-    def value_of(self, row: np.ndarray) -> float:
-        """This metric of one task from its ``OUT_*`` row, NaN where undefined."""
+    def value_of(self, row: Sequence[float]) -> float:
+        """This metric of one task from its ``OUT_*`` row (an array or a list),
+        NaN where undefined."""
         pos, neg = row[OUT_POS], row[OUT_NEG]
         if pos == 0 or (self.needs == BOTH and neg == 0):
             return math.nan
@@ -195,12 +197,12 @@ def _ratio(num: tuple[float, ...], den: tuple[float, ...], x: np.ndarray) -> np.
 
 
 def _ratio1(num: tuple[float, ...], den: tuple[float, ...], x: float) -> float:
-    """:func:`_ratio` of one number, with the same operations in the same order."""
-    top = 0.0
-    bottom = 0.0
-    for i in range(7, -1, -1):
-        top = top * x + num[i]
-        bottom = bottom * x + den[i]
+    """:func:`_ratio` of one number, with the same operations in the same order
+    (``x`` is finite, so the first step ``0 * x + c`` is ``c`` itself)."""
+    n0, n1, n2, n3, n4, n5, n6, n7 = num
+    d0, d1, d2, d3, d4, d5, d6, d7 = den
+    top = ((((((n7 * x + n6) * x + n5) * x + n4) * x + n3) * x + n2) * x + n1) * x + n0
+    bottom = ((((((d7 * x + d6) * x + d5) * x + d4) * x + d3) * x + d2) * x + d1) * x + d0
     return top / bottom
 
 
