@@ -378,6 +378,8 @@ def binary_labels(y: np.ndarray, pos_label: Any) -> tuple[np.ndarray, int]:
 
 def labels_1d(y_true: Any, n: int, pos_label: Any) -> tuple[np.ndarray, int]:
     """One task's labels: ``uint8`` 0/1 and the positive count."""
+    if type(y_true) is np.ndarray and y_true.ndim == 1 and y_true.shape[0] == n:
+        return binary_labels(y_true, pos_label)  # the common case, without the steps below
     if is_sparse(y_true):
         raise ValueError(
             f"y_true is a sparse matrix of shape {tuple(y_true.shape)} but y_score is 1-D "
@@ -946,11 +948,16 @@ def task(y_true: Any, y_score: Any, sample_weight: Any = None, pos_label: Any = 
     values, dtype = scores_1d(y_score)
     n = values.shape[0]
     labels, npos = labels_1d(y_true, n, pos_label)
-    w = weights(sample_weight, n)
-    w, unit, bounds, shift = scaled_weights(w, labels, npos)
+    if sample_weight is None:
+        w, unit, bounds, shift = None, 1.0, _NO_BOUNDS, 0
+    else:
+        w, unit, bounds, shift = scaled_weights(weights(sample_weight, n), labels, npos)
     if check:
         check_finite(values)
     return Task(values, dtype, labels, npos, w, unit, check, bounds, shift)
+
+
+_NO_BOUNDS = (0.0, 0.0)  # an unweighted task's (see scaled_weights)
 
 
 def task_of(values: np.ndarray, dtype: np.dtype[Any], labels: np.ndarray,

@@ -315,7 +315,7 @@ def finish(req: Request, res: Results, average: Any, *, return_threshold: bool =
     scalar = res.mode in ("one", "micro")
     metric = req.metric
     if scalar and metric is not None:
-        row = res.out[0]
+        row = res.out[0].tolist()  # Python floats: cheaper to read than numpy scalars
         if row[OUT_POS] > 0 and row[OUT_NEG] > 0:  # defined: no masks, no warning
             value = metric.value_of(row)
             return (value, _scalar(res.thresholds[0])) if return_threshold else value
