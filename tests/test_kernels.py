@@ -350,3 +350,35 @@ def test_decode_key_equals_decode(dtype: type) -> None:
         want = decode(np.array([k], np.uint64), dt, dt)[0].item()
         assert type(got) is type(want)
         assert got == want and math.copysign(1.0, got) == math.copysign(1.0, want)
+
+
+# ---------------------------------------------------------------------- transposition
+
+
+@pytest.mark.parametrize("n", [1, 5, 127, 128, 129, 300])
+def test_transpose_block_equals_numpy(n: int) -> None:
+    # a C-ordered batch's columns, made task-major in tiles of rows: every column,
+    # block width and row count (partial tiles too) against numpy's transposition
+    from fastrank._core.inputs import readonly
+    from fastrank._kernels.batch import LAB_CSC, LAB_SAME, TILE_ROWS, transpose_block
+
+    assert TILE_ROWS == 128  # the n above straddle one tile
+    rng = np.random.default_rng(n)
+    t = 37
+    scores = rng.random((n, t)).astype(np.float32)
+    labels = rng.random((n, t)) < 0.3
+    bits = readonly(scores.reshape(-1).view(np.uint32))
+    flat = readonly(labels.reshape(-1).view(np.uint8))
+    empty = readonly(np.empty(0, np.int64))
+    # the same labels as CSC column pointers and positive rows
+    ptr = readonly(np.concatenate([[0], np.cumsum(labels.sum(axis=0))]).astype(np.int64))
+    idx = readonly(np.concatenate([np.flatnonzero(labels[:, j]) for j in range(t)])
+                   .astype(np.int64))
+    for j0, bw in ((0, 16), (16, 16), (32, 5), (3, 1), (20, 17)):
+        for mode, lp, li in ((LAB_SAME, empty, empty), (LAB_CSC, ptr, idx)):
+            tb = np.full(bw * n, 7, np.uint32)
+            lb = np.full(bw * n, 9, np.uint8)
+            transpose_block(bits, n, t, j0, bw, flat, mode, lp, li, tb, lb)
+            want = scores[:, j0:j0 + bw].T.reshape(-1)
+            assert np.array_equal(tb.view(np.float32), want), (j0, bw, mode)
+            assert np.array_equal(lb, labels[:, j0:j0 + bw].T.reshape(-1).astype(np.uint8))
