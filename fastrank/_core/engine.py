@@ -873,10 +873,15 @@ def task_metrics(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
     except _NonFinite:
         _raise_nonfinite(t.values)
         raise  # unreachable
+    return _in_caller_units(out, t), key
+
+
+def _in_caller_units(out: np.ndarray, t: Task) -> np.ndarray:
+    """An ``OUT_*`` row's class totals turned from kernel units into the caller's."""
     if t.unit != 1.0 or t.shift:
         out[OUT_POS] *= t.unit
         out[OUT_NEG] *= t.neg_unit
-    return out, key
+    return out
 
 
 def _task_metrics(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
@@ -914,12 +919,8 @@ def _one_range(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
     qb = qb[:n - m]
     p = pb.view(values.dtype)
     q = qb.view(values.dtype)
-    if n < CALIBRATE_N // 2:  # numpy's sort (see _sort_class), without its steps
-        p.sort()
-        q.sort()
-    else:
-        _sort_class(p, spec)
-        _sort_class(q, spec)
+    _sort_class(p, spec)
+    _sort_class(q, spec)
     flip = _NO_FLIP
     if spec.kind == KIND_SIGNED:
         (p, flip), (q, _) = _for_sweep(p), _for_sweep(q)
@@ -1635,10 +1636,7 @@ def _task_out(t: Task, max_fpr: float, what: int, j: int) -> tuple[np.ndarray, i
         out, key = _task_metrics(t, max_fpr, what)
     except _NonFinite:
         raise _BatchNonFinite(j) from None
-    if t.unit != 1.0 or t.shift:
-        out[OUT_POS] *= t.unit
-        out[OUT_NEG] *= t.neg_unit
-    return out, key
+    return _in_caller_units(out, t), key
 
 
 def _bad_task(b: Batch, at: int) -> int:

@@ -328,8 +328,7 @@ def _no_bytes(y: np.ndarray, pos_label: Any) -> None:
                         "them first")
 
 
-_max = np.maximum.reduce
-_count_nonzero = np.count_nonzero
+_max = np.maximum.reduce  # the ufunc itself: a.max()'s Python steps are a tenth of a small call
 
 
 def binary_labels(y: np.ndarray, pos_label: Any) -> tuple[np.ndarray, int]:
@@ -339,7 +338,7 @@ def binary_labels(y: np.ndarray, pos_label: Any) -> tuple[np.ndarray, int]:
         if raw.size and _max(raw) > 1:  # bytes other than 0/1 (a 0/255 mask): every
             raw = (raw != 0).view(np.uint8)  # nonzero byte is True, as in numpy
         raw.flags.writeable = False  # a fresh view or array: the caller's stays as it is
-        return raw, int(_count_nonzero(raw))
+        return raw, int(np.count_nonzero(raw))
     _no_bytes(y, pos_label)
     if pos_label is None:
         if y.dtype.kind in "iuf":  # numbers compare without warnings or errors
