@@ -774,7 +774,7 @@ def scaled_weights(w: np.ndarray | None, labels: np.ndarray, npos: int
     class, so that a light class next to a heavy one keeps all its bits, and the
     negatives' shift."""
     if w is None:
-        return None, 1.0, (0.0, 0.0), 0
+        return None, 1.0, _NO_BOUNDS, 0
     n = labels.shape[0]
     pmax, nmax = class_maxima(w, labels)
     _check_class_sums(w, labels, pmax * npos, nmax * (n - npos))
