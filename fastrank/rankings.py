@@ -383,9 +383,11 @@ TIES = ("expected", "optimistic", "pessimistic")
 
 class _Lists:
     """Ranked lists (each sample's labels, or each group's items) sorted by score,
-    highest first, as tie groups: per tie group its list, its first rank ``a`` (0-based
-    within the list), its size ``m`` and its relevant count ``r``; and the items with a
-    positive grade (``item_group``, ``item_grade``, ``item_rel``, and ``item_col``, the
+    highest first, as tie groups (every one, or only those holding an item with a
+    positive grade and each list's first: the others add nothing to any measure):
+    per tie group its list, its first rank ``a`` (0-based within the list), its size
+    ``m`` and its relevant count ``r``; and the items with a positive grade
+    (``item_group``, ``item_grade``, ``item_rel``, and ``item_col``, the
     label column, for rows).
 
     Sparse scores (each sample's stored top predictions) rank every label of a row:
@@ -411,6 +413,7 @@ class _Lists:
     item_rel: np.ndarray
     item_col: np.ndarray | None
     found: np.ndarray
+    repeat: np.ndarray  # per row, the place of a column it stores twice (-1), when hashed
 
     def __init__(self, y_true: Any, y_score: Any, groups: Any, n_relevant: Any,
                  min_grade: float | None = None, depth: int | None = None) -> None:
@@ -448,6 +451,28 @@ class _Lists:
                 grade = inputs.grades(y)
                 codes, self.ids = inputs.group_codes(groups, values.shape[0])
                 self._queries(values, grade, codes, self.ids.shape[0], depth)
+        self._settle(n_relevant, depth)
+
+    @classmethod
+    def of_runs(cls, starts: np.ndarray, ends: np.ndarray, keys: np.ndarray,
+                values: np.ndarray, lrows: np.ndarray, lkeys: np.ndarray, lgrade: np.ndarray,
+                n_relevant: np.ndarray, min_grade: float) -> _Lists:
+        """Each query's retrieved items (query ``i``'s are ``starts[i] .. ends[i]`` of
+        the canonical scores ``values``, ids ``keys`` in any order) and its judged
+        items of positive grade (``lrows``, by query, ``lkeys``, ``lgrade``); judged
+        items the run lacks stand in no group. ``repeat`` holds, per query, the
+        place of an id it lists twice (-1 when none)."""
+        self = cls.__new__(cls)
+        self.n_labels = None
+        self.ids = None
+        self.min_grade = min_grade
+        self._from_rows(starts, ends, keys, values, lrows, lkeys, lgrade, ends - starts,
+                        max(1, int((ends - starts).max())), None, hashed=True)
+        self._settle(n_relevant, None)
+        return self
+
+    def _settle(self, n_relevant: Any, depth: int | None) -> None:
+        """Each list's first group, its relevant items found and counted."""
         self.first = np.flatnonzero(self.a == 0)  # each list's first tie group
         if getattr(self, "found", None) is None:  # (the rows of _from_rows come cut already)
             self.found = np.add.reduceat(self.r, self.first)
@@ -526,7 +551,8 @@ class _Lists:
         at = np.flatnonzero(grade > 0)
         longest = int(counts.max())
         cut = longest if depth is None else max(1, min(depth, longest))
-        self._from_rows(ptr, place, values, codes[at], place[at], grade[at], counts, cut, None)
+        self._from_rows(ptr[:-1], ptr[1:], place, values, codes[at], place[at], grade[at],
+                        counts, cut, None)
 
     def _sparse(self, y_true: Any, y_score: Any, depth: int | None, n_relevant: Any) -> None:
         ptr, cols, vals, (n, t) = inputs.sparse_scores(y_score)
@@ -538,24 +564,30 @@ class _Lists:
             if n_relevant is not None:
                 depth = max(depth, int(np.nanmax(np.asarray(n_relevant, np.float64))))
         cut = max(1, min(depth, int(nnz.max()) + 1))  # no group starts below the rest
-        self._from_rows(ptr, cols, vals, lrows, lcols, lgrade, np.full(n, t, np.int64), cut,
-                        lcols)
+        self._from_rows(ptr[:-1], ptr[1:], cols, vals, lrows, lcols, lgrade,
+                        np.full(n, t, np.int64), cut, lcols)
 
-    def _from_rows(self, ptr: np.ndarray, cols: np.ndarray, vals: np.ndarray,
-                   lrows: np.ndarray, lcols: np.ndarray, lgrade: np.ndarray,
-                   sizes: np.ndarray, cut: int, item_col: np.ndarray | None) -> None:
-        """The lists from rows of stored entries (``ptr``, ``cols`` increasing within a
-        row, canonical scores ``vals``) and their positively graded items (``lrows``,
-        ``lcols``, ``lgrade``, by row then column), each row's list ``sizes`` long:
-        per row its stored tie groups starting above the rank ``cut``, then, when the
-        row stores fewer than ``cut`` entries and not all of its list, the group of
-        the rest (tied below every stored score)."""
-        n = ptr.shape[0] - 1
+    def _from_rows(self, starts: np.ndarray, ends: np.ndarray, cols: np.ndarray,
+                   vals: np.ndarray, lrows: np.ndarray, lcols: np.ndarray, lgrade: np.ndarray,
+                   sizes: np.ndarray, cut: int, item_col: np.ndarray | None,
+                   hashed: bool = False) -> None:
+        """The lists from rows of stored entries (row ``i``'s are ``starts[i] ..
+        ends[i]``; ``cols`` increasing within a row, or in any order when ``hashed``;
+        canonical scores ``vals``) and their
+        positively graded items (``lrows``, ``lcols``, ``lgrade``, by row, then by
+        column unless ``hashed``), each row's list ``sizes`` long: per row its stored
+        tie groups starting above the rank ``cut`` that hold an item, and its first
+        group (the others add nothing to any measure), then, when the row stores
+        fewer than ``cut`` entries and not all of its list, the group of the rest
+        (tied below every stored score)."""
+        n = starts.shape[0]
         lptr = np.zeros(n + 1, np.int64)
         np.cumsum(np.bincount(lrows, minlength=n), out=lptr[1:])
         rel = self._is_rel(lgrade)
-        nnz = np.diff(ptr)
-        h = engine.row_heads(ptr, cols, vals, lptr, lcols, rel.astype(np.float64), cut)
+        nnz = ends - starts
+        h = engine.row_heads(starts, ends, cols, vals, lptr, lcols, rel.astype(np.float64), cut,
+                             hashed)
+        self.repeat = h.repeat
         tail = (nnz < sizes) & (nnz < cut)
         tr = np.flatnonzero(tail)
         at = h.offsets[tr] + h.groups[tr]
@@ -727,8 +759,13 @@ def best_order(owner: np.ndarray, gains: np.ndarray, n_lists: int
                ) -> tuple[np.ndarray, np.ndarray]:
     """The items by list, highest gain first, and each one's rank in its list."""
     count = np.bincount(owner, minlength=n_lists)
-    if owner.shape[0] and gains.min() == gains.max() and bool((owner[1:] >= owner[:-1]).all()):
+    top, low = (float(gains.max()), float(gains.min())) if gains.shape[0] else (0.0, 0.0)
+    if low == top and bool((owner[1:] >= owner[:-1]).all()):
         by = np.arange(owner.shape[0])  # equal gains, items by list already: no sort
+    elif top < 2**20 and low >= 0 and n_lists < 2**40 and bool((gains == np.floor(gains)).all()):
+        # whole grades: one integer key (list, then grade decreasing); items of one list
+        # and grade are interchangeable, so any order among them gives the same sums
+        by = np.argsort(owner.astype(np.int64) * (int(top) + 1) + (top - gains).astype(np.int64))
     else:
         by = np.lexsort((-gains, owner))
     return by, np.arange(by.shape[0]) - (np.cumsum(count) - count)[owner[by]]
@@ -740,7 +777,10 @@ def best_dcgs(owner: np.ndarray, gains: np.ndarray, n_lists: int, ks: Any,
     """:func:`best_dcg` at each ``k`` of ``ks`` (columns), from one sort (``order``:
     :func:`best_order`'s, when known)."""
     by, rank = best_order(owner, gains, n_lists) if order is None else order
-    d = 1.0 / np.log2(rank + 2.0) if kind == "log" else np.ones(rank.shape[0])
+    if kind == "log":  # one discount per rank, looked up
+        d = (1.0 / np.log2(np.arange(int(rank.max(initial=0)) + 1) + 2.0))[rank]
+    else:
+        d = np.ones(rank.shape[0])
     gd, ob = gains[by] * d, owner[by]
     cols = []
     for k in ks:

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from . import rankings
+from ._core import engine
 from .exceptions import UndefinedMetricWarning
 from .readers import DataError
 
@@ -86,9 +87,9 @@ def read_run(path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     qids = np.array([r[0] for r in rows])
     docs = np.array([r[2] for r in rows])
     scores = _number(path, [r[4] for r in rows], "score")
-    _, qc = _codes(qids)
-    d_all, dc = _codes(docs)
-    j = _repeated(qc.astype(np.int64) * d_all.shape[0] + dc)  # codes: no separator collides
+    qc = _rows(_codes(qids)[1][0], qids.shape[0])
+    dc = _rows(_codes(docs)[1][0], docs.shape[0])
+    j = _repeated(qc, dc)
     if j is not None:
         raise DataError(f"{path}: query {qids[j]} lists document {docs[j]} more than once")
     return qids, docs, scores
@@ -197,52 +198,70 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         raise ValueError("qrels and run each need three arrays of one length")
     if not (np.isfinite(jr).all() and np.isfinite(rs).all()):
         raise ValueError("relevance grades and run scores must be finite")
-    # Ids as codes, each set sorted once: qrels and run side by side.
-    nj = jq.shape[0]
-    q_all, q_inv = _codes(np.concatenate([jq, rq]))
-    d_all, d_inv = _codes(np.concatenate([jd, rd]))
-    jqc, rqc, jdc, rdc = q_inv[:nj], q_inv[nj:], d_inv[:nj], d_inv[nj:]
+    # Query ids as codes (both sets sorted together); document ids as keys that are
+    # equal where the ids are (as codes too for trec_eval's order of document ids).
+    q_all, (jruns, rruns) = _codes(jq, rq)
+    jqc = _rows(jruns, jq.shape[0])
+    if ties == "trec_eval":
+        d_all, druns = _codes(jd, rd)
+        jdk, rdk = (_rows(runs, x.shape[0]) for runs, x in zip(druns, (jd, rd), strict=True))
+    else:
+        jdk, rdk = _doc_keys(jd, rd)
+    twice = _repeated(jqc, jdk)
+    if twice is not None:
+        _listed_twice("qrels", q_all[jqc[twice]], jd[twice])
+    # The run as blocks of rows of one query; those of judged queries evaluated.
     judged_q = np.zeros(q_all.shape[0], bool)
     judged_q[jqc] = True
-    keep = judged_q[rqc]  # queries of the run with judgments
-    rqc, rdc, rs = rqc[keep], rdc[keep], rs[keep]
-    if rqc.shape[0] == 0:
+    bstart, bcode = rruns
+    bend = np.append(bstart[1:], rq.shape[0])
+    keep = judged_q[bcode]
+    if not keep.any():
         raise ValueError("no query of the run has judgments in the qrels")
-    # Each run row's grade: its judgment, 0 when unjudged.
-    nd = np.int64(d_all.shape[0])
-    jkey, rkey = jqc.astype(np.int64) * nd + jdc, rqc.astype(np.int64) * nd + rdc
-    order = np.argsort(jkey)
-    for name, key, qs, ds in (("qrels", jkey, jqc, jdc), ("run", rkey, rqc, rdc)):
-        twice = _repeated(key)
-        if twice is not None:
-            raise ValueError(f"the {name} lists query {q_all[qs[twice]].item()!r}, document "
-                             f"{d_all[ds[twice]].item()!r} more than once; give each pair "
-                             "once")
-    at = np.minimum(np.searchsorted(jkey[order], rkey), nj - 1)
-    hit = jkey[order][at] == rkey
-    grade = np.where(hit, jr[order][at], 0.0)
-    evaluated = np.unique(rqc)
+    bstart, bend, bcode = bstart[keep], bend[keep], bcode[keep]
+    evaluated = np.flatnonzero(np.bincount(bcode, minlength=q_all.shape[0]))
     remap = np.full(q_all.shape[0], -1, np.int64)
     remap[evaluated] = np.arange(evaluated.shape[0])
-    queries, codes = q_all[evaluated], remap[rqc]
+    queries, bq = q_all[evaluated], remap[bcode]
+    by = None
+    if bq.shape[0] == queries.shape[0]:  # one block per query: the blocks in query order
+        order = np.argsort(bq)
+        starts, ends = bstart[order], bend[order]
+    else:  # a query's documents in several places: its rows brought together
+        span = bend - bstart
+        rows = np.arange(int(span.sum())) + np.repeat(bstart - (np.cumsum(span) - span), span)
+        by = rows[np.argsort(np.repeat(bq, span), kind="stable")]
+        rdk, rs = rdk[by], rs[by]
+        ptr = np.concatenate(([0], np.cumsum(np.bincount(bq, span, minlength=queries.shape[0])
+                                             .astype(np.int64))))
+        starts, ends = ptr[:-1], ptr[1:]
     if ties == "trec_eval":  # scores made distinct: by score, then docid decreasing
         # trec_eval orders docids as text (strcmp; numpy's order of str is the same
         # code point order), whatever their type here: 10 before 7
         text = d_all if d_all.dtype.kind in "US" else d_all.astype(str)
         by_text = np.empty(d_all.shape[0], np.int64)
         by_text[np.argsort(text, kind="stable")] = np.arange(d_all.shape[0])
-        rank = np.lexsort((by_text[rdc], rs))  # ascending score, then docid as text
+        rank = np.lexsort((by_text[rdk], rs))  # ascending score, then docid as text
         rs = np.empty(rs.shape[0])
         rs[rank] = np.arange(rank.shape[0], dtype=np.float64)
         rule = "expected"  # no ties remain
     else:
         rule = ties
-    # Every judged relevant document of each evaluated query, retrieved or not.
+    # Every judged document of each evaluated query: those of positive grade are its
+    # items (retrieved or not), those from grade 1 its relevant ones.
     jcode = remap[jqc]
     inq = jcode >= 0
     n_rel = np.bincount(jcode[inq & (jr >= 1)], minlength=queries.shape[0]).astype(np.float64)
-    # One sort for every measure; relevant from grade 1, every grade a gain of nDCG.
-    lists = rankings._Lists(np.maximum(grade, 0.0), rs, codes, n_rel, min_grade=1.0)
+    item = np.flatnonzero(inq & (jr > 0))
+    if item.shape[0] > 1 and not bool((jcode[item][1:] >= jcode[item][:-1]).all()):
+        item = item[np.argsort(jcode[item], kind="stable")]
+    # One ranking of each query for every measure.
+    lists = rankings._Lists.of_runs(starts, ends, rdk, rs, jcode[item], jdk[item], jr[item],
+                                    n_rel, min_grade=1.0)
+    listed_twice = np.flatnonzero(lists.repeat >= 0)
+    if listed_twice.shape[0]:
+        at = int(lists.repeat[listed_twice[0]])
+        _listed_twice("run", queries[listed_twice[0]], rd[at if by is None else by[at]])
     per = {name: _per_query(kind, k, lists, rule, jcode[inq], jr[inq])
            for name, kind, k in asked}
     undefined = {name: int(np.isnan(v).sum()) for name, v in per.items()}
@@ -288,40 +307,75 @@ def _triple(x: Any, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _sortable(ids: np.ndarray) -> np.ndarray:
-    """Keys that sort and compare as the ids do, cheaper to sort: text ids whose
-    characters all lie below 256 as their bytes (one big-endian uint64 each when they
-    fit in 8, else fixed-width bytes: a quarter of numpy's 4 bytes per character);
-    other ids as they are."""
+    """Keys that sort and compare as the ids do, cheaper to sort: text ids of at most
+    8 characters, each below 256, as one big-endian uint64 each (a kernel packs
+    them); longer text whose characters all lie below 256 as fixed-width bytes (a
+    quarter of numpy's 4 bytes per character); other ids as they are."""
     if ids.dtype.kind != "U" or ids.shape[0] == 0 or ids.dtype.itemsize == 0:
         return ids
+    keys = engine.text_keys(ids)
+    if keys is not None:
+        return keys
     width = ids.dtype.itemsize // 4
     points = np.ascontiguousarray(ids).view(np.uint32).reshape(ids.shape[0], width)
     if int(points.max()) >= 256:
         return ids
-    octets = points.astype(np.uint8)
-    if width <= 8:
-        padded = np.zeros((ids.shape[0], 8), np.uint8)
-        padded[:, :width] = octets
-        return padded.view(">u8").reshape(-1).astype(np.uint64)
-    return octets.view(f"S{width}").reshape(-1)
+    return points.astype(np.uint8).view(f"S{width}").reshape(-1)
 
 
-def _codes(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The sorted distinct ids and each one's code (``np.unique``'s inverse). Ids that
-    come in runs (a run file lists its queries one by one) are coded by their runs'
-    first ids only: one comparison per id, and a sort of the runs. Text ids sort as
-    :func:`_sortable` keys."""
-    keys = _sortable(ids)
-    n = ids.shape[0]
-    if n > 1:
-        new = np.empty(n, bool)
-        new[0] = True
-        np.not_equal(keys[1:], keys[:-1], out=new[1:])
-        starts = np.flatnonzero(new)
-        if starts.shape[0] * 4 <= n:
-            heads, inv = _unique(ids[starts], keys[starts])
-            return heads, np.repeat(inv, np.diff(np.append(starts, n)))
-    return _unique(ids, keys)
+def _codes(*parts: np.ndarray) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
+    """The sorted distinct ids of all ``parts`` together, and each part as runs of one
+    id: where each run starts, and its id's code (``np.unique``'s inverse, run by run).
+    Ids that come in runs (a run file lists its queries one by one) are coded by
+    their runs' first ids only: one comparison per id, and a sort of the runs;
+    otherwise each id is a run of its own. Text ids sort as :func:`_sortable` keys,
+    made part by part (long text arrays are not copied into one)."""
+    ends = np.cumsum([0] + [p.shape[0] for p in parts])
+    n = int(ends[-1])
+    keys: np.ndarray | None = None
+    if parts and all(p.dtype.kind == "U" for p in parts):
+        keys = np.empty(n, np.uint64)
+        for p, lo, hi in zip(parts, ends[:-1], ends[1:], strict=True):
+            if engine.text_keys(p, keys[lo:hi]) is None:
+                keys = None
+                break
+    if keys is not None:
+        pick = _picker(parts)
+    else:
+        ids = np.concatenate(parts)
+        keys = _sortable(ids)
+        pick = ids.__getitem__
+    new = np.ones(n, bool)
+    np.not_equal(keys[1:], keys[:-1], out=new[1:])
+    new[ends[:-1][ends[:-1] < n]] = True  # no run crosses from one part to the next
+    starts = np.flatnonzero(new)
+    if starts.shape[0] * 4 > n:
+        starts = np.arange(n)
+    heads, inv = _unique(pick(starts), keys[starts])
+    cut = np.searchsorted(starts, ends)
+    return heads, [(starts[i:j] - lo, inv[i:j])
+                   for i, j, lo in zip(cut[:-1], cut[1:], ends[:-1], strict=True)]
+
+
+def _rows(runs: tuple[np.ndarray, np.ndarray], n: int) -> np.ndarray:
+    """Each of ``n`` ids' code, from its part's runs (:func:`_codes`)."""
+    starts, codes = runs
+    return np.repeat(codes, np.diff(np.append(starts, n)))
+
+
+def _picker(parts: tuple[np.ndarray, ...]) -> Any:
+    """``np.concatenate(parts)[index]``, without the concatenation."""
+    dtype = np.result_type(*parts)
+    ends = np.cumsum([0] + [p.shape[0] for p in parts])
+
+    def pick(index: np.ndarray) -> np.ndarray:
+        out = np.empty(index.shape[0], dtype)
+        for part, lo, hi in zip(parts, ends[:-1], ends[1:], strict=True):
+            mine = (index >= lo) & (index < hi)
+            out[mine] = part[index[mine] - lo]
+        return out
+
+    return pick
 
 
 def _unique(ids: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -333,15 +387,41 @@ def _unique(ids: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ids[first], inv
 
 
-def _repeated(key: np.ndarray) -> int | None:
-    """The place of a key's second occurrence, or None when every key is distinct
-    (numpy's sort of integers is its fastest path, SIMD on most CPUs; its hash-based
-    unique was slower here by 20x)."""
+def _doc_keys(jd: np.ndarray, rd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Document ids of the qrels and the run as int64 keys, equal where the ids are:
+    integers as they are, text of up to 8 characters below 256 as its packed bytes,
+    other ids as codes."""
+    if jd.dtype.kind in "iu":
+        return tuple(x.view(np.int64) if x.dtype == np.uint64 else x.astype(np.int64)
+                     for x in (jd, rd))  # type: ignore[return-value]
+    keyed = [_sortable(x) for x in (jd, rd)]
+    if not all(k.dtype == np.uint64 for k in keyed):
+        keyed = [_rows(runs, x.shape[0]) for runs, x in zip(_codes(jd, rd)[1], (jd, rd),
+                                                           strict=True)]
+    return tuple(k.view(np.int64) if k.dtype == np.uint64 else k.astype(np.int64)
+                 for k in keyed)  # type: ignore[return-value]
+
+
+def _repeated(qcodes: np.ndarray, dkeys: np.ndarray) -> int | None:
+    """The place of a (query, document) pair's second occurrence, or None when every
+    pair is distinct (numpy's sort of integers is its fastest path, SIMD on most
+    CPUs; its hash-based unique was slower here by 20x)."""
+    lo, hi = (int(dkeys.min()), int(dkeys.max())) if dkeys.shape[0] else (0, 0)
+    if (hi - lo + 1) * (int(qcodes.max(initial=0)) + 1) < 2**62:  # the keys as they are
+        dcodes = dkeys.astype(np.int64) - lo
+    else:
+        dcodes = np.unique(dkeys, return_inverse=True)[1].reshape(-1)
+    key = qcodes.astype(np.int64) * (int(dcodes.max(initial=0)) + 1) + dcodes
     ordered = np.sort(key)
     if not bool((ordered[1:] == ordered[:-1]).any()):
         return None
     by = np.argsort(key, kind="stable")
     return int(by[1:][key[by][1:] == key[by][:-1]][0])
+
+
+def _listed_twice(name: str, query: Any, doc: Any) -> None:
+    raise ValueError(f"the {name} lists query {query.item()!r}, document {doc.item()!r} more "
+                     "than once; give each pair once")
 
 
 def _per_query(kind: str, k: int | None, lists: rankings._Lists, ties: str,

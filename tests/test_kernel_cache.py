@@ -17,10 +17,10 @@ import fastrank
 
 _CODE = """
 import numpy as np
-from fastrank._kernels.keys import first_nonfinite as f
-x = np.zeros(4, np.uint64)
+from fastrank._kernels.keys import text_keys as f
+x = np.zeros((4, 2), np.uint32)
 x.flags.writeable = False
-f(x, np.uint64(0x7FF0000000000000))
+f(x, 0, 4, np.empty(4, np.uint64))
 print(sum(f.stats.cache_hits.values()), sum(f.stats.cache_misses.values()))
 """
 

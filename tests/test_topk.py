@@ -208,3 +208,33 @@ def test_call_errors_come_before_any_work() -> None:
                         average=None, n_relevant=[2, 1])
     assert got.values.tolist() == [0.5, 0.0]
     assert got.positives.tolist() == [1.0, 1.0] and got.negatives.tolist() == [1.0, 1.0]
+
+
+@settings(PROPERTY_SETTINGS, max_examples=60)
+@given(st.integers(17, 90), st.integers(1, 8), st.floats(0.05, 0.95), st.integers(1, 100),
+       st.sampled_from(NAMES), st.sampled_from(R.TIES), st.integers(0, 2**32 - 1))
+def test_lists_with_few_or_many_relevant_items_rank_as_dense_rows_do(n, levels, share, k,
+                                                                      name, ties, seed) -> None:
+    """Each query's list (``groups``) and each sparse row are ranked by the kernel that
+    counts around a few labelled items, or sorts the top when many are labelled (more
+    than its ``FEW``), with cuts shallow (``k`` well inside the list) and deep: the
+    values of the same lists as dense rows, whose tie groups are found by a full sort
+    of each row (no kernel)."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    rows = 4
+    shares = [share, 0.05, 0.5, 1.0]  # one list per regime, whatever was drawn
+    Y = np.stack([(rng.random(n) < p) * rng.integers(1, 3, n) for p in shares])
+    S = rng.integers(0, levels, (rows, n)).astype(np.float64)  # ties everywhere
+    want = call(name, Y, S, k, ties=ties, average=None)
+    g = np.repeat(np.arange(rows), n)
+    perm = rng.permutation(rows * n)  # each query's items anywhere
+    got = call(name, Y.ravel()[perm], S.ravel()[perm], k, groups=g[perm], ties=ties,
+               average=None)
+    assert np.allclose(got.values, want, rtol=1e-12, atol=1e-12, equal_nan=True), name
+    if name in ("reciprocal_rank",):
+        return  # (sparse scores leave their unstored labels tied: no reciprocal rank)
+    stored = sp.csr_matrix(S + 1.0)  # every label stored
+    got = call(name, Y, stored, k, ties=ties, average=None)
+    assert np.allclose(got, want, rtol=1e-12, atol=1e-12, equal_nan=True), name

@@ -233,10 +233,25 @@ def test_ids_are_coded_as_numpy_unique_codes_them(words, repeat) -> None:
     from fastrank import trec
 
     for ids in (np.array(words), np.repeat(np.array(words), repeat)):
-        heads, codes = trec._codes(ids)
+        heads, (runs,) = trec._codes(ids)
+        codes = trec._rows(runs, len(ids))
         want_heads, want_codes = np.unique(ids, return_inverse=True)
         assert heads.tolist() == want_heads.tolist()
         assert codes.tolist() == want_codes.reshape(-1).tolist()
+        # in two parts of their own widths (a run's ids and the qrels' apart), keyed
+        # part by part: the codes of the two together
+        cut = len(ids) // 2
+        a, b = np.array(ids[:cut].tolist(), dtype=str), np.array(ids[cut:].tolist(), dtype=str)
+        heads, (ra, rb) = trec._codes(a, b)
+        assert heads.tolist() == want_heads.tolist()
+        ca, cb = trec._rows(ra, len(a)), trec._rows(rb, len(b))
+        assert ca.tolist() + cb.tolist() == want_codes.reshape(-1).tolist()
+        # the text keys themselves: equal and ordered as the ids are, when they fit
+        keys = trec._sortable(ids)
+        if keys.dtype == np.uint64:
+            order = np.argsort(ids, kind="stable")
+            assert (np.diff(keys[order].astype(object)) >= 0).all()
+            assert np.array_equal(keys[1:] == keys[:-1], ids[1:] == ids[:-1])
 
 
 def test_dicts_and_tables_give_what_arrays_give() -> None:
@@ -267,3 +282,105 @@ def test_dicts_and_tables_give_what_arrays_give() -> None:
         fastrank.evaluate_run(pd.DataFrame({"q": ["q1"], "d": ["a"]}), nested(run), m)
     with pytest.raises(ValueError, match="needs three arrays"):
         fastrank.evaluate_run((["q1"], ["a"]), run, m)
+
+
+def test_text_keys_fit_eight_characters_below_256_in_any_width() -> None:
+    """Text ids become one uint64 each when every id has at most 8 characters below
+    256, whatever the array's width (``np.char.add`` and ``astype(str)`` give wide
+    ones) and byte order; one longer id, or a character from 256 on, and they do
+    not (the caller falls back to codes)."""
+    from fastrank._core import engine
+
+    ids = np.array(["d7", "abcdefgh", "", "a\x00b", "\xff\xff", "b"], dtype="U22")
+    keys = engine.text_keys(ids)
+    assert keys is not None
+    want = [int.from_bytes(w.encode("latin-1").ljust(8, b"\0"), "big") for w in ids.tolist()]
+    assert keys.tolist() == want
+    assert np.array_equal(engine.text_keys(ids.astype(">U9")), keys)
+    assert np.array_equal(engine.text_keys(np.array(ids.tolist())), keys)
+    assert engine.text_keys(np.array(["abcdefghi", "a"])) is None
+    assert engine.text_keys(np.array(["a", "\u0100"])) is None
+    assert engine.text_keys(np.array(["a", "abcdefgh\x00z"])) is None  # a 10th character
+    big = np.repeat(ids, 40_000)  # long enough to be cut across the threads
+    assert np.array_equal(engine.text_keys(big), np.repeat(keys, 40_000))
+
+
+def _shuffled_run_case(seed: int, ids: str):
+    rng = np.random.default_rng(seed)
+    nq, nd = 40, 30
+    q = np.repeat(np.arange(nq), nd)
+    d = np.tile(np.arange(nd), nq)
+    rel = (rng.random(q.shape[0]) < 0.3) * rng.integers(-1, 4, q.shape[0])
+    s = np.round(rng.random(q.shape[0]), 1)  # heavy ties
+    if ids == "long":  # past 8 characters: coded, not packed
+        qs = np.array([f"query-{v:05d}" for v in q])
+        ds = np.array([f"document-{v:04d}" for v in d])
+    elif ids == "wide":  # characters from 256 on
+        qs = np.array([f"\u4e2d{v}" for v in q])
+        ds = np.array([f"\u0100{v}" for v in d])
+    elif ids == "short":
+        qs, ds = np.char.add("q", q.astype(str)), np.char.add("d", d.astype(str))
+    else:
+        qs, ds = q, d
+    judged = rel != 0
+    judged[::nd] = True  # every query judged
+    rel[::nd] = 1
+    return (qs[judged], ds[judged], rel[judged]), (qs, ds, s)
+
+
+@pytest.mark.parametrize("ids", ["int", "short", "long", "wide"])
+@pytest.mark.parametrize("ties", ["expected", "optimistic", "pessimistic", "trec_eval"])
+def test_a_run_in_any_row_order_scores_alike(ids, ties) -> None:
+    """A run lists each query's documents as one block, or its rows in any order
+    (queries interleaved, blocks split); the qrels in any order too: the same
+    lists, so the same values (each query's documents are brought together and
+    matched to its judgments by id, not by place)."""
+    m = ["map", "ndcg", "ndcg@5", "P@5", "recall@10", "recip_rank", "Rprec", "success@3"]
+    qrels, run = _shuffled_run_case(3, ids)
+    want = fastrank.evaluate_run(qrels, run, m, ties=ties)
+    rng = np.random.default_rng(4)
+    for order in (rng.permutation(run[0].shape[0]),  # rows anywhere
+                  np.argsort(run[2], kind="stable"),  # by score: every query split up
+                  np.arange(run[0].shape[0])[::-1]):  # blocks reversed
+        j = rng.permutation(qrels[0].shape[0])
+        got = fastrank.evaluate_run(tuple(x[j] for x in qrels), tuple(x[order] for x in run), m,
+                                    ties=ties)
+        assert got.queries.tolist() == want.queries.tolist()
+        for name in m:
+            assert np.allclose(got.per_query[name], want.per_query[name], rtol=1e-12,
+                               atol=1e-14, equal_nan=True), (name, ids, ties)
+
+
+@pytest.mark.parametrize("ids", ["int", "short", "long", "wide"])
+def test_ids_of_every_kind_give_the_values_of_their_codes(ids) -> None:
+    """Packed text keys, integer ids and coded long or wide text join alike: the same
+    values as the run with each id replaced by its code (0, 1, ... in id order)."""
+    m = ["map", "ndcg@5", "P@5", "recip_rank"]
+    qrels, run = _shuffled_run_case(5, ids)
+    got = fastrank.evaluate_run(qrels, run, m)
+    qa = np.unique(np.concatenate([qrels[0], run[0]]))
+    da = np.unique(np.concatenate([qrels[1], run[1]]))
+    coded = [(np.searchsorted(qa, x[0]), np.searchsorted(da, x[1]), x[2]) for x in (qrels, run)]
+    want = fastrank.evaluate_run(coded[0], coded[1], m)
+    assert got.queries.tolist() == qa[want.queries].tolist()
+    for name in m:
+        assert np.array_equal(got.per_query[name], want.per_query[name], equal_nan=True)
+
+
+@pytest.mark.parametrize("ids", ["int", "short", "long"])
+def test_a_pair_listed_twice_anywhere_is_named(ids) -> None:
+    """The pair listed twice is found wherever its rows stand (in one block, or in two
+    blocks of its query) and named by its ids."""
+    qrels, run = _shuffled_run_case(6, ids)
+    rq, rd, rs = run
+    at = 5 * 30 + 7  # query 5, document 7, listed again at the end of the run
+    for twice in ((np.append(rq, rq[at]), np.append(rd, rd[at]), np.append(rs, 0.5)),
+                  (np.insert(rq, at, rq[at]), np.insert(rd, at, rd[at]), np.insert(rs, at, 0.5))):
+        with pytest.raises(ValueError, match=f"the run lists query {rq[at].item()!r}, document "
+                                             f"{rd[at].item()!r} more than once"):
+            fastrank.evaluate_run(qrels, twice, ["P@1"])
+    jq, jd, jr = qrels
+    with pytest.raises(ValueError, match=f"the qrels lists query {jq[3].item()!r}, document "
+                                         f"{jd[3].item()!r} more than once"):
+        fastrank.evaluate_run((np.append(jq, jq[3]), np.append(jd, jd[3]), np.append(jr, 0)),
+                              run, ["P@1"])

@@ -58,6 +58,7 @@ from .._kernels.batch import (
     transpose_block,
 )
 from .._kernels.keys import KIND_SIGNED
+from .._kernels.keys import text_keys as _text_keys
 from .._kernels.sort import HIST_SHAPE, sort_pairs, sort_values
 from .._kernels.sweep import (
     CHUNK,
@@ -1207,12 +1208,14 @@ def _sorted_rows(t: Task) -> tuple[np.ndarray, np.ndarray]:
 
 
 class Heads(NamedTuple):
-    """Each row's tie groups that start within the top ``depth`` ranks
-    (:func:`~fastrank._kernels.topk.row_heads`): ``first``, ``size`` and ``hits``,
-    row ``i``'s from ``offsets[i]`` on (room for ``min(depth, stored) + 1``: one
-    spare, for the caller's own group after them), and ``groups`` per row; each
-    relevant label's group (``label_slot``: -1 stored below the cut, -2 not
-    stored) and each row's relevant labels not stored (``tail_hits``)."""
+    """Each row's tie groups that start within the top ``depth`` ranks and hold a
+    label, and its first group (:func:`~fastrank._kernels.topk.row_heads`):
+    ``first``, ``size`` and ``hits``, row ``i``'s from ``offsets[i]`` on (room for
+    ``min(depth, stored, labels + 1) + 1``: one spare, for the caller's own group
+    after them),
+    and ``groups`` per row; each label's group (``label_slot``: -1 stored below the
+    cut, -2 not stored), each row's relevant labels not stored (``tail_hits``) and,
+    for hashed rows, the place of a column stored twice (``repeat``, -1 if none)."""
 
     offsets: np.ndarray
     first: np.ndarray
@@ -1221,18 +1224,23 @@ class Heads(NamedTuple):
     groups: np.ndarray
     label_slot: np.ndarray
     tail_hits: np.ndarray
+    repeat: np.ndarray
 
 
-def row_heads(indptr: np.ndarray, cols: np.ndarray, values: np.ndarray, lptr: np.ndarray,
-              lcols: np.ndarray, lrel: np.ndarray, depth: int) -> Heads:
-    """The top of each row of a sparse score matrix (rows by ``indptr``, ``cols``
-    increasing within a row, canonical ``values``) and where its relevant labels
-    (``lptr``, ``lcols`` likewise, ``lrel`` 1.0 or 0.0) stand, rows split across the
-    threads when there are many entries."""
-    n = indptr.shape[0] - 1
+def row_heads(starts: np.ndarray, ends: np.ndarray, cols: np.ndarray, values: np.ndarray,
+              lptr: np.ndarray, lcols: np.ndarray, lrel: np.ndarray, depth: int,
+              hashed: bool = False) -> Heads:
+    """The top of each row of a sparse score matrix (row ``i``'s entries
+    ``starts[i] .. ends[i]``, canonical ``values``) and where its labels (``lptr``,
+    ``lcols``, ``lrel`` 1.0 or 0.0) stand, rows split across the threads when there
+    are many entries. Column ids increase within a row (``cols`` and ``lcols``), or,
+    ``hashed``, come in any order (a run's document ids) and are matched through a
+    hash table."""
+    n = starts.shape[0]
     spec = SPECS[values.dtype]
     bits = readonly(values.view(spec.bits))
-    room = np.minimum(np.diff(indptr), depth) + 1
+    stored = ends - starts
+    room = np.minimum(np.minimum(stored, depth), np.diff(lptr) + 1) + 1
     offsets = np.zeros(n + 1, np.int64)
     np.cumsum(room, out=offsets[1:])
     first = np.zeros(int(offsets[-1]), np.int64)
@@ -1241,21 +1249,43 @@ def row_heads(indptr: np.ndarray, cols: np.ndarray, values: np.ndarray, lptr: np
     groups = np.zeros(n, np.int64)
     label_slot = np.empty(lcols.shape[0], np.int64)
     tail_hits = np.zeros(n, np.float64)
-    ptr, lp = (readonly(np.ascontiguousarray(x, dtype=np.int64)) for x in (indptr, lptr))
-    c, lc = (readonly(np.ascontiguousarray(x, dtype=np.int64)) for x in (cols, lcols))
+    repeat = np.full(n, -1, np.int64)
+    lo, hi, lp, c, lc = (readonly(np.ascontiguousarray(x, dtype=np.int64))
+                         for x in (starts, ends, lptr, cols, lcols))
     rel = readonly(np.ascontiguousarray(lrel, dtype=np.float64))
     nthreads = threads() if values.shape[0] >= PARALLEL_MIN else 1
+    ptr = np.concatenate(([0], np.cumsum(stored)))  # rows cut into spans of equal entries
     cuts = np.searchsorted(ptr, np.linspace(0, ptr[-1], 4 * nthreads + 1)[1:-1])
     bounds = np.unique(np.concatenate(([0], cuts, [n])))
     spans = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
 
     def run(span: tuple[int, int]) -> None:
-        _row_heads(ptr, c, bits, spec.kind, spec.sign, spec.ones, lp, lc, rel, depth,
-                   span[0], span[1], readonly(offsets), first, size, hits, groups, label_slot,
-                   tail_hits)
+        _row_heads(lo, hi, c, bits, spec.kind, spec.sign, spec.ones, lp, lc, rel, depth,
+                   span[0], span[1], int(hashed), readonly(offsets), first, size, hits, groups,
+                   label_slot, tail_hits, repeat)
 
     parallel_map(run, spans, nthreads)
-    return Heads(offsets, first, size, hits, groups, label_slot, tail_hits)
+    return Heads(offsets, first, size, hits, groups, label_slot, tail_hits, repeat)
+
+
+def text_keys(ids: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | None:
+    """Text ids (a 1-D ``str`` array) as uint64 keys equal and ordered as the ids
+    are (:func:`~fastrank._kernels.keys.text_keys`), written to ``out`` when given,
+    or None when one is longer than 8 characters or holds one from 256 on; split
+    across the threads."""
+    n = ids.shape[0]
+    width = ids.dtype.itemsize // 4
+    out = np.empty(n, np.uint64) if out is None else out
+    if width == 0:
+        out[:] = 0
+        return out
+    native = np.ascontiguousarray(ids, dtype=ids.dtype.newbyteorder("="))
+    points = readonly(native.view(np.uint32).reshape(n, width))
+    nthreads = threads() if n * width >= PARALLEL_MIN else 1
+    cuts = np.linspace(0, n, 2 * nthreads + 1).astype(np.int64).tolist()
+    spans = list(itertools.pairwise(cuts))
+    misfit = parallel_map(lambda span: _text_keys(points, span[0], span[1], out), spans, nthreads)
+    return None if max(misfit) >= 0 else out
 
 
 def sample_placements(t: Task) -> np.ndarray:
