@@ -17,8 +17,7 @@ import numpy as np
 from .jit import KEYS, f64, helper, i64, kernel, ro, rw, u64
 from .keys import to_key
 
-SMALL = 32  # picked entries up to this many are put in order by insertion
-FEW = 16  # rows with at most this many labelled entries are counted, not sorted
+FEW = 16  # up to this many distinct labelled scores, a row's entries are counted per score
 _GOLDEN = 0x9E3779B97F4A7C15  # Fibonacci hashing's multiplier, 2**64 / golden ratio
 
 _HEADS = [(ro(i64), ro(i64), ro(i64), ro(k), i64, u64, u64, ro(i64), ro(i64), ro(f64), i64,
@@ -56,28 +55,25 @@ def row_heads(starts, ends, cols, bits, kind, sign, ones, lptr, lcols, lrel, dep
     table of the row's columns (any order, as a run lists its documents); then
     ``repeat[i]`` is the place of a column the row holds twice (-1 when none).
 
-    A row with few labelled entries (at most ``FEW``) is not sorted: each of its
-    distinct labelled keys counts the entries above and equal to it. Otherwise
-    the entries scored at least the ``depth``-th highest score (counted with
-    repeats) are sorted: a group starting lower begins after at least ``depth``
-    entries. One pass finds that score (a small sorted buffer of the best
-    ``depth`` so far; most entries fail its first comparison), a second collects
-    the entries at or above it, and only those are sorted (by insertion when few;
-    no allocation per row).
+    No row is sorted: only its labelled entries' scores are (by insertion, with
+    Shell's gaps when many), and each entry is counted against them, above or
+    equal to each distinct one (with up to ``FEW`` of them, one branch-free count
+    per score; beyond, a branch-free binary search per entry). A group's first
+    rank is the count of the entries above it. No allocation per row.
     """
     widest = 0
+    most = 0
     for i in range(lo_row, hi_row):
         widest = max(widest, ends[i] - starts[i])
-    best = np.empty(max(depth, 1), np.uint64)
-    picked = np.empty(widest, np.int64)
-    spare = np.empty(widest, np.int64)
-    picked_keys = np.empty(widest, np.uint64)
+        most = max(most, lptr[i + 1] - lptr[i])
     row_keys = np.empty(widest, np.uint64)
-    rel = np.zeros(widest, np.float64)
-    group_of = np.empty(widest, np.int64)
-    labelled = np.zeros(widest, np.bool_)
-    few_keys = np.empty(FEW, np.uint64)
-    few_entry = np.empty(FEW, np.int64)
+    lab_keys = np.empty(most, np.uint64)  # the labelled entries' keys, highest first
+    lab_of = np.empty(most, np.int64)  # and their labels
+    dk = np.empty(most, np.uint64)  # the distinct labelled keys, highest first
+    dhits = np.empty(most, np.float64)
+    above = np.empty(most + 1, np.int64)  # entries above / equal to each distinct key
+    equal = np.empty(most + 1, np.int64)
+    slot_of = np.empty(most, np.int64)  # each distinct key's group (-1: below the cut)
     width = 2
     while width < 2 * widest:
         width *= 2
@@ -122,140 +118,101 @@ def row_heads(starts, ends, cols, bits, kind, sign, ones, lptr, lcols, lrel, dep
                 while e < hi and cols[e] < c:
                     e += 1
                 label_slot[lab] = e - lo if e < hi and cols[e] == c else -2  # for now: its place
-        found = 0
+        for j in range(n):
+            row_keys[j] = to_key(np.uint64(bits[lo + j]), kind, sign, ones)
+        # the labelled entries by key, highest first (Shell's gaps, then insertion)
+        h = 0
         for lab in range(llo, lhi):
             j = label_slot[lab]
             if j >= 0:
-                rel[j] = lrel[lab]
-                labelled[j] = True
-                found += 1
-        for j in range(n):
-            group_of[j] = -1
-            row_keys[j] = to_key(np.uint64(bits[lo + j]), kind, sign, ones)
-        g = -1
-        if n > 0 and found <= FEW:
-            # the labelled entries' keys, highest first (insertion: few of them)
-            h = 0
-            for lab in range(llo, lhi):
-                j = label_slot[lab]
-                if j < 0:
-                    continue
-                key = row_keys[j]
-                at = h
-                while at > 0 and few_keys[at - 1] < key:
-                    few_keys[at] = few_keys[at - 1]
-                    few_entry[at] = few_entry[at - 1]
-                    at -= 1
-                few_keys[at] = key
-                few_entry[at] = j
+                lab_keys[h] = row_keys[j]
+                lab_of[h] = lab
                 h += 1
+        gap = 1
+        while gap * 3 + 1 < h:
+            gap = gap * 3 + 1
+        while gap > 0:
+            for q in range(gap, h):
+                key = lab_keys[q]
+                lab = lab_of[q]
+                at = q
+                while at >= gap and lab_keys[at - gap] < key:
+                    lab_keys[at] = lab_keys[at - gap]
+                    lab_of[at] = lab_of[at - gap]
+                    at -= gap
+                lab_keys[at] = key
+                lab_of[at] = lab
+            gap //= 3
+        v = 0
+        for q in range(h):
+            if q == 0 or lab_keys[q] != lab_keys[q - 1]:
+                dk[v] = lab_keys[q]
+                dhits[v] = 0.0
+                v += 1
+            dhits[v - 1] += lrel[lab_of[q]]
+        # each distinct labelled key's group: the entries above it and equal to it
+        if v <= FEW:
+            for t in range(v):
+                key = dk[t]
+                a = 0
+                m = 0
+                for j in range(n):  # (branch-free counts; vectorised)
+                    a += row_keys[j] > key
+                    m += row_keys[j] == key
+                above[t] = a
+                equal[t] = m
+        else:
+            for t in range(v + 1):
+                above[t] = 0
+                equal[t] = 0
+            for j in range(n):
+                key = row_keys[j]
+                at = 0  # the distinct keys above this one (a branch-free search)
+                span = v
+                while span > 0:
+                    half = span >> 1
+                    up = dk[at + half] > key
+                    at = at + half + 1 if up else at
+                    span = span - half - 1 if up else half
+                if at < v and dk[at] == key:
+                    equal[at] += 1
+                else:
+                    above[at] += 1
+            count = 0
+            for t in range(v):
+                count += above[t]
+                above[t] = count
+                count += equal[t]
+        g = -1
+        if n > 0:
             top = row_keys[0]
             for j in range(1, n):
                 top = max(top, row_keys[j])
-            if h == 0 or few_keys[0] != top:  # the first group, unlabelled
-                count = 0
+            if v == 0 or dk[0] != top:  # the first group, unlabelled
+                m = 0
                 for j in range(n):
-                    count += row_keys[j] == top
+                    m += row_keys[j] == top
                 g = 0
                 first[goff[i]] = 0
-                size[goff[i]] = count
+                size[goff[i]] = m
                 hits[goff[i]] = 0.0
-            q = 0
-            while q < h:
-                key = few_keys[q]
-                above = 0
-                equal = 0
-                for j in range(n):  # (branch-free counts; vectorised)
-                    above += row_keys[j] > key
-                    equal += row_keys[j] == key
-                if above >= depth:
-                    break
-                g += 1
-                first[goff[i] + g] = above
-                size[goff[i] + g] = equal
-                total = 0.0
-                while q < h and few_keys[q] == key:
-                    total += rel[few_entry[q]]
-                    group_of[few_entry[q]] = g
-                    q += 1
-                hits[goff[i] + g] = total
-        elif n > 0:
-            # the depth-th highest key (with repeats), ``best`` kept in decreasing order;
-            # when the cut is deep in the row, every entry is picked (and sorted)
-            filled = 0
-            select = depth * 8 < n
-            if select:
-                for j in range(n):
-                    key = row_keys[j]
-                    if filled == depth:
-                        if key <= best[depth - 1]:
-                            continue
-                        at = depth - 1
-                    else:
-                        at = filled
-                        filled += 1
-                    while at > 0 and best[at - 1] < key:
-                        best[at] = best[at - 1]
-                        at -= 1
-                    best[at] = key
-            bar = best[filled - 1] if select and filled == depth else np.uint64(0)
-            h = 0
-            for j in range(n):
-                if row_keys[j] >= bar:
-                    picked[h] = j
-                    h += 1
-            # the picked entries by key, highest first: few (depth, with the ties at the
-            # cut), so an insertion sort, unless many
-            if h <= SMALL:
-                for q in range(1, h):
-                    j = picked[q]
-                    key = row_keys[j]
-                    at = q
-                    while at > 0 and row_keys[picked[at - 1]] < key:
-                        picked[at] = picked[at - 1]
-                        at -= 1
-                    picked[at] = j
-            else:
-                for q in range(h):
-                    picked_keys[q] = ~row_keys[picked[q]]
-                order = np.argsort(picked_keys[:h])  # ascending complements: highest first
-                for q in range(h):
-                    spare[q] = picked[order[q]]
-                for q in range(h):
-                    picked[q] = spare[q]
-            # each group of the picked entries, kept when it is the first or holds a
-            # labelled entry (its entries take the next slot until it closes)
-            start = 0
-            keep = False
-            prev = np.uint64(0)
-            for pos in range(h + 1):
-                if pos < h:
-                    j = picked[pos]
-                    key = row_keys[j]
-                if pos == h or (pos > 0 and key != prev):
-                    if keep or start == 0:
-                        g += 1
-                        first[goff[i] + g] = start
-                        size[goff[i] + g] = pos - start
-                        total = 0.0
-                        for p in range(start, pos):
-                            total += rel[picked[p]]
-                        hits[goff[i] + g] = total
-                    if pos == h or pos >= depth:  # (the rest start below the cut)
-                        break
-                    start = pos
-                    keep = False
-                prev = key
-                keep = keep or labelled[j]
-                group_of[j] = g + 1
+        for t in range(v):
+            if above[t] >= depth:
+                slot_of[t] = -1
+                continue
+            g += 1
+            slot_of[t] = g
+            first[goff[i] + g] = above[t]
+            size[goff[i] + g] = equal[t]
+            hits[goff[i] + g] = dhits[t]
         groups[i] = g + 1
+        t = -1
+        for q in range(h):
+            if q == 0 or lab_keys[q] != lab_keys[q - 1]:
+                t += 1
+            label_slot[lab_of[q]] = slot_of[t]
         tail = 0.0
         for lab in range(llo, lhi):
-            j = label_slot[lab]
-            if j >= 0:
-                label_slot[lab] = group_of[j]
-                rel[j] = 0.0  # clean for the next row
-                labelled[j] = False
-            else:
+            if label_slot[lab] == -2:
                 tail += lrel[lab]
         tail_hits[i] = tail
