@@ -262,8 +262,10 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     if listed_twice.shape[0]:
         at = int(lists.repeat[listed_twice[0]])
         _listed_twice("run", queries[listed_twice[0]], rd[at if by is None else by[at]])
-    per = {name: _per_query(kind, k, lists, rule, jcode[inq], jr[inq])
-           for name, kind, k in asked}
+    jc, jg = jcode[inq], jr[inq]
+    values = engine.parallel_map(lambda m: _per_query(m[1], m[2], lists, rule, jc, jg), asked,
+                                 engine.threads())
+    per = {m[0]: v for m, v in zip(asked, values, strict=True)}
     undefined = {name: int(np.isnan(v).sum()) for name, v in per.items()}
     worst = max(undefined.values())
     if worst:
