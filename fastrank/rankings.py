@@ -379,6 +379,7 @@ def ndcg(y_true: Any, y_score: Any, *, k: int | None = None, sample_weight: Any 
 # -- top-k measures of ranked lists: each sample's labels, or each query's items -------
 
 TIES = ("expected", "optimistic", "pessimistic")
+_NO_COLS = np.zeros(0, np.int64)  # (dense rows: each entry's column is its place)
 
 
 class _Lists:
@@ -406,7 +407,7 @@ class _Lists:
     m: np.ndarray
     r: np.ndarray
     sizes: np.ndarray  # each list's length
-    # the items with a positive grade (their group is -1 beyond a cut, see _keep_top)
+    # the items with a positive grade (their group is -1 beyond the cut, or unstored)
     item_group: np.ndarray
     item_list: np.ndarray
     item_grade: np.ndarray
@@ -433,14 +434,16 @@ class _Lists:
                                  f"got shape {s.shape}")
             if groups is None:
                 y_true, _ = api.sample_inputs(y_true, s, None, what=_WHAT)
-                values = inputs.canonical_scores(s)
+                values = np.ascontiguousarray(inputs.canonical_scores(s))
                 n, t = values.shape
                 grade = _relevance_matrix(y_true, values.shape)
-                order = np.argsort(values, axis=1)[:, ::-1]  # ties: any order (groups below)
-                v = np.take_along_axis(values, order, axis=1).ravel()
-                g = np.take_along_axis(grade, order, axis=1).ravel()
+                lrows, lcols = np.nonzero(grade > 0)  # by row, then column
+                ptr = np.arange(n + 1, dtype=np.int64) * t
                 self.n_labels = t
-                self._groups(v, g, order.ravel(), np.arange(n + 1, dtype=np.int64) * t)
+                self._from_rows(ptr[:-1], ptr[1:], _NO_COLS, values.reshape(-1), lrows, lcols,
+                                grade[lrows, lcols], np.full(n, t, np.int64),
+                                max(1, t if depth is None else min(depth, t)), lcols,
+                                join="place")
             else:
                 values, _ = inputs.scores_1d(s)
                 inputs.check_finite(values)
@@ -451,7 +454,7 @@ class _Lists:
                 grade = inputs.grades(y)
                 codes, self.ids = inputs.group_codes(groups, values.shape[0])
                 self._queries(values, grade, codes, self.ids.shape[0], depth)
-        self._settle(n_relevant, depth)
+        self._settle(n_relevant)
 
     @classmethod
     def of_runs(cls, starts: np.ndarray, ends: np.ndarray, keys: np.ndarray,
@@ -467,18 +470,13 @@ class _Lists:
         self.ids = None
         self.min_grade = min_grade
         self._from_rows(starts, ends, keys, values, lrows, lkeys, lgrade, ends - starts,
-                        max(1, int((ends - starts).max())), None, hashed=True)
-        self._settle(n_relevant, None)
+                        max(1, int((ends - starts).max())), None, join="hash")
+        self._settle(n_relevant)
         return self
 
-    def _settle(self, n_relevant: Any, depth: int | None) -> None:
-        """Each list's first group, its relevant items found and counted."""
+    def _settle(self, n_relevant: Any) -> None:
+        """Each list's first group, and its relevant items counted."""
         self.first = np.flatnonzero(self.a == 0)  # each list's first tie group
-        if getattr(self, "found", None) is None:  # (the rows of _from_rows come cut already)
-            self.found = np.add.reduceat(self.r, self.first)
-            self.item_list = self.list[self.item_group]
-            if depth is not None:
-                self._keep_top(depth)
         found = self.found
         if n_relevant is None:
             self.relevant = found
@@ -498,42 +496,8 @@ class _Lists:
                                  "relevant items the list holds")
             self.relevant = nr
 
-    def _keep_top(self, depth: int) -> None:
-        """Keep only the tie groups that start within the top ``depth`` ranks: all that
-        any measure cut at ``k <= depth`` reads (the counts of relevant items, and
-        every relevant item for the ideal rankings, are kept whole). Items of the
-        dropped groups keep their list, with group -1."""
-        keep = self.a < depth
-        if keep.all():
-            return
-        index = np.cumsum(keep) - 1
-        self.item_group = np.where(keep[self.item_group], index[self.item_group], -1)
-        self.list, self.a, self.m, self.r = (x[keep] for x in (self.list, self.a, self.m,
-                                                                self.r))
-        self.first = np.flatnonzero(self.a == 0)
-
     def _is_rel(self, grade: np.ndarray) -> np.ndarray:
         return grade > 0 if self.min_grade is None else grade >= self.min_grade
-
-    def _groups(self, v: np.ndarray, grade: np.ndarray, cols: np.ndarray | None,
-                offsets: np.ndarray) -> None:
-        """Tie groups and items of lists laid end to end (``offsets``), each sorted by
-        score, highest first."""
-        sizes = np.diff(offsets)
-        owner = np.repeat(np.arange(sizes.shape[0]), sizes)
-        new = np.ones(v.shape[0], bool)
-        new[1:] = (v[1:] != v[:-1]) | (owner[1:] != owner[:-1])
-        starts = np.flatnonzero(new)
-        self.list = owner[starts]
-        self.a = starts - offsets[self.list]
-        self.m = np.diff(np.append(starts, v.shape[0]))
-        self.r = np.add.reduceat(self._is_rel(grade).astype(np.float64), starts)
-        self.sizes = sizes
-        pos = np.flatnonzero(grade > 0)
-        self.item_group = np.searchsorted(starts, pos, side="right") - 1
-        self.item_grade = grade[pos]
-        self.item_rel = self._is_rel(self.item_grade)
-        self.item_col = None if cols is None else cols[pos].astype(np.int64)
 
     def _queries(self, values: np.ndarray, grade: np.ndarray, codes: np.ndarray, nq: int,
                  depth: int | None) -> None:
@@ -570,12 +534,12 @@ class _Lists:
     def _from_rows(self, starts: np.ndarray, ends: np.ndarray, cols: np.ndarray,
                    vals: np.ndarray, lrows: np.ndarray, lcols: np.ndarray, lgrade: np.ndarray,
                    sizes: np.ndarray, cut: int, item_col: np.ndarray | None,
-                   hashed: bool = False) -> None:
+                   join: str = "merge") -> None:
         """The lists from rows of stored entries (row ``i``'s are ``starts[i] ..
-        ends[i]``; ``cols`` increasing within a row, or in any order when ``hashed``;
-        canonical scores ``vals``) and their
+        ends[i]``; ``cols`` increasing within a row, in any order for ``join="hash"``,
+        or each entry's place for ``"place"``; canonical scores ``vals``) and their
         positively graded items (``lrows``, ``lcols``, ``lgrade``, by row, then by
-        column unless ``hashed``), each row's list ``sizes`` long: per row its stored
+        column unless hashed), each row's list ``sizes`` long: per row its stored
         tie groups starting above the rank ``cut`` that hold an item, and its first
         group (the others add nothing to any measure), then, when the row stores
         fewer than ``cut`` entries and not all of its list, the group of the rest
@@ -586,7 +550,7 @@ class _Lists:
         rel = self._is_rel(lgrade)
         nnz = ends - starts
         h = engine.row_heads(starts, ends, cols, vals, lptr, lcols, rel.astype(np.float64), cut,
-                             hashed)
+                             join)
         self.repeat = h.repeat
         tail = (nnz < sizes) & (nnz < cut)
         tr = np.flatnonzero(tail)

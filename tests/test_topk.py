@@ -210,17 +210,68 @@ def test_call_errors_come_before_any_work() -> None:
     assert got.positives.tolist() == [1.0, 1.0] and got.negatives.tolist() == [1.0, 1.0]
 
 
+def _full_sort_lists(Y, S):
+    """The oracle's ranked lists: each row sorted in full, every tie group kept (none
+    of the kernel's counting), in the form the measures read."""
+    lists = R._Lists.__new__(R._Lists)
+    n, t = S.shape
+    order = np.argsort(-S, axis=1, kind="stable")
+    v = np.take_along_axis(S, order, axis=1).ravel()
+    grade = np.take_along_axis(Y, order, axis=1).ravel().astype(np.float64)
+    owner = np.repeat(np.arange(n), t)
+    new = np.ones(v.shape[0], bool)
+    new[1:] = (v[1:] != v[:-1]) | (owner[1:] != owner[:-1])
+    starts = np.flatnonzero(new)
+    lists.list = owner[starts]
+    lists.a = starts - lists.list * t
+    lists.m = np.diff(np.append(starts, v.shape[0]))
+    lists.r = np.add.reduceat((grade > 0).astype(np.float64), starts)
+    lists.sizes = np.full(n, t, np.int64)
+    pos = np.flatnonzero(grade > 0)
+    lists.item_group = np.searchsorted(starts, pos, side="right") - 1
+    lists.item_list = owner[pos]
+    lists.item_grade = grade[pos]
+    lists.item_rel = lists.item_grade > 0
+    lists.item_col = order.ravel()[pos].astype(np.int64)
+    lists.min_grade = None
+    lists.n_labels = t
+    lists.found = np.bincount(lists.item_list, minlength=n).astype(np.float64)
+    lists.first = np.flatnonzero(lists.a == 0)
+    lists.relevant = lists.found
+    return lists
+
+
+def _on_lists(name, lists, k, ties):
+    ks = np.array([k], np.int64)
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore")
+        if name in ("precision_at_k", "recall_at_k", "f1_at_k"):
+            return R.at_k(name, lists, ks, ties)[:, 0]
+        if name == "hit_rate_at_k":
+            return R.hit_rate(lists, ks, ties)[:, 0]
+        if name == "reciprocal_rank":
+            return R.reciprocal(lists, ties)
+        if name == "r_precision":
+            return R.r_prec(lists, ties)
+        if name in ("average_precision_at_k", "ap_min"):
+            return R.ap_at(lists, ks, ties, "relevant" if name != "ap_min" else "min")[:, 0]
+        return R.ndcg_at(lists, ks, ties, "linear")[:, 0]
+
+
 @settings(PROPERTY_SETTINGS, max_examples=60)
-@given(st.integers(17, 90), st.integers(1, 60), st.floats(0.05, 0.95), st.integers(1, 100),
+@given(st.integers(17, 400), st.integers(1, 400), st.floats(0.05, 0.95), st.integers(1, 420),
        st.sampled_from(NAMES), st.sampled_from(R.TIES), st.integers(0, 2**32 - 1))
-def test_lists_with_few_or_many_relevant_items_rank_as_dense_rows_do(n, levels, share, k,
-                                                                      name, ties, seed) -> None:
-    """Each query's list (``groups``) and each sparse row are ranked by the kernel that
-    counts every entry against the labelled scores: one count per score when they
-    are few (at most its ``FEW`` distinct), a binary search per entry when many (up
-    to 60 score levels here), with cuts shallow (``k`` well inside the list) and
-    deep: the values of the same lists as dense rows, whose tie groups are found
-    by a full sort of each row (no kernel)."""
+def test_long_lists_rank_as_a_full_sort_of_each_does(n, levels, share, k, name, ties,
+                                                     seed) -> None:
+    """Dense rows, each query's items (``groups``, in any order) and sparse rows are
+    ranked by the kernel that counts every entry against the labelled scores (one
+    count per score when they are few, at most its ``FEW`` distinct; a binary search
+    per entry when more, up to 400 score levels here), with cuts shallow (``k`` well
+    inside the list) and deep: the values of the same lists with their tie groups
+    found by a full sort of each row (every group kept, no kernel)."""
+    from fastrank._kernels.topk import FEW
+
+    assert FEW < 380  # lists of 400 items can be drawn with more labelled scores than FEW
     import scipy.sparse as sp
 
     rng = np.random.default_rng(seed)
@@ -228,7 +279,9 @@ def test_lists_with_few_or_many_relevant_items_rank_as_dense_rows_do(n, levels, 
     shares = [share, 0.05, 0.5, 1.0]  # one list per regime, whatever was drawn
     Y = np.stack([(rng.random(n) < p) * rng.integers(1, 3, n) for p in shares])
     S = rng.integers(0, levels, (rows, n)).astype(np.float64)  # ties everywhere
-    want = call(name, Y, S, k, ties=ties, average=None)
+    want = _on_lists(name, _full_sort_lists(Y, S), k, ties)
+    got = call(name, Y, S, k, ties=ties, average=None)
+    assert np.allclose(got, want, rtol=1e-12, atol=1e-12, equal_nan=True), name
     g = np.repeat(np.arange(rows), n)
     perm = rng.permutation(rows * n)  # each query's items anywhere
     got = call(name, Y.ravel()[perm], S.ravel()[perm], k, groups=g[perm], ties=ties,

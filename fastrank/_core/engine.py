@@ -100,6 +100,7 @@ from .._kernels.tasks import (
     split,
     tie_groups,
 )
+from .._kernels.topk import JOIN_HASH, JOIN_MERGE, JOIN_PLACE
 from .._kernels.topk import row_heads as _row_heads
 from .inputs import (
     SAMPLE_MAJOR,
@@ -1227,15 +1228,19 @@ class Heads(NamedTuple):
     repeat: np.ndarray
 
 
+_JOINS = {"merge": JOIN_MERGE, "hash": JOIN_HASH, "place": JOIN_PLACE}
+
+
 def row_heads(starts: np.ndarray, ends: np.ndarray, cols: np.ndarray, values: np.ndarray,
               lptr: np.ndarray, lcols: np.ndarray, lrel: np.ndarray, depth: int,
-              hashed: bool = False) -> Heads:
+              join: str = "merge") -> Heads:
     """The top of each row of a sparse score matrix (row ``i``'s entries
     ``starts[i] .. ends[i]``, canonical ``values``) and where its labels (``lptr``,
     ``lcols``, ``lrel`` 1.0 or 0.0) stand, rows split across the threads when there
-    are many entries. Column ids increase within a row (``cols`` and ``lcols``), or,
-    ``hashed``, come in any order (a run's document ids) and are matched through a
-    hash table."""
+    are many entries. ``join``: ``"merge"``, column ids increase within a row
+    (``cols`` and ``lcols``); ``"hash"``, they come in any order (a run's document
+    ids) and are matched through a hash table; ``"place"``, every column of a row is
+    stored, at its own place (``lcols`` below the row's length; ``cols`` unused)."""
     n = starts.shape[0]
     spec = SPECS[values.dtype]
     bits = readonly(values.view(spec.bits))
@@ -1261,7 +1266,7 @@ def row_heads(starts: np.ndarray, ends: np.ndarray, cols: np.ndarray, values: np
 
     def run(span: tuple[int, int]) -> None:
         _row_heads(lo, hi, c, bits, spec.kind, spec.sign, spec.ones, lp, lc, rel, depth,
-                   span[0], span[1], int(hashed), readonly(offsets), first, size, hits, groups,
+                   span[0], span[1], _JOINS[join], readonly(offsets), first, size, hits, groups,
                    label_slot, tail_hits, repeat)
 
     parallel_map(run, spans, nthreads)

@@ -17,7 +17,10 @@ import numpy as np
 from .jit import KEYS, f64, helper, i64, kernel, ro, rw, u64
 from .keys import to_key
 
-FEW = 16  # up to this many distinct labelled scores, a row's entries are counted per score
+FEW = 128  # up to this many distinct labelled scores, a row's entries are counted per score
+# how a row's labels find their entries: by a merge of increasing column ids, through a
+# hash table of the row's ids (any order), or as places (label column = entry's place)
+JOIN_MERGE, JOIN_HASH, JOIN_PLACE = 0, 1, 2
 _GOLDEN = 0x9E3779B97F4A7C15  # Fibonacci hashing's multiplier, 2**64 / golden ratio
 
 _HEADS = [(ro(i64), ro(i64), ro(i64), ro(k), i64, u64, u64, ro(i64), ro(i64), ro(f64), i64,
@@ -33,7 +36,7 @@ def _slot(col, shift):
 
 @kernel(_HEADS)
 def row_heads(starts, ends, cols, bits, kind, sign, ones, lptr, lcols, lrel, depth, lo_row,
-              hi_row, hashed, goff, first, size, hits, groups, label_slot, tail_hits, repeat):
+              hi_row, join, goff, first, size, hits, groups, label_slot, tail_hits, repeat):
     """For rows ``lo_row .. hi_row`` of a sparse score matrix (row ``i``'s entries
     are ``starts[i] .. ends[i]``: in any order of the rows, as a run's queries come;
     column ids ``cols``, scores as their ``bits``, read as keys by
@@ -50,10 +53,12 @@ def row_heads(starts, ends, cols, bits, kind, sign, ones, lptr, lcols, lrel, dep
       -2 for an unstored one; ``tail_hits[i]``: the sum of ``lrel`` over row
       ``i``'s unstored labels.
 
-    A label finds its entry by a merge when ``hashed`` is 0 (both column lists
-    increasing within a row, as in a canonical CSR matrix), else through a hash
-    table of the row's columns (any order, as a run lists its documents); then
-    ``repeat[i]`` is the place of a column the row holds twice (-1 when none).
+    A label finds its entry by a merge (``join`` ``JOIN_MERGE``: both column lists
+    increasing within a row, as in a canonical CSR matrix), through a hash table
+    of the row's columns (``JOIN_HASH``: any order, as a run lists its documents;
+    then ``repeat[i]`` is the place of a column the row holds twice, -1 when
+    none), or as the entry at its column's place (``JOIN_PLACE``: every column of
+    a dense row stored; ``cols`` is not read).
 
     No row is sorted: only its labelled entries' scores are (by insertion, with
     Shell's gaps when many), and each entry is counted against them, above or
@@ -80,6 +85,7 @@ def row_heads(starts, ends, cols, bits, kind, sign, ones, lptr, lcols, lrel, dep
     shift = 64
     while (1 << (64 - shift)) < width:
         shift -= 1
+    hashed = join == JOIN_HASH
     table = np.full(width if hashed else 1, -1, np.int64)
     used = np.empty(widest if hashed else 1, np.int64)
     for i in range(lo_row, hi_row):
@@ -88,9 +94,12 @@ def row_heads(starts, ends, cols, bits, kind, sign, ones, lptr, lcols, lrel, dep
         n = hi - lo
         llo = lptr[i]
         lhi = lptr[i + 1]
-        # each label's stored entry: a merge of two increasing column lists, or a
-        # hash table of the row's columns (linear probing; cleared after the row)
-        if hashed:
+        # each label's stored entry: its place, a merge of two increasing column lists,
+        # or a hash table of the row's columns (linear probing; cleared after the row)
+        if join == JOIN_PLACE:
+            for lab in range(llo, lhi):
+                label_slot[lab] = lcols[lab]
+        elif hashed:
             repeat[i] = -1
             for j in range(n):
                 c = cols[lo + j]
