@@ -70,7 +70,7 @@ ROWS: dict[str, tuple[str, str]] = {
                      "fastrank.evaluate_run((q, d, (rng.random(q.size) < 0.05).astype(int)), "
                      "(q, d, rng.random(q.size)), "
                      "['map', 'ndcg@10', 'P@10', 'recip_rank', 'recall@100'])"),
-    "dense_top_k": ("`precision_at_k`, dense scores (no kernel)",
+    "dense_top_k": ("`precision_at_k`, dense scores 5,000 x 20 (small: numpy only, no kernel)",
                     "fastrank.precision_at_k(rng.random((n, 20)) < 0.2, rng.random((n, 20)), 5)"),
 }
 

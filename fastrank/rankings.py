@@ -380,6 +380,9 @@ def ndcg(y_true: Any, y_score: Any, *, k: int | None = None, sample_weight: Any 
 
 TIES = ("expected", "optimistic", "pessimistic")
 _NO_COLS = np.zeros(0, np.int64)  # (dense rows: each entry's column is its place)
+# dense score matrices from this size on are ranked by the kernel; smaller ones by a
+# numpy sort of each row (no compile for a first small call; the same values)
+DENSE_KERNEL_MIN = 1 << 18
 
 
 class _Lists:
@@ -438,12 +441,15 @@ class _Lists:
                 n, t = values.shape
                 grade = _relevance_matrix(y_true, values.shape)
                 lrows, lcols = np.nonzero(grade > 0)  # by row, then column
-                ptr = np.arange(n + 1, dtype=np.int64) * t
                 self.n_labels = t
-                self._from_rows(ptr[:-1], ptr[1:], _NO_COLS, values.reshape(-1), lrows, lcols,
-                                grade[lrows, lcols], np.full(n, t, np.int64),
-                                max(1, t if depth is None else min(depth, t)), lcols,
-                                join="place")
+                cut = max(1, t if depth is None else min(depth, t))
+                if values.size < DENSE_KERNEL_MIN:
+                    self._sorted_rows(values, lrows, lcols, grade[lrows, lcols], cut)
+                else:
+                    ptr = np.arange(n + 1, dtype=np.int64) * t
+                    self._from_rows(ptr[:-1], ptr[1:], _NO_COLS, values.reshape(-1), lrows,
+                                    lcols, grade[lrows, lcols], np.full(n, t, np.int64), cut,
+                                    lcols, join="place")
             else:
                 values, _ = inputs.scores_1d(s)
                 inputs.check_finite(values)
@@ -498,6 +504,43 @@ class _Lists:
 
     def _is_rel(self, grade: np.ndarray) -> np.ndarray:
         return grade > 0 if self.min_grade is None else grade >= self.min_grade
+
+    def _sorted_rows(self, values: np.ndarray, lrows: np.ndarray, lcols: np.ndarray,
+                     lgrade: np.ndarray, cut: int) -> None:
+        """Dense rows below ``DENSE_KERNEL_MIN`` scores, without the kernel (so a first
+        small call compiles nothing): each row sorted in full, then the groups and
+        items the kernel gives (each row's first group and those holding an item that
+        start above ``cut``; items by row, then column), so the values are the same
+        to the bit."""
+        n, t = values.shape
+        order = np.argsort(values, axis=1)[:, ::-1]  # ties: any order (groups below)
+        v = np.take_along_axis(values, order, axis=1).ravel()
+        owner = np.repeat(np.arange(n), t)
+        new = np.ones(v.shape[0], bool)
+        new[1:] = (v[1:] != v[:-1]) | (owner[1:] != owner[:-1])
+        starts = np.flatnonzero(new)
+        rank = np.empty_like(order)
+        np.put_along_axis(rank, order, np.arange(t)[None, :], axis=1)
+        rel = self._is_rel(lgrade)
+        grp = np.searchsorted(starts, lrows * t + rank[lrows, lcols], side="right") - 1
+        a = starts - owner[starts] * t
+        held = np.zeros(starts.shape[0], bool)
+        held[grp] = True
+        keep = (a == 0) | (held & (a < cut))
+        index = np.cumsum(keep) - 1
+        r = np.bincount(grp, rel.astype(np.float64), minlength=starts.shape[0])
+        self.list = owner[starts][keep]
+        self.a = a[keep]
+        self.m = np.diff(np.append(starts, v.shape[0]))[keep]
+        self.r = r[keep]
+        self.sizes = np.full(n, t, np.int64)
+        self.item_group = np.where(keep[grp], index[grp], -1)
+        self.item_list = lrows
+        self.item_grade = lgrade
+        self.item_rel = rel
+        self.item_col = lcols.astype(np.int64)
+        self.found = np.bincount(lrows, rel.astype(np.float64), minlength=n)
+        self.repeat = np.full(n, -1, np.int64)
 
     def _queries(self, values: np.ndarray, grade: np.ndarray, codes: np.ndarray, nq: int,
                  depth: int | None) -> None:

@@ -292,3 +292,40 @@ def test_long_lists_rank_as_a_full_sort_of_each_does(n, levels, share, k, name, 
     stored = sp.csr_matrix(S + 1.0)  # every label stored
     got = call(name, Y, stored, k, ties=ties, average=None)
     assert np.allclose(got, want, rtol=1e-12, atol=1e-12, equal_nan=True), name
+
+
+@settings(PROPERTY_SETTINGS, max_examples=40)
+@given(st.integers(1, 60), st.integers(1, 40), st.integers(1, 30), st.integers(1, 45),
+       st.sampled_from(R.TIES), st.integers(0, 2**32 - 1))
+def test_small_dense_rows_give_the_kernels_values_to_the_bit(n, t, levels, k, ties,
+                                                             seed) -> None:
+    """Dense matrices below ``DENSE_KERNEL_MIN`` scores are ranked by a numpy sort of
+    each row (a first small call compiles nothing), larger ones by the kernel: the
+    same groups and items in the same order, so every measure is equal bit for bit
+    (graded labels, exponential gains, propensity weights, -0.0 beside 0.0)."""
+    rng = np.random.default_rng(seed)
+    Y = (rng.random((n, t)) < rng.random()) * rng.integers(1, 4, (n, t))
+    S = rng.integers(0, levels, (n, t)).astype(np.float64) - levels // 2
+    S[S == 0] = np.where(rng.random(int((S == 0).sum())) < 0.5, -0.0, 0.0)
+    p = rng.uniform(0.1, 1.0, t)
+
+    def every() -> list:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            kw = {"ties": ties, "average": None}
+            return [R.precision_at_k(Y, S, [1, k], **kw), R.recall_at_k(Y, S, k, **kw),
+                    R.hit_rate_at_k(Y, S, k, **kw), R.reciprocal_rank(Y, S, **kw),
+                    R.r_precision(Y, S, **kw), R.average_precision_at_k(Y, S, k, **kw),
+                    R.ndcg_at_k(Y, S, k, gain="exponential", **kw),
+                    R.psprecision_at_k(Y > 0, S, k, propensity=p, **kw),
+                    R.psndcg_at_k(Y > 0, S, k, propensity=p, **kw)]
+
+    small = every()
+    old = R.DENSE_KERNEL_MIN
+    R.DENSE_KERNEL_MIN = 0
+    try:
+        big = every()
+    finally:
+        R.DENSE_KERNEL_MIN = old
+    for a, b in zip(small, big, strict=True):
+        assert np.array_equal(a, b, equal_nan=True)
