@@ -363,8 +363,13 @@ def ndcg(y_true: Any, y_score: Any, *, k: int | None = None, sample_weight: Any 
     gains = _gains(y_true, values.shape)
     if (gains < 0).any():
         raise ValueError("ndcg needs non-negative relevance (y_true); got a negative value")
-    got = _dcg_rows(gains, values, k, 2.0, bool(ignore_ties))
-    best = _dcg_rows(gains, gains, k, 2.0, True)
+    if ignore_ties or values.size < DENSE_KERNEL_MIN:
+        got = _dcg_rows(gains, values, k, 2.0, bool(ignore_ties))
+        best = _dcg_rows(gains, gains, k, 2.0, True)
+    else:  # large: the ranked lists of the top-k measures (no row sorted as a whole)
+        lists = _Lists(gains, values, None, None, depth=k)
+        got = lists.dcg(lists.item_grade, k, "expected")
+        best = lists.ideal(lists.item_grade, [k])[:, 0]
     none = best == 0
     with np.errstate(invalid="ignore", divide="ignore"):
         per = got / best

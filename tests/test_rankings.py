@@ -311,3 +311,28 @@ def test_a_k_past_int64_is_a_k_past_every_list(k):
     r = fastrank.evaluate_run((["q"], ["a"], [1]), (["q", "q"], ["a", "b"], [1, 2]),
                               [f"recall@{int(k)}", f"ndcg_cut_{int(k)}"])
     assert r.mean == {f"recall@{int(k)}": 1.0, f"ndcg_cut_{int(k)}": 1 / np.log2(3)}
+
+
+@pytest.mark.parametrize("k", [1, 5, 37, None])
+def test_large_ndcg_is_scikit_learns_through_the_ranked_lists(k) -> None:
+    """From ``DENSE_KERNEL_MIN`` scores on, nDCG is the lists' tie-expected DCG over
+    their ideal DCG (the kernel's path, no row sorted): scikit-learn's value, and
+    the small path's, on graded labels with heavy ties."""
+    import fastrank.rankings as R
+
+    rng = np.random.default_rng(12)
+    n, t = 400, 700  # 280,000 scores, past the threshold
+    assert n * t >= R.DENSE_KERNEL_MIN
+    y = (rng.random((n, t)) < 0.05) * rng.integers(1, 4, (n, t))
+    y[:, 0] = 1
+    s = np.round(rng.random((n, t)) + 0.2 * (y > 0), 2)
+    want = skm.ndcg_score(y, s, k=k)
+    got = fastrank.ndcg(y, s, k=k)
+    assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
+    old = R.DENSE_KERNEL_MIN
+    R.DENSE_KERNEL_MIN = 1 << 62
+    try:
+        small = fastrank.ndcg(y, s, k=k)
+    finally:
+        R.DENSE_KERNEL_MIN = old
+    assert got == pytest.approx(small, rel=1e-14, abs=1e-15)
