@@ -384,3 +384,22 @@ def test_a_pair_listed_twice_anywhere_is_named(ids) -> None:
                                          f"{jd[3].item()!r} more than once"):
         fastrank.evaluate_run((np.append(jq, jq[3]), np.append(jd, jd[3]), np.append(jr, 0)),
                               run, ["P@1"])
+
+
+def test_files_read_alike_with_uniform_and_ragged_lines(tmp_path) -> None:
+    """A file whose lines all hold as many columns is split once; one with a line
+    holding more (a tag with a space, say) line by line: the same arrays. Blank
+    lines, tabs and Windows line ends are whitespace either way."""
+    lines = ["q1 Q0 d1 1 0.5 tag", "", "q1\tQ0 d2 2 0.25 tag\r", "q2 Q0 d1 1 1e-3 tag"]
+    uniform, ragged = tmp_path / "uniform", tmp_path / "ragged"
+    uniform.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ragged.write_text("\n".join([*lines[:-1], lines[-1] + " extra words"]) + "\n",
+                      encoding="utf-8")
+    a, b = fastrank.read_run(str(uniform)), fastrank.read_run(str(ragged))
+    for x, y in zip(a, b, strict=True):
+        assert x.tolist() == y.tolist()
+    assert a[0].tolist() == ["q1", "q1", "q2"] and a[2].tolist() == [0.5, 0.25, 1e-3]
+    short = tmp_path / "short"
+    short.write_text("q1 Q0 d1 1 0.5 tag\n\nq1 Q0 d2\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"short:3: a run line needs 5 columns; got 3"):
+        fastrank.read_run(str(short))
