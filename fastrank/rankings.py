@@ -392,9 +392,9 @@ DENSE_KERNEL_MIN = 1 << 18
 
 class _Lists:
     """Ranked lists (each sample's labels, or each group's items) sorted by score,
-    highest first, as tie groups (every one, or only those holding an item with a
-    positive grade and each list's first: the others add nothing to any measure):
-    per tie group its list, its first rank ``a`` (0-based within the list), its size
+    highest first, as tie groups (those holding an item with a positive grade that
+    start above the cut, and each list's first: the others add nothing to any
+    measure): per tie group its list, its first rank ``a`` (0-based within the list), its size
     ``m`` and its relevant count ``r``; and the items with a positive grade
     (``item_group``, ``item_grade``, ``item_rel``, and ``item_col``, the
     label column, for rows).
