@@ -227,10 +227,7 @@ def label_ranking_loss(y_true: Any, y_score: Any, *, sample_weight: Any = None) 
 def _gains(y_true: Any, shape: tuple[int, int]) -> np.ndarray:
     """Graded relevance as a float64 matrix (dense or sparse input), checked finite."""
     if inputs.is_sparse(y_true):
-        if tuple(y_true.shape) != shape:
-            raise ValueError(f"y_true and y_score have different shapes: {tuple(y_true.shape)} "
-                             f"and {shape}")
-        y = np.asarray(y_true.toarray())
+        y = inputs.sparse_dense(y_true, shape)
     else:
         y = inputs.as_array(y_true, "y_true")
     if y.shape != shape:

@@ -1282,3 +1282,37 @@ def test_zero_class_weights_return_nan_curves_not_hang():
     """Weights that leave a class (or both) with nothing: the tie table has no groups;
     this used to loop forever in the compiled sweep. Curves and metrics are NaN."""
     ap.run_script(_ZERO_WEIGHT, timeout=120).assert_clean()
+
+
+_ITEM18 = """
+import scipy.sparse as sp
+S = np.array([[2.0, 1.0, 0.0], [0.5, 0.5, 1.0]])
+calls = {
+    "ndcg": lambda Y: fastrank.ndcg(Y, S),
+    "ndcg k=1": lambda Y: fastrank.ndcg(Y, S, k=1),
+    "dcg": lambda Y: fastrank.dcg(Y, S),
+    "precision_at_k": lambda Y: fastrank.precision_at_k(Y, S, 2),
+    "label_ranking_average_precision": lambda Y: fastrank.label_ranking_average_precision(Y, S),
+    "coverage_error": lambda Y: fastrank.coverage_error(Y, S),
+    "label_ranking_loss": lambda Y: fastrank.label_ranking_loss(Y, S),
+    "average_precision samples": lambda Y: fastrank.average_precision(Y, S, average="samples"),
+}
+for col in (10**6, 7, 3, -1):
+    for name, call in calls.items():
+        with check(f"{name}, sparse y_true column {col}"):
+            Y = sp.csr_matrix((np.array([1.0, 2.0]), np.array([0, col]), np.array([0, 1, 2])),
+                              shape=(2, 3))
+            try:
+                call(Y)
+            except ValueError as exc:
+                assert "outside its shape" in str(exc), str(exc)
+            else:
+                raise AssertionError("accepted")
+"""
+
+
+def test_item18_ranking_functions_refuse_malformed_sparse_labels():
+    """A sparse relevance matrix whose column index lies outside its shape (scipy does
+    not check) is refused by every label-ranking function: ndcg and dcg densified it
+    with scipy's own converter, which wrote past the array (a crash)."""
+    ap.run_script(_ITEM18, timeout=120).assert_clean()

@@ -547,6 +547,23 @@ def _entries_in_shape(rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]
                          "malformed)")
 
 
+def sparse_dense(y: Any, shape: tuple[int, int], name: str = "y_true") -> np.ndarray:
+    """A sparse matrix of ``shape`` as a dense float64 array, its entries checked to
+    lie inside the shape first (scipy's ``toarray`` trusts its index arrays and
+    writes wherever they point); duplicate entries add up, as scipy defines them."""
+    if tuple(y.shape) != shape:
+        raise ValueError(f"{name} and y_score have different shapes: {tuple(y.shape)} and "
+                         f"{shape}")
+    rows, cols, data = _sparse_entries(y, shape, name)
+    _entries_in_shape(rows, cols, shape, name)
+    data = np.asarray(data)
+    if data.dtype.kind not in "biuf":
+        raise TypeError(f"a sparse {name} must hold numbers; got dtype {data.dtype}")
+    out = np.zeros(shape, np.float64)
+    np.add.at(out, (rows, cols), data.astype(np.float64))
+    return out
+
+
 def _check_cells(shape: tuple[int, int]) -> None:
     """Cells are indexed as ``row * n_columns + column`` in int64."""
     if shape[0] * shape[1] >= 1 << 62:
