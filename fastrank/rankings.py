@@ -1048,23 +1048,46 @@ def reciprocal(lists: _Lists, ties: str) -> np.ndarray:
     elif ties == "pessimistic":
         rr[ok] = 1.0 / (a[ok] + m[ok] - r[ok] + 1)
     else:
-        # The first relevant item at place i of its group, 1 <= i <= m - r + 1:
-        # P(1) = r / m, P(i + 1) / P(i) = (m - i - r + 1) / (m - i); every list's
-        # places laid end to end, each list's terms summed.
         idx = np.flatnonzero(ok)
-        span = (m[idx] - r[idx] + 1).astype(np.int64)
-        owner = np.repeat(np.arange(idx.shape[0]), span)
-        i = (np.arange(owner.shape[0]) - np.repeat(np.cumsum(span) - span, span) + 1).astype(
-            np.float64)
-        mm, rr_, aa = (np.repeat(x[idx].astype(np.float64), span) for x in (m, r, a))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            step = np.where(i == 1, rr_ / mm, (mm - (i - 1) - rr_ + 1) / (mm - (i - 1)))
-        logs = np.log(step)  # a product within each list, as a running sum of logs
-        run = np.cumsum(logs)
-        run -= np.repeat(run[np.cumsum(span) - span] - logs[np.cumsum(span) - span], span)
-        terms = np.exp(run) / (aa + i)
-        rr[idx] = np.add.reduceat(terms, np.cumsum(span) - span) if idx.size else rr[idx]
+        rr[idx] = _expected_reciprocal(a[idx], m[idx], r[idx])
     return rr
+
+
+SHORT_SPAN = 64  # lists whose first relevant item has up to this many places go side by side
+
+
+def _expected_reciprocal(a: np.ndarray, m: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """The expected ``1 / rank`` of the first relevant item of a tie group of ``m``
+    items, ``r`` of them relevant, ``a`` items above it, over all orders of the group.
+
+    It is at place i of the group, 1 <= i <= m - r + 1, with probability P(i):
+    P(1) = r / m, P(i + 1) / P(i) = (m - i - r + 1) / (m - i), kept as a running sum
+    of logs that starts at each list's own first place (so a list's value does not
+    depend on the lists before it). Lists of up to :data:`SHORT_SPAN` places advance
+    together, one place per step; longer ones one by one."""
+    a, m, r = (np.asarray(x, np.float64) for x in (a, m, r))
+    span = (m - r + 1).astype(np.int64)
+    out = np.zeros(a.shape[0])
+    if not a.shape[0]:
+        return out
+    with np.errstate(divide="ignore"):
+        run = np.log(r / m)  # log P(1)
+    out += np.exp(run) / (a + 1.0)
+    short = np.flatnonzero((span > 1) & (span <= SHORT_SPAN))
+    for i in range(2, int(span[short].max()) + 1 if short.size else 0):
+        short = short[span[short] >= i]
+        j = i - 1.0  # P(i) / P(i - 1) = (m - j - r + 1) / (m - j)
+        mm, rr_ = m[short], r[short]
+        with np.errstate(divide="ignore"):
+            run[short] += np.log((mm - j - rr_ + 1) / (mm - j))
+        out[short] += np.exp(run[short]) / (a[short] + i)
+    for t in np.flatnonzero(span > SHORT_SPAN).tolist():
+        steps = np.arange(1.0, float(span[t]))
+        with np.errstate(divide="ignore"):
+            logs = np.log((m[t] - steps - r[t] + 1) / (m[t] - steps))
+        logs[0] += run[t]
+        out[t] += float(np.add.reduce(np.exp(np.cumsum(logs)) / (a[t] + steps + 1)))
+    return out
 
 
 def r_precision(y_true: Any, y_score: Any, *, groups: Any = None, ties: str = "expected",

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import fastrank
 import fastrank.rankings as R
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -329,3 +330,39 @@ def test_small_dense_rows_give_the_kernels_values_to_the_bit(n, t, levels, k, ti
         R.DENSE_KERNEL_MIN = old
     for a, b in zip(small, big, strict=True):
         assert np.array_equal(a, b, equal_nan=True)
+
+
+def _exact_rr(a: int, m: int, r: int) -> float:
+    """E[1 / rank] of the first of r relevant items in a tie group of m at ranks
+    a+1 .. a+m, exactly (fractions), over every order of the group."""
+    from fractions import Fraction
+
+    return float(sum(Fraction(math.comb(m - x, r - 1), math.comb(m, r)) * Fraction(1, a + x)
+                     for x in range(1, m - r + 2)))
+
+
+def test_expected_reciprocal_rank_does_not_depend_on_a_lists_place() -> None:
+    """Many identical lists give one value, the exact one: the tie-expected RR once
+    drifted by up to ~1e-10 with a list's place in a large input (the running sum
+    of logs was kept across lists and differenced)."""
+    n = 200_000
+    y = np.tile([1, 0], n)
+    q = np.repeat(np.arange(n), 2)
+    v = fastrank.reciprocal_rank(y, np.ones(2 * n), groups=q, average=None).values
+    assert np.unique(v).tolist() == [0.75]
+    row = np.array([0, 1, 0, 1, 0, 0, 1])
+    s = np.array([0.0, 0, 0, 0, 0, 3, 0])
+    got = fastrank.reciprocal_rank(np.tile(row, (50_000, 1)), np.tile(s, (50_000, 1)),
+                                   average=None)
+    assert np.unique(got).tolist() == [pytest.approx(_exact_rr(1, 6, 3), rel=1e-15)]
+
+
+@pytest.mark.parametrize("m", [1, 2, 7, 64, 65, 300])
+def test_expected_reciprocal_rank_is_exact_on_long_tie_groups(m: int) -> None:
+    """Short and long tie groups (both sides of SHORT_SPAN) against exact fractions."""
+    for r in sorted({1, 2, max(1, m // 2), m} & set(range(1, m + 1))):
+        for a in (0, 5):
+            y = np.r_[np.zeros(a), np.ones(r), np.zeros(m - r)]
+            s = np.r_[np.full(a, 2.0), np.ones(m)]
+            got = fastrank.reciprocal_rank(y[None, :], s[None, :])
+            assert got == pytest.approx(_exact_rr(a, m, r), rel=1e-13), (a, m, r)
