@@ -929,7 +929,7 @@ def _one_range(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
     st, sk = _scratch.state
     out = np.empty(OUT_SIZE, np.float64)
     if not sweep_one(p, pb, q, qb, spec.exp, flip, max_fpr, what, st, sk, *_scratch.chunk,
-                     out):
+                     out, _EMPTY_FW):
         raise _NonFinite
     return out, int(sk[K_PRBE])
 

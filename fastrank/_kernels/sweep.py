@@ -757,11 +757,12 @@ def sweep_split(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey, 
 
 
 _ONE = [(rw(t), rw(b), rw(t), rw(b), u64, u64, f64, i64, rw(f64), rw(u64), rw(f64), rw(f64),
-         rw(u64), rw(f64)) for t, b in VALUES]
+         rw(u64), rw(f64), rw(f64)) for t, b in VALUES]
 
 
 @kernel(_ONE)
-def sweep_one(p, pb, q, qb, exp_mask, flip, max_fpr, what, st, sk, gpos, gneg, gkey, out):
+def sweep_one(p, pb, q, qb, exp_mask, flip, max_fpr, what, st, sk, gpos, gneg, gkey, out,
+              none):
     """An unweighted task's results from its two sorted classes, in one call.
 
     The task's state is made, swept and finished here (``st``/``sk``: scratch
@@ -771,7 +772,9 @@ def sweep_one(p, pb, q, qb, exp_mask, flip, max_fpr, what, st, sk, gpos, gneg, g
     sweep of a small task. Returns False, computing nothing, when a class
     starts or ends with a NaN or infinity (``exp_mask``: the exponent mask of
     float scores, 0 for integers; both sorts put those at an end). ``flip``: see
-    :func:`sweep_classes`.
+    :func:`sweep_classes`. ``none``: an empty float64 array (the weights of an
+    unweighted task), passed in because an allocation in a kernel is one more
+    function for Numba to compile on a first call.
     """
     m = p.shape[0]
     k = q.shape[0]
@@ -782,7 +785,6 @@ def sweep_one(p, pb, q, qb, exp_mask, flip, max_fpr, what, st, sk, gpos, gneg, g
                           or (np.uint64(x[n - 1]) & exp_mask) == exp_mask):
                 return False
     init_state(st, sk, float(m), float(k), max_fpr, what, False, 0.0, 0.0)
-    none = np.empty(0, np.float64)
     sweep_classes(p, pb, q, qb, none, none, False, st, sk, MODE_SWEEP, gpos, gneg, gkey, flip)
     finish(st, sk, out)
     return True
