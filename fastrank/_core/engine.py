@@ -100,7 +100,7 @@ from .._kernels.tasks import (
     split,
     tie_groups,
 )
-from .._kernels.topk import JOIN_HASH, JOIN_MERGE, JOIN_PLACE
+from .._kernels.topk import JOIN_HASH, JOIN_MERGE, JOIN_PLACE, heads_room
 from .._kernels.topk import row_heads as _row_heads
 from .inputs import (
     SAMPLE_MAJOR,
@@ -1264,10 +1264,18 @@ def row_heads(starts: np.ndarray, ends: np.ndarray, cols: np.ndarray, values: np
     bounds = np.unique(np.concatenate(([0], cuts, [n])))
     spans = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
 
+    code = _JOINS[join]
+    nu, ni, nf = heads_room(int(stored.max()) if n else 0, int(np.diff(lptr).max()) if n else 0,
+                            code)
+
     def run(span: tuple[int, int]) -> None:
-        _row_heads(lo, hi, c, bits, spec.kind, spec.sign, spec.ones, lp, lc, rel, depth,
-                   span[0], span[1], _JOINS[join], readonly(offsets), first, size, hits, groups,
-                   label_slot, tail_hits, repeat)
+        wu = np.empty(nu, np.uint64)  # workspaces, one set per span
+        wi = np.empty(ni, np.int64)
+        wf = np.empty(nf, np.float64)
+        if not _row_heads(lo, hi, c, bits, spec.kind, spec.sign, spec.ones, lp, lc, rel, depth,
+                          span[0], span[1], code, readonly(offsets), first, size, hits, groups,
+                          label_slot, tail_hits, repeat, wu, wi, wf):
+            raise RuntimeError("row_heads: workspace too small")  # heads_room is its bound
 
     parallel_map(run, spans, nthreads)
     return Heads(offsets, first, size, hits, groups, label_slot, tail_hits, repeat)

@@ -25,7 +25,33 @@ _GOLDEN = 0x9E3779B97F4A7C15  # Fibonacci hashing's multiplier, 2**64 / golden r
 
 _HEADS = [(ro(i64), ro(i64), ro(i64), ro(k), i64, u64, u64, ro(i64), ro(i64), ro(f64), i64,
            i64, i64, i64, ro(i64), rw(i64), rw(i64), rw(f64), rw(i64), rw(i64), rw(f64),
-           rw(i64)) for k in KEYS]
+           rw(i64), rw(u64), rw(i64), rw(f64)) for k in KEYS]
+
+
+def hash_width(widest: int) -> int:
+    """The slots of the hash table for rows of up to ``widest`` entries: the least
+    power of two from 2 on that is at least twice as many (as Python, and as
+    :func:`_hash_width` in the kernel)."""
+    width = 2
+    while width < 2 * widest:
+        width *= 2
+    return width
+
+
+_hash_width = helper(hash_width)
+
+
+def heads_room(widest: int, most: int, join: int) -> tuple[int, int, int]:
+    """The lengths of :func:`row_heads`'s three workspaces (uint64, int64, float64)
+    for rows of up to ``widest`` entries and ``most`` labels.
+
+    The caller allocates them (one set per thread), so that the kernel holds no
+    allocation: each array allocation in a kernel is code of its own for Numba to
+    compile (the kernel's first call compiled in 2.17-2.47 s with them passed in,
+    2.42-4.06 s allocating them itself, in alternating runs on a 2-core Zen 3)."""
+    hashed = join == JOIN_HASH
+    return (widest + 2 * most, 4 * most + 2 + (hash_width(widest) + widest if hashed else 0),
+            most)
 
 
 @helper
@@ -36,7 +62,8 @@ def _slot(col, shift):
 
 @kernel(_HEADS)
 def row_heads(starts, ends, cols, bits, kind, sign, ones, lptr, lcols, lrel, depth, lo_row,
-              hi_row, join, goff, first, size, hits, groups, label_slot, tail_hits, repeat):
+              hi_row, join, goff, first, size, hits, groups, label_slot, tail_hits, repeat,
+              wu, wi, wf):
     """For rows ``lo_row .. hi_row`` of a sparse score matrix (row ``i``'s entries
     are ``starts[i] .. ends[i]``: in any order of the rows, as a run's queries come;
     column ids ``cols``, scores as their ``bits``, read as keys by
@@ -64,30 +91,38 @@ def row_heads(starts, ends, cols, bits, kind, sign, ones, lptr, lcols, lrel, dep
     Shell's gaps when many), and each entry is counted against them, above or
     equal to each distinct one (with up to ``FEW`` of them, one branch-free count
     per score; beyond, a branch-free binary search per entry). A group's first
-    rank is the count of the entries above it. No allocation per row.
+    rank is the count of the entries above it. No allocation: ``wu``, ``wi`` and
+    ``wf`` are workspaces of the lengths :func:`heads_room` gives for these rows'
+    widest row and most labels; the kernel computes nothing and returns False
+    when they are shorter.
     """
     widest = 0
     most = 0
     for i in range(lo_row, hi_row):
-        widest = max(widest, ends[i] - starts[i])
-        most = max(most, lptr[i + 1] - lptr[i])
-    row_keys = np.empty(widest, np.uint64)
-    lab_keys = np.empty(most, np.uint64)  # the labelled entries' keys, highest first
-    lab_of = np.empty(most, np.int64)  # and their labels
-    dk = np.empty(most, np.uint64)  # the distinct labelled keys, highest first
-    dhits = np.empty(most, np.float64)
-    above = np.empty(most + 1, np.int64)  # entries above / equal to each distinct key
-    equal = np.empty(most + 1, np.int64)
-    slot_of = np.empty(most, np.int64)  # each distinct key's group (-1: below the cut)
-    width = 2
-    while width < 2 * widest:
-        width *= 2
+        if ends[i] - starts[i] > widest:
+            widest = ends[i] - starts[i]
+        if lptr[i + 1] - lptr[i] > most:
+            most = lptr[i + 1] - lptr[i]
+    hashed = join == JOIN_HASH
+    width = _hash_width(widest) if hashed else 0
+    if (wu.shape[0] < widest + 2 * most or wf.shape[0] < most
+            or wi.shape[0] < 4 * most + 2 + (width + widest if hashed else 0)):
+        return False
+    row_keys = wu[:widest]
+    lab_keys = wu[widest:widest + most]  # the labelled entries' keys, highest first
+    dk = wu[widest + most:widest + 2 * most]  # the distinct labelled keys, highest first
+    lab_of = wi[:most]  # and their labels
+    above = wi[most:2 * most + 1]  # entries above / equal to each distinct key
+    equal = wi[2 * most + 1:3 * most + 2]
+    slot_of = wi[3 * most + 2:4 * most + 2]  # each distinct key's group (-1: below the cut)
+    dhits = wf[:most]
     shift = 64
     while (1 << (64 - shift)) < width:
         shift -= 1
-    hashed = join == JOIN_HASH
-    table = np.full(width if hashed else 1, -1, np.int64)
-    used = np.empty(widest if hashed else 1, np.int64)
+    table = wi[4 * most + 2:4 * most + 2 + width]  # (hashed only)
+    used = wi[4 * most + 2 + width:4 * most + 2 + width + widest]
+    for j in range(width):
+        table[j] = -1
     for i in range(lo_row, hi_row):
         lo = starts[i]
         hi = ends[i]
@@ -196,7 +231,8 @@ def row_heads(starts, ends, cols, bits, kind, sign, ones, lptr, lcols, lrel, dep
         if n > 0:
             top = row_keys[0]
             for j in range(1, n):
-                top = max(top, row_keys[j])
+                if row_keys[j] > top:
+                    top = row_keys[j]
             if v == 0 or dk[0] != top:  # the first group, unlabelled
                 m = 0
                 for j in range(n):
@@ -225,3 +261,4 @@ def row_heads(starts, ends, cols, bits, kind, sign, ones, lptr, lcols, lrel, dep
             if label_slot[lab] == -2:
                 tail += lrel[lab]
         tail_hits[i] = tail
+    return True
