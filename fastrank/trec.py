@@ -314,14 +314,15 @@ def _triple(x: Any, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.asarray(parts[0]), np.asarray(parts[1]), np.asarray(parts[2])
 
 
-def _sortable(ids: np.ndarray) -> np.ndarray:
+def _sortable(ids: np.ndarray, pack: bool = True) -> np.ndarray:
     """Keys that sort and compare as the ids do, cheaper to sort: text ids of at most
     8 characters, each below 256, as one big-endian uint64 each (a kernel packs
-    them); longer text whose characters all lie below 256 as fixed-width bytes (a
-    quarter of numpy's 4 bytes per character); other ids as they are."""
+    them; ``pack`` False when it is known not to fit); longer text whose characters
+    all lie below 256 as fixed-width bytes (a quarter of numpy's 4 bytes per
+    character); other ids as they are."""
     if ids.dtype.kind != "U" or ids.shape[0] == 0 or ids.dtype.itemsize == 0:
         return ids
-    keys = engine.text_keys(ids)
+    keys = engine.text_keys(ids) if pack else None
     if keys is not None:
         return keys
     width = ids.dtype.itemsize // 4
@@ -341,7 +342,8 @@ def _codes(*parts: np.ndarray) -> tuple[np.ndarray, list[tuple[np.ndarray, np.nd
     ends = np.cumsum([0] + [p.shape[0] for p in parts])
     n = int(ends[-1])
     keys: np.ndarray | None = None
-    if parts and all(p.dtype.kind == "U" for p in parts):
+    text = bool(parts) and all(p.dtype.kind == "U" for p in parts)
+    if text:
         keys = np.empty(n, np.uint64)
         for p, lo, hi in zip(parts, ends[:-1], ends[1:], strict=True):
             if engine.text_keys(p, keys[lo:hi]) is None:
@@ -351,7 +353,7 @@ def _codes(*parts: np.ndarray) -> tuple[np.ndarray, list[tuple[np.ndarray, np.nd
         pick = _picker(parts)
     else:
         ids = np.concatenate(parts)
-        keys = _sortable(ids)
+        keys = _sortable(ids, pack=not text)  # packing failed part by part: not again
         pick = ids.__getitem__
     new = np.ones(n, bool)
     np.not_equal(keys[1:], keys[:-1], out=new[1:])
