@@ -224,6 +224,8 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     keep = judged_q[bcode]
     if not keep.any():
         raise ValueError("no query of the run has judgments in the qrels")
+    if not keep.all():  # rows of queries left out: checked here, the others as ranked
+        _unjudged_repeats(rq, rd, rdk, bcode[~keep], bstart[~keep], bend[~keep])
     bstart, bend, bcode = bstart[keep], bend[keep], bcode[keep]
     evaluated = np.flatnonzero(np.bincount(bcode, minlength=q_all.shape[0]))
     remap = np.full(q_all.shape[0], -1, np.int64)
@@ -427,6 +429,18 @@ def _repeated(qcodes: np.ndarray, dkeys: np.ndarray) -> int | None:
         return None
     by = np.argsort(key, kind="stable")
     return int(by[1:][key[by][1:] == key[by][:-1]][0])
+
+
+def _unjudged_repeats(rq: np.ndarray, rd: np.ndarray, rdk: np.ndarray, codes: np.ndarray,
+                      starts: np.ndarray, ends: np.ndarray) -> None:
+    """Refuse a (query, document) pair listed twice among the run's rows of queries
+    without judgments (blocks ``starts``/``ends`` of query ``codes``): those rows are
+    not ranked, so this is their only check, at the cost of those rows alone."""
+    span = ends - starts
+    rows = np.arange(int(span.sum())) + np.repeat(starts - (np.cumsum(span) - span), span)
+    twice = _repeated(np.repeat(codes, span), rdk[rows])
+    if twice is not None:
+        _listed_twice("run", rq[rows[twice]], rd[rows[twice]])
 
 
 def _listed_twice(name: str, query: Any, doc: Any) -> None:

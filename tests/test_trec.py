@@ -386,6 +386,31 @@ def test_a_pair_listed_twice_anywhere_is_named(ids) -> None:
                               run, ["P@1"])
 
 
+@pytest.mark.parametrize("ids", ["int", "short", "long"])
+@pytest.mark.parametrize("ties", ["expected", "trec_eval"])
+def test_a_pair_listed_twice_in_a_query_without_judgments_is_named(ids, ties) -> None:
+    """Rows of a query the qrels do not judge are not ranked, yet a pair listed twice
+    there is refused as anywhere else (in one block or in two); listed once each,
+    those rows change nothing."""
+    (jq, jd, jr), (rq, rd, rs) = _shuffled_run_case(7, ids)
+    extra = rq[0]  # its judgments dropped: a query of the run without any
+    qrels = tuple(x[jq != extra] for x in (jq, jd, jr))
+    mine = rq == extra
+    without = fastrank.evaluate_run(qrels, (rq[~mine], rd[~mine], rs[~mine]), ["map", "P@5"],
+                                    ties=ties)
+    got = fastrank.evaluate_run(qrels, (rq, rd, rs), ["map", "P@5"], ties=ties)
+    assert extra not in got.queries.tolist()
+    assert got.queries.tolist() == without.queries.tolist()
+    for name in ("map", "P@5"):
+        assert np.array_equal(got.per_query[name], without.per_query[name], equal_nan=True)
+    at = 7  # the unjudged query's document 7, listed again
+    for twice in ((np.append(rq, rq[at]), np.append(rd, rd[at]), np.append(rs, 0.5)),
+                  (np.insert(rq, at, rq[at]), np.insert(rd, at, rd[at]), np.insert(rs, at, 0.5))):
+        with pytest.raises(ValueError, match=f"the run lists query {rq[at].item()!r}, document "
+                                             f"{rd[at].item()!r} more than once"):
+            fastrank.evaluate_run(qrels, twice, ["map"], ties=ties)
+
+
 def test_files_read_alike_with_uniform_and_ragged_lines(tmp_path) -> None:
     """A file whose lines all hold as many columns is split once; one with a line
     holding more (a tag with a space, say) line by line: the same arrays. Blank
