@@ -371,7 +371,8 @@ def ndcg(y_true: Any, y_score: Any, *, k: int | None = None, sample_weight: Any 
     with np.errstate(invalid="ignore", divide="ignore"):
         per = got / best
     per[none] = np.nan
-    if none.any():
+    weightless = w is not None and (~none).any() and not w[~none].any()  # _mean says so
+    if none.any() and not weightless:
         warnings.warn(f"ndcg is undefined for {int(none.sum())} of {per.shape[0]} samples "
                       "(no relevant labels); they are NaN and left out of the mean",
                       UndefinedMetricWarning, stacklevel=2)
@@ -868,7 +869,7 @@ def _at_k(name: str, y_true: Any, y_score: Any, k: Any, groups: Any, ties: Any,
           n_relevant: Any, average: Any) -> Any:
     ks, scalar_k, ties = _check_call(k, ties, groups, average)
     lists = _Lists(y_true, y_score, groups, n_relevant, depth=int(ks.max()))
-    return _finish(name, at_k(name, lists, ks, ties), lists, average, scalar_k)
+    return _finish(name, at_k(name, lists, ks, ties), lists, average, scalar_k, stacklevel=4)
 
 
 def at_k(name: str, lists: _Lists, ks: np.ndarray, ties: str) -> np.ndarray:
@@ -1280,7 +1281,7 @@ def _ps(name: str, y_true: Any, y_score: Any, k: Any, propensity: Any, ties: Any
     with np.errstate(invalid="ignore", divide="ignore"):
         per = np.where(den > 0, num / den, np.nan)
     if not normalize or average is None:
-        return _finish(name, per, lists, average, scalar_k)
+        return _finish(name, per, lists, average, scalar_k, stacklevel=4)
     # Normalised: the ratio of the sums over the samples (pyxclib's ratio of means), so
     # a sample without relevant labels adds nothing to either.
     _finish(name, per, lists, "macro", scalar_k, stacklevel=4)  # its one warning
@@ -1376,7 +1377,12 @@ def top_k_accuracy(y_true: Any, y_score: Any, k: Any = 2, *, labels: Any = None,
     hits = hit_rate(lists, ks, ties)
     total = float(n) if w is None else float(w.sum())
     got = hits.sum(axis=0) if w is None else vecmat(w, hits)
-    out = got / total if normalize else got
+    if normalize and total == 0:
+        reduce.warn_caller("top_k_accuracy is undefined: the sample weights sum to 0; it is "
+                           "NaN")
+        out = np.full(got.shape[0], np.nan)
+    else:
+        out = got / total if normalize else got
     return float(out[0]) if scalar_k else out
 
 
@@ -1521,8 +1527,10 @@ def psprecision_at_k(y_true: Any, y_score: Any, k: Any, *, propensity: Any,
     """Propensity-scored precision at ``k`` (Jain et al., 2016): the sum of the
     inverse propensities of the relevant labels in each sample's top ``k``, over
     ``k`` (unnormalised) or over its best possible value (normalised). Rare labels
-    weigh more, so a model that only predicts the frequent ones scores low. NaN
-    for a sample without relevant labels.
+    weigh more, so a model that only predicts the frequent ones scores low.
+    Normalised, NaN for a sample without relevant labels (it has no best value);
+    unnormalised, 0 for it, as :func:`precision_at_k` gives. NaN where ``k`` is
+    beyond the sample's labels.
     {doc}
     Examples
     --------

@@ -290,6 +290,23 @@ def test_a_sample_without_relevant_labels_warns_once():
     assert got.tolist() == [2.0, 0.0]
 
 
+@pytest.mark.parametrize("normalize", [True, False])
+@pytest.mark.parametrize("average", ["macro", None])
+@pytest.mark.parametrize("name", ["psprecision_at_k", "psndcg_at_k"])
+def test_propensity_warnings_point_at_the_callers_line(name, normalize, average):
+    """PSP@k beyond a row's labels, PSnDCG@k of a row without relevant labels: NaN in
+    every form, with one warning at the line that called (not inside fastrank)."""
+    Y = np.array([[1, 0, 0], [0, 0, 0]])
+    S = np.array([[0.9, 0.2, 0.1], [0.3, 0.5, 0.0]])
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        line = sys._getframe().f_lineno + 1
+        getattr(F, name)(Y, S, 4, propensity=[0.5] * 3, normalize=normalize, average=average)
+    assert len(rec) == 1, [str(r.message) for r in rec]
+    assert issubclass(rec[0].category, F.UndefinedMetricWarning)
+    assert (rec[0].filename, rec[0].lineno) == (__file__, line)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
 def test_large_inputs_match_dense_scores(dtype):
     """Many rows, split across the threads, in every canonical score width: the same

@@ -5,6 +5,7 @@ of ties, with and without sample weights, dense and sparse labels."""
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 import subprocess
 import sys
@@ -287,6 +288,68 @@ def test_every_ranking_function_refuses_bad_input(name, f, extra, weighted) -> N
         for w in ([1.0, -1.0], [1.0, np.nan], [1.0]):
             with pytest.raises(ValueError, match="sample_weight"):
                 f(Y, S, *extra, sample_weight=w)
+
+
+def _warned_once_here(call, line=None):
+    """The value of ``call()`` (a one-line lambda), checked to warn once, naming the
+    lambda's line (or ``line``): the caller's, not one inside fastrank."""
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        value = call()
+    assert [r.category for r in rec] == [fastrank.UndefinedMetricWarning], \
+        [str(r.message) for r in rec]
+    where = (rec[0].filename, rec[0].lineno)
+    assert where == (__file__, line or call.__code__.co_firstlineno), (where, str(rec[0].message))
+    return value
+
+
+@pytest.mark.parametrize(("name", "f", "extra", "weighted"), _every_ranking_function(),
+                         ids=[x[0] for x in _every_ranking_function()])
+@pytest.mark.parametrize("average", ["macro", None])
+def test_every_ranking_functions_warning_names_the_callers_line(name, f, extra, weighted,
+                                                                average) -> None:
+    """A sample without relevant labels (or k beyond a row) where the measure is
+    undefined there: one warning, at the line that called, however deep in fastrank
+    it was raised."""
+    Y = np.array([[1, 0, 0], [0, 0, 0]])
+    S = np.array([[0.9, 0.2, 0.1], [0.3, 0.5, 0.0]])
+    kw = {"average": average} if "average" in inspect.signature(f).parameters else {}
+    if not kw and average is None:
+        pytest.skip("no per-sample form")
+    extra = (4,) if extra else extra  # k beyond the rows: P@k and PSP@k undefined too
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        f(Y, S, *extra, **kw)
+    if not rec:  # defined for every sample here (LRAP's rule, coverage, dcg, ...)
+        return
+    _warned_once_here(lambda: f(Y, S, *extra, **kw))
+
+
+@pytest.mark.parametrize(("name", "f", "extra", "weighted"),
+                         [x for x in _every_ranking_function() if x[3]],
+                         ids=[x[0] for x in _every_ranking_function() if x[3]])
+def test_weights_summing_to_zero_give_nan_with_one_warning(name, f, extra, weighted) -> None:
+    """Every sample of weight 0: the weighted mean has no value. NaN and one warning
+    saying why (not numpy's division warning, nor a silent NaN)."""
+    Y = np.array([[1, 0, 1], [0, 1, 0]])
+    S = np.array([[0.5, 0.2, 0.4], [0.1, 0.9, 0.3]])
+    assert not math.isnan(f(Y, S, *extra, sample_weight=[0.0, 1.0]))
+    got = _warned_once_here(lambda: f(Y, S, *extra, sample_weight=[0.0, 0.0]))
+    assert math.isnan(got)
+
+
+@pytest.mark.parametrize("call", [
+    lambda Y, S, w: fastrank.average_precision(Y, S, average="samples", sample_weight=w),
+    lambda Y, S, w: fastrank.roc_auc(Y, S, average="samples", sample_weight=w),
+    lambda Y, S, w: fastrank.all_metrics(Y, S, average="samples", sample_weight=w).roc_auc,
+    lambda Y, S, w: fastrank.top_k_accuracy([0, 1], S[:, :2], 1, sample_weight=w),
+], ids=["average_precision", "roc_auc", "all_metrics", "top_k_accuracy"])
+def test_samples_averages_of_zero_total_weight_warn_once(call) -> None:
+    Y = np.array([[1, 0, 1], [0, 1, 0]])
+    S = np.array([[0.5, 0.2, 0.4], [0.1, 0.9, 0.3]])
+    assert not math.isnan(call(Y, S, [1.0, 0.0]))
+    assert math.isnan(_warned_once_here(lambda: call(Y, S, [0.0, 0.0]),
+                                        call.__code__.co_firstlineno))
 
 
 @pytest.mark.parametrize("k", [2**63, np.uint64(2**64 - 1), 2**70])

@@ -694,3 +694,23 @@ def test_warning_points_at_the_callers_line(func):
         target(*NEG_ONLY, *extra)
     assert len(rec) == 1
     assert (rec[0].filename, rec[0].lineno) == (__file__, line)
+
+
+@pytest.mark.parametrize("func", [fastrank.average_precision, fastrank.all_metrics],
+                         ids=["average_precision", "all_metrics"])
+def test_an_average_with_no_weight_left_says_so_in_the_one_warning(func):
+    """Groups of one class each: AP is defined for the all-positive group only, which
+    has no pairs, so the 'pairs' average has nothing to weigh. NaN, and the one
+    warning names both facts at the caller's line."""
+    y = np.array([0, 0, 1, 1])
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        line = inspect.currentframe().f_lineno + 1
+        got = func(y, np.zeros(4), groups=[0, 0, 1, 1], average="pairs")
+    value = got if func is fastrank.average_precision else got.average_precision
+    assert math.isnan(value)
+    assert len(rec) == 1
+    assert (rec[0].filename, rec[0].lineno) == (__file__, line)
+    message = str(rec[0].message)
+    assert "without positive samples" in message
+    assert "'pairs' average is undefined" in message

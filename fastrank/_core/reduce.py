@@ -10,6 +10,8 @@ and builds the public result types (:class:`BinaryMetrics`,
 from __future__ import annotations
 
 import math
+import os
+import sys
 import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -48,22 +50,27 @@ class Results(NamedTuple):
 
 
 def warn_undefined(what: str, mode: str, pos: np.ndarray, neg: np.ndarray,
-                   undefined: np.ndarray, average: Any = None, *, stacklevel: int = 2) -> None:
+                   undefined: np.ndarray, average: Any = None, *, stacklevel: int = 2,
+                   extra: str = "") -> None:
     """The one warning of a call whose tasks (of kind ``mode``) are partly undefined.
 
     ``what`` names the metrics ("roc_auc is"); ``pos``/``neg`` are the per-task
     totals and ``undefined`` the mask of NaN tasks. A single task is worded as
-    such. ``stacklevel`` counts from the caller of this function.
+    such. ``stacklevel`` counts from the caller of this function. ``extra``: what
+    the average had to say (see :func:`average`), in the same warning, or alone.
     """
     total = len(pos)
     level = stacklevel + 1
+    tail = "; " + extra if extra else ""
     if total == 0:
         if average is not None:
-            warnings.warn(f"{what} undefined: there are no {mode} to average; returning NaN",
-                          UndefinedMetricWarning, stacklevel=level)
+            warnings.warn(f"{what} undefined: there are no {mode} to average; returning "
+                          f"NaN{tail}", UndefinedMetricWarning, stacklevel=level)
         return
     count = int(np.count_nonzero(undefined))
     if count == 0:
+        if extra:
+            warnings.warn(extra, UndefinedMetricWarning, stacklevel=level)
         return
     if mode == "one":
         p, n = pos[0], neg[0]
@@ -71,7 +78,7 @@ def warn_undefined(what: str, mode: str, pos: np.ndarray, neg: np.ndarray,
         if p == 0 and n == 0:
             missing = "positive or negative (all weights are zero)"
         warnings.warn(f"{what} undefined for 1 of 1 task(s): no {missing} samples; "
-                      "returning NaN", UndefinedMetricWarning, stacklevel=level)
+                      f"returning NaN{tail}", UndefinedMetricWarning, stacklevel=level)
         return
     no_pos = int(np.count_nonzero(undefined & (pos == 0)))
     parts = []
@@ -82,20 +89,43 @@ def warn_undefined(what: str, mode: str, pos: np.ndarray, neg: np.ndarray,
         parts.append(f"{count - no_pos} without negative {unit}")
     left_out = "" if average is None else f" and left out of the {average!r} average"
     warnings.warn(f"{what} undefined for {count} of {total} {mode} ({', '.join(parts)}); "
-                  f"they are NaN{left_out}", UndefinedMetricWarning, stacklevel=level)
+                  f"they are NaN{left_out}{tail}", UndefinedMetricWarning, stacklevel=level)
 
 
 # ------------------------------------------------------------------ averages
 
 
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def warn_caller(message: str) -> None:
+    """An :class:`UndefinedMetricWarning` that names the line outside fastrank that
+    led here, however many of fastrank's frames lie between (the ``stacklevel`` of
+    the first frame not in the package)."""
+    frame = sys._getframe(1)
+    level = 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    warnings.warn(message, UndefinedMetricWarning, stacklevel=level if frame else 2)
+
+
+def _say(message: str, said: list[str] | None) -> None:
+    if said is None:
+        warn_caller(message)
+    elif message not in said:
+        said.append(message)
+
+
 def average(values: np.ndarray, pos: np.ndarray, neg: np.ndarray, how: Any,
-            weights: np.ndarray | None = None) -> float:
+            weights: np.ndarray | None = None, said: list[str] | None = None) -> float:
     """The mean of the defined (non-NaN) values; NaN when none is defined.
 
     ``how``: ``"macro"`` (plain mean), ``"weighted"`` (by positives), ``"size"``
     (by samples, or weight), ``"pairs"`` (by positives x negatives), ``"samples"``
     (each task a sample's labels: the plain mean, or by ``weights``, the samples'
-    weights).
+    weights). An undefined average warns, or, given ``said``, adds its message there
+    (for a caller that averages several metrics and warns once).
     """
     if how not in MEANS:
         check_average(how, MEANS)
@@ -107,9 +137,8 @@ def average(values: np.ndarray, pos: np.ndarray, neg: np.ndarray, how: Any,
     if infinite.size and infinite.max() > 0 > infinite.min():
         # d' is +inf for a task ranked perfectly and -inf for one ranked perfectly
         # backwards; a mean of both has no value (numpy would say so with a RuntimeWarning).
-        warnings.warn("the average is undefined: the values include both +inf and -inf "
-                      "(d' of tasks ranked perfectly and perfectly backwards); it is NaN",
-                      UndefinedMetricWarning, stacklevel=5)
+        _say("the average is undefined: the values include both +inf and -inf (d' of "
+             "tasks ranked perfectly and perfectly backwards); it is NaN", said)
         return math.nan
     if how == "macro" or (how == "samples" and weights is None):
         return float(np.mean(v))
@@ -123,6 +152,10 @@ def average(values: np.ndarray, pos: np.ndarray, neg: np.ndarray, how: Any,
         w = pos[ok] * neg[ok]
     total = w.sum()
     if total == 0:
+        _say("the 'samples' average is undefined: the weights of the samples with a value "
+             "sum to 0; it is NaN" if how == "samples" else
+             f"the {how!r} average is undefined: every task with a value has weight 0 in it "
+             "(one class only); it is NaN", said)
         return math.nan
     return dot(w, v) / float(total)
 
@@ -254,22 +287,26 @@ class BatchMetrics:
     def __len__(self) -> int:
         return int(self.roc_auc.shape[0])
 
-    def mean(self, average: str = "macro", weights: np.ndarray | None = None
-             ) -> BinaryMetrics:
+    def mean(self, average: str = "macro", weights: np.ndarray | None = None,
+             said: list[str] | None = None) -> BinaryMetrics:
         """Each metric averaged over the tasks where it is defined (``weights``: the
         samples' weights of ``average="samples"``).
 
         ``average`` is ``"macro"``, ``"weighted"``, ``"size"``, ``"pairs"`` or
         ``"samples"`` (as in :func:`~fastrank.roc_auc`). ``prbe_threshold`` has no
         average and is NaN; ``positives`` and ``negatives`` are the totals over all
-        tasks.
+        tasks. An undefined average warns once for all the metrics (or, given
+        ``said``, adds its message there).
         """
         pos, neg = self.positives, self.negatives
+        quiet = said is not None
+        said = [] if said is None else said
 
         def avg(values: np.ndarray | None) -> Any:
-            return None if values is None else _average(values, pos, neg, average, weights)
+            return None if values is None else _average(values, pos, neg, average, weights,
+                                                        said)
 
-        return BinaryMetrics(
+        out = BinaryMetrics(
             average_precision=avg(self.average_precision),
             average_precision_expected=avg(self.average_precision_expected),
             roc_auc=avg(self.roc_auc),
@@ -282,6 +319,9 @@ class BatchMetrics:
             positives=float(pos.sum()),
             negatives=float(neg.sum()),
         )
+        if said and not quiet:
+            warn_caller(" ".join(said))
+        return out
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as a plain ``dict`` (for tables)."""
@@ -321,17 +361,24 @@ def finish(req: Request, res: Results, average: Any, *, return_threshold: bool =
             return (value, _scalar(res.thresholds[0])) if return_threshold else value
     pos, neg = res.positives, res.negatives
     if metric is None:
+        told: list[str] = []  # what the average has to say, in the one warning
+        means: BatchMetrics | BinaryMetrics | None = None
+        if not scalar:
+            per = batch_metrics(res, req)
+            means = per if average is None else per.mean(average, weights, told)
         if not (scalar and float(pos[0]) > 0 and float(neg[0]) > 0):  # else nothing to say
-            _warn_all(res, None if scalar else average, level)
+            _warn_all(res, None if scalar else average, level, " ".join(told))
         if scalar:
             return binary_metrics(res.out[0], _scalar(res.thresholds[0]), req)
-        per = batch_metrics(res, req)
-        return per if average is None else per.mean(average, weights)
+        return means
     values = _column(req, res, metric)
     undefined = np.isnan(values) & metric.undefined(pos, neg)
     mode = "one" if scalar else res.mode
+    said: list[str] = []
+    mean = None if scalar or average is None else _average(values, pos, neg, average, weights,
+                                                           said)
     warn_undefined(f"{metric.function} is", mode, pos, neg, undefined,
-                   None if scalar else average, stacklevel=level)
+                   None if scalar else average, stacklevel=level, extra=" ".join(said))
     if scalar:
         value = float(values[0])
         if return_threshold:
@@ -343,7 +390,7 @@ def finish(req: Request, res: Results, average: Any, *, return_threshold: bool =
             assert res.ids is not None
             result = GroupResult(res.ids, values, pos.copy(), neg.copy(), res.sizes)
     else:
-        result = _average(values, pos, neg, average, weights)
+        result = mean
     if return_threshold:
         return result, res.thresholds
     return result
@@ -354,8 +401,9 @@ def _scalar(x: Any) -> Any:
     return x.item() if isinstance(x, np.generic) else x
 
 
-def _warn_all(res: Results, average: Any, level: int) -> None:
-    """The one warning of an ``all_metrics`` call with undefined tasks."""
+def _warn_all(res: Results, average: Any, level: int, extra: str = "") -> None:
+    """The one warning of an ``all_metrics`` call with undefined tasks (``extra``:
+    what the average had to say)."""
     no_pos = res.positives == 0
     one_class = no_pos | (res.negatives == 0)
     mode = "one" if res.mode in ("one", "micro") else res.mode
@@ -367,12 +415,12 @@ def _warn_all(res: Results, average: Any, level: int) -> None:
         warnings.warn(
             f"metrics undefined for {count} of {total} {mode}: average_precision, pr_auc "
             f"and prbe for the {mixed[0]} without positive samples, roc_auc and d_prime "
-            f"for those and the {mixed[1]} without negative samples; they are NaN{left_out}",
-            UndefinedMetricWarning, stacklevel=level + 1)
+            f"for those and the {mixed[1]} without negative samples; they are NaN{left_out}"
+            + ("; " + extra if extra else ""), UndefinedMetricWarning, stacklevel=level + 1)
         return
     names = ALL_NAMES if (no_pos.any() or not one_class.any()) else AUC_NAMES
     warn_undefined(names, mode, res.positives, res.negatives, one_class, average,
-                   stacklevel=level + 1)
+                   stacklevel=level + 1, extra=extra)
 
 
 def _metric_fields(value: Callable[[str], Any], req: Request) -> dict[str, Any]:
