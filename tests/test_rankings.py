@@ -272,8 +272,17 @@ def test_every_ranking_function_refuses_bad_input(name, f, extra, weighted) -> N
         T[1, 2] = bad
         with pytest.raises(ValueError, match=r"row 1, task 2"):
             f(Y, T, *extra)
-    with pytest.raises(ValueError, match="different shapes"):
-        f(Y, S[:, :2], *extra)
+    with pytest.raises(ValueError, match=r"different shapes: \(2, 3\) and \(2, 2\)"):
+        f(Y, S[:, :2], *extra)  # as the caller gave them, not as transposed inside
+    with pytest.raises(ValueError, match=r"different shapes: \(1, 3\) and \(2, 3\)"):
+        f(Y[:1], S, *extra)
+    sps = pytest.importorskip("scipy.sparse")
+    bad = sps.csr_matrix((np.ones(1), np.array([7]), np.array([0, 1, 1])), shape=(2, 3))
+    with pytest.raises(ValueError, match=r"outside its shape \(2, 3\): column index 7"):
+        f(bad, S, *extra)
+    if not extra and not name.startswith(("reciprocal", "r_prec", "top_k")):
+        with pytest.raises(TypeError, match=r"y_score is a scipy\.sparse matrix"):
+            f(Y, sps.csr_matrix(S), *extra)  # dense scores only: named, not "shape ()"
     with pytest.raises(ValueError, match=r"no samples|no labels"):
         f(np.zeros((0, 3)), np.zeros((0, 3)), *extra)
     with pytest.raises(ValueError, match="2-D"):
@@ -399,3 +408,16 @@ def test_large_ndcg_is_scikit_learns_through_the_ranked_lists(k) -> None:
     finally:
         R.DENSE_KERNEL_MIN = old
     assert got == pytest.approx(small, rel=1e-14, abs=1e-15)
+
+
+def test_a_sparse_score_matrix_is_named_where_dense_scores_are_needed() -> None:
+    """np.asarray of a scipy.sparse matrix is a 0-d object array; the refusal names
+    the sparse matrix instead of a shape ()."""
+    sps = pytest.importorskip("scipy.sparse")
+    Y = np.array([[1, 0, 1], [0, 1, 0]])
+    S = sps.csr_matrix(np.array([[0.5, 0.2, 0.4], [0.1, 0.9, 0.3]]))
+    for call in (lambda: fastrank.average_precision(Y, S, average="samples"),
+                 lambda: fastrank.roc_auc(Y, S), lambda: fastrank.all_metrics(Y, S),
+                 lambda: fastrank.roc_curve(Y[0], S)):
+        with pytest.raises(TypeError, match=r"y_score is a scipy.sparse matrix.*toarray"):
+            call()

@@ -77,11 +77,16 @@ def sample_inputs(y_true: Any, s: np.ndarray, sample_weight: Any, groups: Any = 
     if 0 in s.shape:
         what = "samples" if s.shape[0] == 0 else "labels"
         raise ValueError(f"y_score has no {what} (shape {s.shape}); at least one is needed")
-    if not inputs.is_sparse(y_true):
+    if inputs.is_sparse(y_true):
+        inputs.sparse_in_shape(y_true, s.shape)
+    else:
         y = inputs.as_array(y_true, "y_true")
         if y.ndim != 2:
             raise ValueError(f"{what} needs a 2-D label matrix (n_samples, n_labels); y_true "
                              f"has shape {y.shape}")
+        if y.shape != s.shape:
+            raise ValueError(f"y_true and y_score have different shapes: {y.shape} and "
+                             f"{s.shape}")
         y_true = y
     w = inputs.weights(sample_weight, s.shape[0])
     inputs.check_finite(inputs.canonical_scores(s))

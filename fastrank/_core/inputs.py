@@ -97,6 +97,9 @@ def as_array(x: Any, name: str) -> np.ndarray:
     """
     if isinstance(x, np.ndarray):
         return x
+    if is_sparse(x):  # np.asarray would make a 0-d object array of it
+        raise TypeError(f"{name} is a scipy.sparse matrix, which this function does not take; "
+                        f"pass a dense array ({name}.toarray())")
     if hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
         device = x.__dlpack_device__()
         if int(device[0]) != _DLPACK_CPU:
@@ -547,15 +550,25 @@ def _entries_in_shape(rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]
                          "malformed)")
 
 
-def sparse_dense(y: Any, shape: tuple[int, int], name: str = "y_true") -> np.ndarray:
-    """A sparse matrix of ``shape`` as a dense float64 array, its entries checked to
-    lie inside the shape first (scipy's ``toarray`` trusts its index arrays and
-    writes wherever they point); duplicate entries add up, as scipy defines them."""
+def sparse_in_shape(y: Any, shape: tuple[int, int], name: str = "y_true"
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows, columns and values of a sparse matrix of ``shape`` (that of
+    y_score), checked: the shapes agree and every entry lies inside (scipy trusts
+    its index arrays). Called before a matrix is transposed, so that the message
+    names rows and columns as the caller gave them."""
     if tuple(y.shape) != shape:
         raise ValueError(f"{name} and y_score have different shapes: {tuple(y.shape)} and "
                          f"{shape}")
     rows, cols, data = _sparse_entries(y, shape, name)
     _entries_in_shape(rows, cols, shape, name)
+    return rows, cols, data
+
+
+def sparse_dense(y: Any, shape: tuple[int, int], name: str = "y_true") -> np.ndarray:
+    """A sparse matrix of ``shape`` as a dense float64 array, checked by
+    :func:`sparse_in_shape` first (scipy's ``toarray`` writes wherever its index
+    arrays point); duplicate entries add up, as scipy defines them."""
+    rows, cols, data = sparse_in_shape(y, shape, name)
     data = np.asarray(data)
     if data.dtype.kind not in "biuf":
         raise TypeError(f"a sparse {name} must hold numbers; got dtype {data.dtype}")
