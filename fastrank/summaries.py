@@ -907,26 +907,28 @@ class BinnedSummary:
             thr = None
         for a in (est, low, high):
             a[undefined] = math.nan
+        said: list[str] = []  # what the averages have to say, in the call's one warning
+        means = None
+        if not one_d and average is not None:
+            # the averages' weights are relative: one power of two keeps pos * neg finite
+            top = float(max(pos.max(), neg.max()))
+            scale = math.ldexp(1.0, math.frexp(top)[1]) if top > 0 else 1.0
+            wp, wn = pos / scale, neg / scale
+            means = [reduce.average(a, wp, wn, average, said=said) for a in (est, low, high)]
         if opts is None:
             reduce.warn_undefined(f"{metric} is", "one" if one_d else "tasks", pos, neg,
-                                  undefined, None if one_d else average, stacklevel=2)
+                                  undefined, None if one_d else average, stacklevel=2,
+                                  extra=" ".join(said))
+        elif said:
+            reduce.warn_caller(" ".join(said))
         if one_d:
             return Bounds(metric, float(est[0]), float(low[0]), float(high[0]), self.exact,
                           float(pos[0]), float(neg[0]), int(clipped[0]),
                           None if thr is None else float(thr[0]))
-        if average is None:
+        if means is None:
             return Bounds(metric, est, low, high, self.exact, pos, neg, clipped, thr)
-        # the averages' weights are relative: one power of two keeps pos * neg finite
-        top = float(max(pos.max(), neg.max()))
-        scale = math.ldexp(1.0, math.frexp(top)[1]) if top > 0 else 1.0
-        wp, wn = pos / scale, neg / scale
-        return Bounds(
-            metric,
-            reduce.average(est, wp, wn, average),
-            reduce.average(low, wp, wn, average),
-            reduce.average(high, wp, wn, average),
-            self.exact, float(pos.sum()), float(neg.sum()), int(clipped.sum()),
-        )
+        return Bounds(metric, means[0], means[1], means[2], self.exact, float(pos.sum()),
+                      float(neg.sum()), int(clipped.sum()))
 
     def _metric(self, metric: str, scaled: np.ndarray, units: np.ndarray, weighted: bool
                 ) -> tuple[np.ndarray, ...]:

@@ -1770,3 +1770,22 @@ def test_large_uniform_float32_and_fitted_logits():
     assert r.low <= float(fastrank.roc_auc(y, logits)) <= r.high
     neg = np.asarray(fitted.negatives)
     assert r.width <= neg.max() / neg.sum() + 2 * SLACK + 1e-15
+
+
+def test_an_average_with_no_weight_left_warns_once() -> None:
+    """Task 0 one class of positives (AP 1, no pairs), task 1 no positives: the
+    'pairs' average of the estimate and both bounds has nothing to weigh. NaN and
+    one warning, naming both facts, at the caller's line."""
+    s = fastrank.BinnedSummary(quantized="int8")
+    s.update(np.array([[1, 0], [1, 0]]), np.array([[3, 1], [2, 0]], np.int8))
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        line = sys._getframe().f_lineno + 1
+        got = s.compute("average_precision", average="pairs")
+    assert math.isnan(got.estimate) and math.isnan(got.low) and math.isnan(got.high)
+    assert len(rec) == 1
+    assert (rec[0].filename, rec[0].lineno) == (__file__, line)
+    assert "without positive samples" in str(rec[0].message)
+    assert "'pairs' average is undefined" in str(rec[0].message)
+    with pytest.warns(fastrank.UndefinedMetricWarning, match="left out of the 'macro'"):
+        assert s.compute("average_precision", average="macro").estimate == 1.0
