@@ -80,10 +80,12 @@ def _rows(y_true: Any, y_score: Any, sample_weight: Any
     return api.sample_batch(y_true, s, sample_weight, None, what=_WHAT)
 
 
-def _mean(values: np.ndarray, weights: np.ndarray | None) -> float:
+def _mean(values: np.ndarray, weights: np.ndarray | None, said: list[str] | None = None
+          ) -> float:
     """The (weighted) mean over the samples (or lists) where ``values`` is defined; NaN
-    when none is, or their weights sum to 0 (the class totals do not enter it)."""
-    return reduce.average(values, values, values, "samples", weights)
+    when none is, or their weights sum to 0 (the class totals do not enter it; see
+    :func:`~fastrank._core.reduce.average` for ``said``)."""
+    return reduce.average(values, values, values, "samples", weights, said)
 
 
 def label_ranking_average_precision(y_true: Any, y_score: Any, *,
@@ -371,12 +373,14 @@ def ndcg(y_true: Any, y_score: Any, *, k: int | None = None, sample_weight: Any 
     with np.errstate(invalid="ignore", divide="ignore"):
         per = got / best
     per[none] = np.nan
-    weightless = w is not None and (~none).any() and not w[~none].any()  # _mean says so
-    if none.any() and not weightless:
-        warnings.warn(f"ndcg is undefined for {int(none.sum())} of {per.shape[0]} samples "
-                      "(no relevant labels); they are NaN and left out of the mean",
-                      UndefinedMetricWarning, stacklevel=2)
-    return _mean(per, w)
+    said: list[str] = []  # what the mean has to say, in the call's one warning
+    mean = _mean(per, w, said)
+    if none.any():
+        said.insert(0, f"ndcg is undefined for {int(none.sum())} of {per.shape[0]} samples "
+                       "(no relevant labels); they are NaN and left out of the mean")
+    if said:
+        warnings.warn("; ".join(said), UndefinedMetricWarning, stacklevel=2)
+    return mean
 
 
 # -- top-k measures of ranked lists: each sample's labels, or each query's items -------
