@@ -44,3 +44,45 @@ def test_editing_another_kernel_file_invalidates_the_cache(tmp_path: Path) -> No
         fh.write("\n# a helper file changed\n")
     assert run() == (0, 1)  # the kernel lives in keys.py, yet it is rebuilt
     assert run() == (1, 0)
+
+
+_VARIANTS = """
+import json
+import numpy as np
+import numba
+from numba.core import types
+import fastrank
+from fastrank._kernels import batch, bootstrap, histogram, keys, readout, sort, sweep, tasks, topk
+
+rng = np.random.default_rng(0)
+y = rng.random(3000) < 0.3
+s = rng.random(3000)
+fastrank.all_metrics(y, s)                                   # the one-task kernels
+fastrank.average_precision(y, s, sample_weight=rng.random(3000))
+Y = rng.random((300, 100)) < 0.2
+fastrank.average_precision(Y, rng.random((300, 100)).astype(np.float32), average=None)
+bad = []
+for module in (batch, bootstrap, histogram, keys, readout, sort, sweep, tasks, topk):
+    for name, obj in vars(module).items():
+        if not isinstance(obj, numba.core.registry.CPUDispatcher):
+            continue
+        code = obj.py_func.__code__
+        params = code.co_varnames[:code.co_argcount]
+        allowed = set(getattr(obj, "literal_parameters", ()))
+        for sig in obj.signatures:
+            for p, t in zip(params, sig):
+                if isinstance(t, types.Literal) and p not in allowed:
+                    bad.append(f"{name}({p}={t})")
+print(json.dumps(sorted(set(bad))))
+"""
+
+
+def test_helpers_get_no_variant_per_constant_argument(tmp_path: Path) -> None:
+    # A constant argument inside a kernel is typed as a literal; unless the callee
+    # names that parameter, it must be compiled for the plain type (one variant,
+    # not one per constant value: compile time is what a new user waits for).
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    out = subprocess.run([sys.executable, "-c", _VARIANTS], env=env, capture_output=True,
+                         text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

