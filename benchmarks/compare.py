@@ -6,7 +6,10 @@
 Every figure is the median of repeated in-process timings after a warm-up,
 reported next to the peers measured in the same process, and as ratios: the
 machine this runs on may be shared and noisy, ratios hold up better than
-absolute times. torchmetrics is included when it is installed.
+absolute times. torchmetrics is included when it is installed, timed in a
+process of its own: torch's OpenMP threads keep spinning after a call, and on
+a 2-core machine they took a core from the fastrank timings that followed
+(W2 on an AMD Zen 5: 1.3 ms with torch in the process, 0.7-0.9 ms without).
 
 Rows:
 * W1-W3 (one task of 1e6 samples): fastrank's all-metrics call against
@@ -49,19 +52,53 @@ def median_time(fn: Callable[[], Any], repeat: int, number: int = 1) -> float:
     return statistics.median(times)
 
 
-def _torchmetrics() -> Any:
-    try:
-        import torch
-        from torchmetrics.functional.classification import (
-            binary_auroc,
-            binary_average_precision,
-        )
-    except ImportError:
+def _torchmetrics() -> str | None:
+    """torchmetrics' version if it and torch are installed (neither imported here)."""
+    import importlib.metadata
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None or importlib.util.find_spec(
+            "torchmetrics") is None:
         return None
-    return torch, binary_average_precision, binary_auroc
+    return importlib.metadata.version("torchmetrics")
 
 
-def _large(name: str, repeat: int, tm: Any) -> dict[str, float]:
+_TORCH = """
+import statistics, sys, time
+sys.path.insert(0, {bench!r})
+import numpy as np
+import torch
+from torchmetrics.functional.classification import binary_auroc, binary_average_precision
+from workloads import workload
+y, s = workload({name!r})
+ty = torch.from_numpy(y.astype(np.int64))
+ts = torch.from_numpy(s)
+if {both}:
+    fn = lambda: (binary_average_precision(ts, ty), binary_auroc(ts, ty))
+else:
+    fn = lambda: binary_average_precision(ts, ty)
+fn()
+times = []
+for _ in range({repeat}):
+    t0 = time.perf_counter()
+    for _ in range({number}):
+        fn()
+    times.append((time.perf_counter() - t0) / {number})
+print(statistics.median(times))
+"""
+
+
+def _torch_time(name: str, repeat: int, number: int = 1, both: bool = True) -> float:
+    """Median seconds of torchmetrics' AP (and AUC with ``both``) on workload ``name``,
+    in a fresh process (see the module docstring)."""
+    code = _TORCH.format(bench=str(Path(__file__).parent), name=name, repeat=repeat,
+                         number=number, both=both)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    return float(out.stdout.split()[-1])
+
+
+def _large(name: str, repeat: int, tm: str | None) -> dict[str, float]:
     from sklearn.metrics import average_precision_score, roc_auc_score
 
     y, s = workload(name)
@@ -76,16 +113,11 @@ def _large(name: str, repeat: int, tm: Any) -> dict[str, float]:
         ),
     }
     if tm is not None:
-        torch, tm_ap, tm_auc = tm
-        ty = torch.from_numpy(y.astype(np.int64))
-        ts = torch.from_numpy(s)
-        row["torchmetrics AP+AUC"] = median_time(
-            lambda: (tm_ap(ts, ty), tm_auc(ts, ty)), max(3, repeat // 3)
-        )
+        row["torchmetrics AP+AUC"] = _torch_time(name, max(3, repeat // 3))
     return row
 
 
-def _small(repeat: int, tm: Any) -> dict[str, float]:
+def _small(repeat: int, tm: str | None) -> dict[str, float]:
     from sklearn.metrics import average_precision_score
 
     y, s = workload("W5")
@@ -102,12 +134,7 @@ def _small(repeat: int, tm: Any) -> dict[str, float]:
         ),
     }
     if tm is not None:
-        torch, tm_ap, _ = tm
-        ty = torch.from_numpy(y.astype(np.int64))
-        ts = torch.from_numpy(s)
-        row["torchmetrics binary_average_precision"] = median_time(
-            lambda: tm_ap(ts, ty), 3, 500
-        )
+        row["torchmetrics binary_average_precision"] = _torch_time("W5", 3, 500, both=False)
     return row
 
 
@@ -228,7 +255,7 @@ def main() -> None:
     print(f"# fastrank {fastrank.__version__} on {platform.processor() or platform.machine()}, "
           f"Python {platform.python_version()}, numpy {np.__version__}, "
           f"scikit-learn {sklearn.__version__}"
-          + (f", torchmetrics {__import__('torchmetrics').__version__}" if tm else ""))
+          + (f", torchmetrics {tm}" if tm else ""))
     print(f"# {_machine()}")
     print()
     raw: dict[str, Any] = {}
