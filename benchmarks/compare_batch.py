@@ -18,7 +18,9 @@ Rows:
   scikit-learn's ``roc_auc_score(average=None)`` (timed once).
 
 The peers are slow (scikit-learn takes seconds per call), so each is timed
-once or twice; fastrank's figures are medians of several runs.
+once or twice; fastrank's figures are medians of several runs. torchmetrics
+runs in a process of its own: torch's OpenMP threads keep spinning after a
+call and would take a core from the fastrank timings that follow.
 """
 
 from __future__ import annotations
@@ -67,16 +69,42 @@ def _single_thread_sort(s: np.ndarray) -> float:
     return _once(lambda: np.sort(s, axis=0), 2)
 
 
-def _torch() -> Any:
-    try:
-        import torch
-        import torchmetrics  # noqa: F401
-    except ImportError:
+def _torch() -> str | None:
+    """torchmetrics' version if it and torch are installed (neither imported here)."""
+    import importlib.metadata
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None or importlib.util.find_spec(
+            "torchmetrics") is None:
         return None
-    return torch
+    return importlib.metadata.version("torchmetrics")
 
 
-def multilabel_rows(scale: float, repeat: int, torch: Any) -> dict[str, float]:
+_TORCH = """
+import sys, time
+sys.path.insert(0, {bench!r})
+import numpy as np
+import torch
+from batch_workloads import grouped, multilabel
+{setup}
+times = []
+for _ in range({repeat}):
+    t0 = time.perf_counter()
+    fn()
+    times.append(time.perf_counter() - t0)
+print(min(times))
+"""
+
+
+def _torch_once(setup: str, repeat: int = 1) -> float:
+    """Best of ``repeat`` runs of the ``fn`` that ``setup`` defines, in a fresh process."""
+    code = _TORCH.format(bench=str(Path(__file__).parent), setup=setup, repeat=repeat)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    return float(out.stdout.split()[-1])
+
+
+def multilabel_rows(scale: float, repeat: int, torch: str | None) -> dict[str, float]:
     from sklearn.metrics import average_precision_score, roc_auc_score
 
     y, s = multilabel(scale)
@@ -101,12 +129,12 @@ def multilabel_rows(scale: float, repeat: int, torch: Any) -> dict[str, float]:
     )
     row["sklearn roc_auc_score"] = _once(lambda: roc_auc_score(y, s, average=None))
     if torch is not None:
-        from torchmetrics.functional.classification import multilabel_average_precision
-
-        ts, ty = torch.from_numpy(s), torch.from_numpy(y.astype(np.int64))
-        row["torchmetrics multilabel_average_precision"] = _once(
-            lambda: multilabel_average_precision(ts, ty, s.shape[1], average="none")
-        )
+        row["torchmetrics multilabel_average_precision"] = _torch_once(f"""
+from torchmetrics.functional.classification import multilabel_average_precision
+y, s = multilabel({scale!r})
+ts, ty = torch.from_numpy(s), torch.from_numpy(y.astype(np.int64))
+fn = lambda: multilabel_average_precision(ts, ty, s.shape[1], average="none")
+""")
     return row
 
 
@@ -124,7 +152,7 @@ def _sklearn_group_loop(y: np.ndarray, s: np.ndarray, g: np.ndarray, metric: Any
             metric(y[rows], s[rows])
 
 
-def grouped_rows(scale: float, repeat: int, torch: Any) -> dict[str, float]:
+def grouped_rows(scale: float, repeat: int, torch: str | None) -> dict[str, float]:
     from sklearn.metrics import average_precision_score, roc_auc_score
 
     y, s, g = grouped(scale)
@@ -151,16 +179,15 @@ def grouped_rows(scale: float, repeat: int, torch: Any) -> dict[str, float]:
             ),
         }
     if torch is not None:
-        from torchmetrics.retrieval import RetrievalMAP
-
-        ts, ty, tg = torch.from_numpy(s), torch.from_numpy(y), torch.from_numpy(g)
-
-        def tm_map() -> None:
-            metric = RetrievalMAP()
-            metric.update(ts, ty, indexes=tg)
-            metric.compute()
-
-        row["torchmetrics RetrievalMAP"] = _once(tm_map, 2)
+        row["torchmetrics RetrievalMAP"] = _torch_once(f"""
+from torchmetrics.retrieval import RetrievalMAP
+y, s, g = grouped({scale!r})
+ts, ty, tg = torch.from_numpy(s), torch.from_numpy(y), torch.from_numpy(g)
+def fn():
+    metric = RetrievalMAP()
+    metric.update(ts, ty, indexes=tg)
+    metric.compute()
+""", 2)
     return row
 
 
@@ -238,7 +265,7 @@ def main() -> None:
     print(f"# fastrank {fastrank.__version__}, {numba.get_num_threads()} Numba threads, "
           f"Python {platform.python_version()}, numpy {np.__version__}, "
           f"scikit-learn {sklearn.__version__}"
-          + (f", torchmetrics {__import__('torchmetrics').__version__}" if torch else ""))
+          + (f", torchmetrics {torch}" if torch else ""))
     raw: dict[str, Any] = {"scale": args.scale}
 
     b1 = multilabel_rows(args.scale, args.repeat, torch)
