@@ -111,7 +111,7 @@ def _typed_calls(dispatcher: Any, literals: Sequence[str] = ()) -> Any:
     """
     own = dispatcher.get_call_template
     plain: Callable[[Any], Any] = types.unliteral
-    names = list(inspect.signature(dispatcher.py_func).parameters)
+    names = list(inspect.signature(dispatcher.py_func).parameters) if literals else []
     keep = {names.index(name) for name in literals}
 
     def call_template(args: Sequence[Any], kws: dict[str, Any]) -> Any:
