@@ -69,6 +69,35 @@ def _single_thread_sort(s: np.ndarray) -> float:
     return _once(lambda: np.sort(s, axis=0), 2)
 
 
+def thread_ceiling(nthreads: int, repeat: int = 5) -> float:
+    """This machine's own speedup from 1 to ``nthreads`` threads on work that shares
+    nothing: each thread sorts its own copies of 2**21 float32 scores with numpy
+    (which releases the GIL). Virtual CPUs that are two hyperthreads of one core,
+    or a busy host, keep it well below ``nthreads``; no batched call can beat it."""
+    import threading
+
+    rng = np.random.default_rng(0)
+    data = [rng.random(1 << 21).astype(np.float32) for _ in range(nthreads)]
+
+    def work(x: np.ndarray) -> None:
+        for _ in range(4):
+            x.copy().sort()
+
+    def run(k: int) -> float:
+        t0 = time.perf_counter()
+        pool = [threading.Thread(target=work, args=(data[i],)) for i in range(k)]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+        return time.perf_counter() - t0
+
+    run(nthreads)
+    one = min(run(1) for _ in range(repeat))
+    many = min(run(nthreads) for _ in range(repeat))
+    return nthreads * one / many
+
+
 def _torch() -> str | None:
     """torchmetrics' version if it and torch are installed (neither imported here)."""
     import importlib.metadata
@@ -281,6 +310,10 @@ def main() -> None:
     print(f"\nall_metrics / single-threaded np.sort(axis=0): {fr / b1['np.sort axis=0']:.2f}; "
           f"speedup 1 -> {int(b1['threads'])} threads: "
           f"{b1['fastrank all_metrics 1 thread'] / fr:.2f}x")
+    ceiling = thread_ceiling(int(b1["threads"]))
+    raw["thread_ceiling"] = ceiling
+    print(f"this machine's own 1 -> {int(b1['threads'])} thread speedup on independent np.sort "
+          f"calls (the ceiling for the line above): {ceiling:.2f}x")
 
     g1 = grouped_rows(args.scale, args.repeat, torch)
     raw["G1"] = g1
