@@ -213,3 +213,37 @@ def test_zero_weight_samples_do_not_change_group_totals():
             np.testing.assert_array_equal(thr, levels)
             np.testing.assert_array_equal(tps, want_tps)
             np.testing.assert_array_equal(fps, want_fps)
+
+
+@functools.cache
+def _group_weight_both():  # type: ignore[no-untyped-def]
+    import numba
+
+    from fastrank._kernels import sweep
+
+    def both(xs, es, fast, general):  # type: ignore[no-untyped-def]
+        for i in range(xs.shape[0]):
+            scale = 2.0 ** -es[i]
+            fast[i] = sweep._group_weight(xs[i:i + 1], scale, es[i])
+            h, low, r = sweep.fx_add_rem(np.uint64(0), np.uint64(0), xs[i], scale, es[i])
+            general[i] = sweep.fx_value(h, low, es[i]) + (0.0 + r)  # the loop, for one weight
+
+    return numba.njit(both)
+
+
+def test_a_one_weight_group_is_the_general_sum_bit_for_bit():
+    """A tie group of one weight skips the fixed-point loop: the float it returns must
+    be the general path's, for weights anywhere in float64's range against units
+    anywhere a class's largest weight can put them (a weight far below its unit,
+    down to one that underflows to zero there, included)."""
+    rng = np.random.default_rng(3)
+    n = 200_000
+    xs = np.ldexp(rng.uniform(1.0, 2.0, n), rng.integers(-1074, 1000, n))
+    xs[:1000] = np.ldexp(1.0, rng.integers(-1074, -1000, 1000))  # subnormal weights
+    top = np.floor(np.log2(xs)).astype(np.int64)  # the weight's own exponent
+    # the unit's exponent: from just fitting (x below 2**124 units) to far above x
+    es = np.clip(top - 123 + rng.integers(0, 1300, n), -1022, 1023).astype(np.float64)
+    fast, general = np.empty(n), np.empty(n)
+    _group_weight_both()(xs, es, fast, general)
+    assert np.array_equal(fast.view(np.uint64), general.view(np.uint64))
+    assert (fast == 0.0).any() and (fast == xs).mean() > 0.9  # both cases were drawn
