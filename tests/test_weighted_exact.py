@@ -224,7 +224,7 @@ def _group_weight_both():  # type: ignore[no-untyped-def]
     def both(xs, es, fast, general):  # type: ignore[no-untyped-def]
         for i in range(xs.shape[0]):
             scale = 2.0 ** -es[i]
-            fast[i] = sweep._group_weight(xs[i:i + 1], scale, es[i])
+            fast[i] = sweep._group_weight(xs, i, i + 1, scale, es[i])
             h, low, r = sweep.fx_add_rem(np.uint64(0), np.uint64(0), xs[i], scale, es[i])
             general[i] = sweep.fx_value(h, low, es[i]) + (0.0 + r)  # the loop, for one weight
 
