@@ -52,7 +52,7 @@ def median_time(fn: Callable[[], Any], repeat: int, number: int = 1) -> float:
     return statistics.median(times)
 
 
-def _torchmetrics() -> str | None:
+def torchmetrics_version() -> str | None:
     """torchmetrics' version if it and torch are installed (neither imported here)."""
     import importlib.metadata
     import importlib.util
@@ -249,7 +249,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the raw figures here")
     args = parser.parse_args()
     repeat = 5 if args.quick else 15
-    tm = _torchmetrics()
+    tm = torchmetrics_version()
     import sklearn
 
     print(f"# fastrank {fastrank.__version__} on {platform.processor() or platform.machine()}, "

@@ -41,7 +41,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 from batch_workloads import grouped, multilabel
-from compare import PEAK_PROBE, median_time
+from compare import PEAK_PROBE, median_time, torchmetrics_version
 
 import fastrank
 
@@ -96,17 +96,6 @@ def thread_ceiling(nthreads: int, repeat: int = 5) -> float:
     one = min(run(1) for _ in range(repeat))
     many = min(run(nthreads) for _ in range(repeat))
     return nthreads * one / many
-
-
-def _torch() -> str | None:
-    """torchmetrics' version if it and torch are installed (neither imported here)."""
-    import importlib.metadata
-    import importlib.util
-
-    if importlib.util.find_spec("torch") is None or importlib.util.find_spec(
-            "torchmetrics") is None:
-        return None
-    return importlib.metadata.version("torchmetrics")
 
 
 _TORCH = """
@@ -288,7 +277,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json", type=Path, help="also write the raw figures here")
     args = parser.parse_args()
-    torch = _torch()
+    torch = torchmetrics_version()
     import sklearn
 
     print(f"# fastrank {fastrank.__version__}, {numba.get_num_threads()} Numba threads, "
