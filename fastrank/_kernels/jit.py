@@ -105,9 +105,10 @@ def _typed_calls(dispatcher: Any, literals: Sequence[str] = ()) -> Any:
     per literal value: the sweep was built three times inside one batch kernel,
     once per constant mode and weighting. Only the radix sort's helpers keep
     theirs (:mod:`.sort`): without them it ran 35-40% slower. Measured on an
-    AMD Zen 5 (``benchmarks/cold_start.py``, empty cache): the batch kernel's
-    first call 16.7 s before, 13.5 s after; ``fastrank compile`` 38.1 s before,
-    27.9 s after (2 jobs); results the same, bit for bit.
+    AMD Zen 5 (``benchmarks/cold_start.py``, empty cache, runs of one hour):
+    ``label_ranking_average_precision``'s first call (the batch kernel) 14.5-18.1 s
+    before, 10.7-14.7 s after; ``fastrank compile`` 32.9-38.1 s before, 26.0-32.8 s
+    after (2 jobs); results the same, bit for bit.
     """
     own = dispatcher.get_call_template
     plain: Callable[[Any], Any] = types.unliteral
