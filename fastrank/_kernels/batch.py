@@ -238,8 +238,10 @@ def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, l
                 pwmax *= scale
                 qwmax *= scale
             init_state(st, sk, 0.0, 0.0, max_fpr, what, True, pwmax * m, qwmax * k)
-            sweep_classes(p, pbits[:m], qv, qbits[:k], pw[:m], qw[:k], True, st, sk,
-                          MODE_TOTALS, gpos, gneg, gkey, flip)
+            # np.bool_ / np.int64: plain values, so that this kernel's three calls share
+            # one general sweep (the one-task kernel's constants get it pruned instead)
+            sweep_classes(p, pbits[:m], qv, qbits[:k], pw[:m], qw[:k], np.bool_(True), st,
+                          sk, np.int64(MODE_TOTALS), gpos, gneg, gkey, flip)
             pos = fx_value(sk[K_TP], sk[K_TP + 1], st[S_E_TP])
             neg = fx_value(sk[K_FP], sk[K_FP + 1], st[S_E_FP])
             for a in range(K_TP, K_TP + 4):
@@ -250,8 +252,9 @@ def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, l
         if tptr.shape[0] > 0:  # the task's table, cumulated (counts: exact)
             o = tat
             room = tptr[j + 1] - tptr[j]
-            g = sweep_classes(p, pbits[:m], qv, qbits[:k], pw[:m], qw[:k], False, st, sk,
-                              MODE_RUNS, tpos[o:o + room], tneg[o:o + room], tkey[o:o + room], flip)
+            g = sweep_classes(p, pbits[:m], qv, qbits[:k], pw[:m], qw[:k], np.bool_(False),
+                              st, sk, np.int64(MODE_RUNS), tpos[o:o + room], tneg[o:o + room],
+                              tkey[o:o + room], flip)
             for i in range(o + 1, o + g):
                 tpos[i] += tpos[i - 1]
                 tneg[i] += tneg[i - 1]
@@ -259,7 +262,7 @@ def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, l
             tat += g
             continue
         sweep_classes(p, pbits[:m], qv, qbits[:k], pw[:m], qw[:k], weighted, st, sk,
-                      MODE_SWEEP, gpos, gneg, gkey, flip)
+                      np.int64(MODE_SWEEP), gpos, gneg, gkey, flip)
         finish(st, sk, out[j])
         if unit != 1.0:
             out[j, OUT_POS] *= unit

@@ -103,12 +103,16 @@ def _typed_calls(dispatcher: Any, literals: Sequence[str] = ()) -> Any:
     Numba types a constant argument at a call site inside a kernel as a literal
     (``Literal[int](0)``, ``Literal[bool](True)``) and compiles the callee once
     per literal value: the sweep was built three times inside one batch kernel,
-    once per constant mode and weighting. Only the radix sort's helpers keep
-    theirs (:mod:`.sort`): without them it ran 35-40% slower. Measured on an
-    AMD Zen 5 (``benchmarks/cold_start.py``, empty cache, runs of one hour):
-    ``label_ranking_average_precision``'s first call (the batch kernel) 14.5-18.1 s
-    before, 10.7-14.7 s after; ``fastrank compile`` 32.9-38.1 s before, 26.0-32.8 s
-    after (2 jobs); results the same, bit for bit.
+    once per constant mode and weighting. A helper names the parameters whose
+    constants are worth a variant: the radix sort's digit width and payload
+    flag (without them it ran 35-40% slower), and the sweep's weighting and mode,
+    which the one-task kernel passes as constants so that its sweep is compiled
+    with the other paths pruned (callers that pass plain values share one
+    general variant). Measured on an AMD Zen 5 (``benchmarks/cold_start.py``,
+    empty cache, two rounds alternating with the version before): import plus the
+    first ``roc_auc`` 3.6-4.1 s against 5.0-5.1 s, the batch kernel's first call
+    8.7-12.8 s against 13.2-13.9 s, ``fastrank compile`` 20.1-25.0 s against
+    30.0-33.8 s (2 jobs); results the same, bit for bit.
     """
     own = dispatcher.get_call_template
     plain: Callable[[Any], Any] = types.unliteral
