@@ -70,16 +70,14 @@ def _lsd(keys, buf, pay, pbuf, shift, nbits, hist, dbits, has_pay):
     """Stable LSD radix sort of ``keys`` on bits ``[shift, shift + nbits)``,
     ``dbits`` bits per pass (a constant at every call site); ``buf`` as long,
     and ``pay``/``pbuf`` too when ``has_pay``."""
-    lo = 0
-    hi = keys.shape[0]
-    n = hi
+    n = keys.shape[0]
     nb = 1 << dbits
     mask = np.uint64(nb - 1)
     npass = (nbits + dbits - 1) // dbits
     for p in range(npass):
         for r in range(nb):
             hist[p, r] = 0
-    for i in range(lo, hi):
+    for i in range(n):
         k = np.uint64(keys[i])
         for p in range(npass):
             hist[p, (k >> np.uint64(shift + dbits * p)) & mask] += 1
@@ -88,17 +86,17 @@ def _lsd(keys, buf, pay, pbuf, shift, nbits, hist, dbits, has_pay):
     psrc = pay
     pdst = pbuf
     in_buf = False
-    first = np.uint64(keys[lo])
+    first = np.uint64(keys[0])
     for p in range(npass):
         sh = np.uint64(shift + dbits * p)
         if hist[p, (first >> sh) & mask] == n:
             continue  # every key has the same digit here
-        total = lo
+        total = 0
         for r in range(nb):
             c = hist[p, r]
             hist[p, r] = total
             total += c
-        for i in range(lo, hi):
+        for i in range(n):
             k = src[i]
             d = (np.uint64(k) >> sh) & mask
             at = hist[p, d]
@@ -111,7 +109,7 @@ def _lsd(keys, buf, pay, pbuf, shift, nbits, hist, dbits, has_pay):
             psrc, pdst = pdst, psrc
         in_buf = not in_buf
     if in_buf:
-        for i in range(lo, hi):
+        for i in range(n):
             keys[i] = buf[i]
             if has_pay:
                 pay[i] = pbuf[i]
