@@ -111,6 +111,7 @@ def config() -> dict[str, Any]:
     for width, name in ((4, "float32 (and narrower)"), (8, "float64, int64, uint64")):
         choice = engine.sort_choice(width)
         sorts[name] = f"{choice.path}: {choice.reason}"
+    counted = engine.count_choice()
     return {
         "fastrank": __version__,
         "python": sys.version.split()[0],
@@ -126,6 +127,8 @@ def config() -> dict[str, Any]:
         "numba threading layer": (numba.threading_layer() if started  # type: ignore[attr-defined]
                                   else "not started (fastrank never starts it)"),
         "sort": sorts,
+        "unsorted negatives": (f"batch tasks with at most {counted.limit} positives count their "
+                               f"negatives instead of sorting them ({counted.reason})"),
         "kernels": len(kernels),
         "declared variants": declared,
         "cache folder": folder,

@@ -310,6 +310,46 @@ _EMPTY_UW = np.empty(0, np.uint64)
 _EMPTY_U8 = np.empty(0, np.uint8)  # an unused writable label output
 
 
+# ------------------------------------------------------------------ counting
+
+
+class CountChoice(NamedTuple):
+    limit: int  # a batch task with at most this many positives counts its negatives
+    reason: str
+
+
+@functools.cache
+def count_choice() -> CountChoice:
+    """Up to how many positives a task of a batch leaves its negatives unsorted
+    (:func:`~fastrank._kernels.batch.counted_sweep`), from the vector width the
+    kernels are compiled for (Numba's ``NUMBA_CPU_FEATURES``, or this CPU's).
+
+    Each positive tie group costs one vector pass over the negatives, and a
+    wider vector makes it cheaper; the sort it replaces costs about the same
+    everywhere. The limits keep the passes below the sort: per negative and
+    positive group, 0.07 ns with AVX-512 (AMD Zen 5), 0.08-0.15 ns with AVX2
+    and 0.16-0.28 ns with SSE4 (the same machine, compiled for those), against
+    about 4.5 ns per negative for the sort and sweep of 1,000 float32 scores.
+    """
+    features = numba.config.CPU_FEATURES  # type: ignore[attr-defined]
+    if features is not None:
+        on = {f[1:] for f in str(features).split(",") if f.startswith("+")}
+        source = "NUMBA_CPU_FEATURES"
+    else:
+        try:
+            import llvmlite.binding as ll  # type: ignore[import-untyped]
+
+            on = {k for k, v in ll.get_host_cpu_features().items() if v}
+        except Exception:  # pragma: no cover - a CPU LLVM cannot describe
+            on = set()
+        source = "this CPU"
+    if "avx512bw" in on:
+        return CountChoice(64, f"AVX-512 ({source})")
+    if "avx2" in on:
+        return CountChoice(32, f"AVX2 ({source})")
+    return CountChoice(16, f"128-bit vectors ({source})")
+
+
 # ------------------------------------------------------------------ sorting
 
 
@@ -1557,7 +1597,7 @@ def _run_small(b: Batch, values: np.ndarray, labels: np.ndarray, lab_mode: int, 
     while tasks.shape[0]:
         run_segments(bits, spec.kind, spec.sign, spec.ones, spec.exp, readonly(labels), lab_mode,
                      ptr, idx, w, wshared, readonly(offsets), readonly(tasks), max_fpr, what,
-                     *scratch_, out, prbe, bad, *touts)
+                     count_choice().limit, *scratch_, out, prbe, bad, *touts)
         if bad[0] < 0:
             return
         j = int(bad[0])

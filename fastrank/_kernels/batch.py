@@ -44,12 +44,20 @@ from .sweep import (
     OUT_SIZE,
     S_E_FP,
     S_E_TP,
+    S_FP,
+    S_MAX_FPR,
+    S_NEG,
+    S_PA_OPEN,
+    S_POS,
     S_SIZE,
+    S_TP,
+    _bulk,
     finish,
     fx_value,
     init_state,
     set_totals_k,
     sweep_classes,
+    sweep_table,
     weight_shift_k,
 )
 from .tasks import split_samples
@@ -121,16 +129,176 @@ def _nonfinite(b, exp_mask):
     return (np.uint64(b) & exp_mask) == exp_mask
 
 
+@helper
+def counted_sweep(p, pb, q, qb, st, sk, gpos, gneg, gkey, flip, rbits, rbuf, rvals, kind, sign,
+                  ones, hist):
+    """The sweep of an unweighted task from its sorted positives ``p`` (bits ``pb``)
+    and its *unsorted* negatives ``q`` (``qb``), with the table
+    :func:`~fastrank._kernels.sweep.sweep_classes` builds when the positives are the
+    fewer, entry for entry: per positive group, the negatives above it as one
+    entry, then the group with the negatives tied with it.
+
+    Each group's counts come from a pass over the negatives (a vector compare
+    and count; exact), which costs less than sorting them while the groups are
+    few: see :func:`~fastrank._core.engine.count_choice` for the limit.
+    Two runs of negatives need more than their count. The one holding the
+    break-even group (where TP + FP reaches P) is cut there as the sorted path
+    cuts it: that group is the run's r-th highest score, r <= P, found with a
+    descending buffer of r scores (``rvals``; ``rbits`` is the same memory read
+    as bits). The one holding the group where the partial AUC's budget runs
+    out is gathered into ``rbits`` (``rbuf``: the sort's scratch), sorted and
+    swept as the sorted path sweeps it. Every other run is one entry whose key
+    (the sorted path's lowest score of the run) is not known here and is not
+    needed: a sweep reads the keys of the groups with positives and of the
+    break-even group only (and the last entry's when a task has no positives,
+    which this path is never given). ``flip``: see :func:`sweep_classes`; ``q``
+    and ``qb`` come flipped already, the run sort gets them unflipped.
+    """
+    pos = st[S_POS]
+    fp_stop = st[S_MAX_FPR] * st[S_NEG]
+    tp = st[S_TP]
+    fp = st[S_FP]
+    pa_open = st[S_PA_OPEN] != 0.0
+    prbe_left = pos > 0.0 and tp + fp < pos
+    k = q.shape[0]
+    limit = gpos.shape[0] - 6  # a step writes at most four entries
+    i = p.shape[0]
+    above = np.int64(0)  # negatives at or above the last group handed over
+    top = p[0]  # that group's score (read only once a group was handed over)
+    v = top
+    started = False
+    done = False
+    while not done:
+        c = np.int64(0)
+        gather = False  # the run above p[i - 1] (or below every group) goes exactly
+        while c < limit:
+            gt = np.int64(0)
+            eq = np.int64(0)
+            if i > 0:
+                v = p[i - 1]
+                for t in range(k):  # a vector compare and count
+                    x = q[t]
+                    gt += np.int64(x > v)
+                    eq += np.int64(x == v)
+            else:
+                gt = k
+            a = gt - above
+            if a > 0:
+                if pa_open and fp + a > fp_stop:
+                    gather = True
+                    break
+                if prbe_left and tp + fp + a >= pos:
+                    # The break-even group is the r-th highest negative of the run
+                    # (r <= P <= count_max): found with a descending buffer of r
+                    # scores, then the run goes as the sorted path cuts it: the
+                    # negatives above that group, the group, the rest. The run's
+                    # bounds are masks, so that the passes do not branch per score.
+                    r = np.int64(math.ceil(pos - tp - fp))
+                    any_low = i == 0
+                    any_high = not started
+                    filled = np.int64(0)
+                    low = top  # the buffer's lowest score once it is full
+                    for t in range(k):
+                        x = q[t]
+                        if ((any_low | (x > v)) & (any_high | (x < top))
+                                & ((filled < r) | (x > low))):
+                            at = min(filled, r - 1)
+                            while at > 0 and rvals[at - 1] < x:
+                                rvals[at] = rvals[at - 1]
+                                at -= 1
+                            rvals[at] = x
+                            filled = min(filled + 1, r)
+                            low = rvals[r - 1]
+                    cut = rvals[r - 1]
+                    hi_n = np.int64(0)
+                    tie_n = np.int64(0)
+                    for t in range(k):
+                        x = q[t]
+                        inside = (any_low | (x > v)) & (any_high | (x < top))
+                        hi_n += np.int64(inside & (x > cut))
+                        tie_n += np.int64(inside & (x == cut))
+                    if hi_n > 0:
+                        gpos[c] = 0.0
+                        gneg[c] = float(hi_n)
+                        gkey[c] = 0  # not read (see above)
+                        c += 1
+                    gpos[c] = 0.0
+                    gneg[c] = float(tie_n)
+                    gkey[c] = (np.uint64(0) if cut == 0 else np.uint64(rbits[r - 1])) ^ flip
+                    c += 1
+                    if a > hi_n + tie_n:
+                        gpos[c] = 0.0
+                        gneg[c] = float(a - hi_n - tie_n)
+                        gkey[c] = 0
+                        c += 1
+                    prbe_left = False
+                else:
+                    gpos[c] = 0.0
+                    gneg[c] = float(a)
+                    gkey[c] = 0  # not read (see above)
+                    c += 1
+                fp += a
+                above = gt
+            if i == 0:
+                done = True
+                break
+            v = p[i - 1]
+            lo = i - 1
+            while lo > 0 and p[lo - 1] == v:
+                lo -= 1
+            dp = float(i - lo)
+            dn = float(eq)
+            gpos[c] = dp
+            gneg[c] = dn
+            gkey[c] = (np.uint64(0) if v == 0 else np.uint64(pb[lo])) ^ flip
+            c += 1
+            i = lo
+            tp += dp
+            if pa_open and fp + dn > fp_stop:
+                pa_open = False
+            fp += dn
+            if prbe_left and tp + fp >= pos:
+                prbe_left = False
+            above += eq
+            top = v
+            started = True
+        sweep_table(gpos, gneg, gkey, c, st, sk)
+        if not gather:
+            continue
+        # The run's negatives: above p[i - 1] (if any group is left) and below the
+        # last group handed over (if one was), sorted, then swept as the sorted path does.
+        lower = i > 0
+        v = p[i - 1] if lower else top
+        n = np.int64(0)
+        for t in range(k):
+            x = q[t]
+            if (not lower or x > v) and (not started or x < top):
+                rbits[n] = qb[t]
+                n += 1
+        for t in range(n):  # the sort takes the bits as they came
+            rbits[t] ^= flip
+        sort_bits(rbits[:n], rbuf[:n], kind, sign, ones, hist)
+        for t in range(n):
+            rbits[t] ^= flip
+        _bulk(p[:0], pb[:0], rvals[:n], rbits[:n], st, sk, gpos, gneg, gkey, False, False, flip)
+        fp = st[S_FP]
+        pa_open = st[S_PA_OPEN] != 0.0
+        prbe_left = pos > 0.0 and tp + fp < pos
+        above += n
+        if i == 0:
+            done = True
+
+
 _RUN = [(ro(b), i64, u64, u64, u64, ro(u8), i64, ro(i64), ro(i64), ro(f64), b1, ro(i64),
-         ro(i64), f64, i64, rw(i64, 2), rw(f64), rw(u64), rw(b), rw(v), rw(f64), rw(u8),
+         ro(i64), f64, i64, i64, rw(i64, 2), rw(f64), rw(u64), rw(b), rw(v), rw(f64), rw(u8),
          rw(f64, 2), rw(u64), rw(i64), ro(i64), rw(f64), rw(f64), rw(u64), rw(i64))
         for v, b in VALUES]
 
 
 @kernel(_RUN)
 def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, lab_idx, weights,
-                 wshared, offsets, tasks, max_fpr, what, hist, fw, uw, kbits, kvals, ww, lrow,
-                 out, prbe, bad, tptr, tpos, tneg, tkey, tcount):
+                 wshared, offsets, tasks, max_fpr, what, count_max, hist, fw, uw, kbits, kvals, ww,
+                 lrow, out, prbe, bad, tptr, tpos, tneg, tkey, tcount):
     """Every task of ``tasks`` (segments of the score bits ``vbits``), computed
     as a one-task call computes it; ``out[j]``/``prbe[j]`` receive task ``j``'s
     results. Weighted, each task gets its own unit
@@ -139,6 +307,9 @@ def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, l
     one-task call does. A bad task stops the call with ``bad = (task, why)``:
     why 0, a NaN or infinite score; 1, classes' weights too far apart for one unit
     (the caller computes that task with a unit per class, then the rest).
+    An unweighted task with at most ``count_max`` positives, and at least as
+    many negatives, leaves its negatives unsorted (:func:`counted_sweep`; 0:
+    none does); its results are the same, bit for bit.
 
     Scratch, typed by the caller (no ``view`` in here: Numba compiles the error
     path of every array view, string formatting included, which was two
@@ -193,12 +364,15 @@ def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, l
         split_samples(seg, lab, w, 0, ln, pbits, qbits, pw, qw, cur)
         m = cur[0]
         k = cur[1]
+        # few positives: the negatives are counted, not sorted (see counted_sweep)
+        counted = not weighted and tptr.shape[0] == 0 and 0 < m <= count_max and m <= k
         if weighted:
             sort_bits_weighted(pbits[:m], buf[:m], pw[:m], wbuf[:m], kind, sign, ones, hist)
             sort_bits_weighted(qbits[:k], buf[:k], qw[:k], wbuf[:k], kind, sign, ones, hist)
         else:
             sort_bits(pbits[:m], buf[:m], kind, sign, ones, hist)
-            sort_bits(qbits[:k], buf[:k], kind, sign, ones, hist)
+            if not counted:
+                sort_bits(qbits[:k], buf[:k], kind, sign, ones, hist)
         flip = np.uint64(0)
         if kind == KIND_SIGNED:  # int64: compared as uint64, sign bit flipped (same order)
             flip = sign
@@ -206,13 +380,19 @@ def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, l
                 pbits[i] ^= flip
             for i in range(k):
                 qbits[i] ^= flip
-        if exp_mask != np.uint64(0) and (  # a NaN or infinity sorts to an end of its class
-                (m > 0 and (_nonfinite(pbits[0], exp_mask) or _nonfinite(pbits[m - 1], exp_mask)))
-                or (k > 0 and (_nonfinite(qbits[0], exp_mask)
-                               or _nonfinite(qbits[k - 1], exp_mask)))):
-            bad[0] = j
-            bad[1] = 0
-            return
+        if exp_mask != np.uint64(0):  # a NaN or infinity sorts to an end of its class
+            bad_score = m > 0 and (_nonfinite(pbits[0], exp_mask)
+                                   or _nonfinite(pbits[m - 1], exp_mask))
+            if counted:  # unsorted: every negative
+                for i in range(k):
+                    bad_score |= (np.uint64(qbits[i]) & exp_mask) == exp_mask
+            else:
+                bad_score |= k > 0 and (_nonfinite(qbits[0], exp_mask)
+                                        or _nonfinite(qbits[k - 1], exp_mask))
+            if bad_score:
+                bad[0] = j
+                bad[1] = 0
+                return
         unit = 1.0
         p = pvals[:m]
         qv = qvals[:k]
@@ -261,8 +441,12 @@ def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, l
             tcount[j] = g
             tat += g
             continue
-        sweep_classes(p, pbits[:m], qv, qbits[:k], pw[:m], qw[:k], weighted, st, sk,
-                      np.int64(MODE_SWEEP), gpos, gneg, gkey, flip)
+        if counted:
+            counted_sweep(p, pbits[:m], qv, qbits[:k], st, sk, gpos, gneg, gkey, flip, buf,
+                          pbits[m:], kvals[2 * cap:3 * cap], kind, sign, ones, hist)
+        else:
+            sweep_classes(p, pbits[:m], qv, qbits[:k], pw[:m], qw[:k], weighted, st, sk,
+                          np.int64(MODE_SWEEP), gpos, gneg, gkey, flip)
         finish(st, sk, out[j])
         if unit != 1.0:
             out[j, OUT_POS] *= unit
