@@ -22,6 +22,7 @@ import argparse
 import sys
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import sklearn.metrics as skm
@@ -72,7 +73,39 @@ def main() -> None:
         a, = alternate([ours], repeat)
         b, = alternate([theirs], 1)
         print(f"| {name} | {_fmt(a)} | {_fmt(b)} | {b / a:.1f}x faster |")
+    counted_table(rng, repeat)
     trec_table(rng, repeat, args.ranx)
+
+
+def counted_table(rng: np.random.Generator, repeat: int) -> None:
+    """LRAP against the number of relevant labels per sample, with the batch kernel
+    counting the negatives of rows with few positives (this machine's limit) and
+    with every row sorted (limit 0), in turns: the measurement behind the limit."""
+    from fastrank._core import engine
+
+    original = engine.count_choice
+    choice = original()
+    n, t = 10_000, 1_000
+    print(f"\nLRAP, {n:,} x {t:,} float32 with ties, against relevant labels per sample; "
+          f"counted up to {choice.limit} ({choice.reason}), or every row sorted")
+    print("| relevant per sample | counted | sorted | sorted / counted |\n|---|---|---|---|")
+
+    def with_limit(limit: int, Y: np.ndarray, S: np.ndarray) -> Any:
+        engine.count_choice = lambda: engine.CountChoice(limit, "benchmark")
+        return fastrank.label_ranking_average_precision(Y, S)
+
+    try:
+        for m in (1, 4, 16, 32, 64, 100):
+            Y = np.zeros((n, t), bool)
+            Y[np.arange(n)[:, None], np.argsort(rng.random((n, t)), axis=1)[:, :m]] = True
+            S = np.round(rng.random((n, t)) + 0.3 * Y, 2).astype(np.float32)
+            counted, sorted_ = alternate([lambda Y=Y, S=S: with_limit(choice.limit, Y, S),
+                                          lambda Y=Y, S=S: with_limit(0, Y, S)], repeat)
+            note = "" if m <= choice.limit else " (above the limit: both sort)"
+            print(f"| {m}{note} | {_fmt(counted)} | {_fmt(sorted_)} | "
+                  f"{sorted_ / counted:.2f}x |")
+    finally:
+        engine.count_choice = original
 
 
 _RANX = """

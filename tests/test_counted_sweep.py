@@ -91,7 +91,7 @@ def test_few_positive_tasks_are_the_one_task_calls_bit_for_bit(kind: str,
                                                                max_fpr: float | None) -> None:
     rng = np.random.default_rng(abs(hash((kind, max_fpr))) % 2**32)
     y, s = _matrix(rng, 700, N_TASKS, kind)
-    assert engine.count_choice().limit >= 16
+    assert engine.count_choice().limit >= 8
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         got = _batch(y, s, max_fpr)
@@ -189,8 +189,8 @@ def test_lrap_and_samples_metrics_with_few_relevant_labels(labels: int) -> None:
 @pytest.mark.parametrize(("features", "limit"), [
     ("+avx2,+avx512f,+avx512bw,+sse4.2", 64),
     ("+avx2,-avx512f,-avx512bw,+sse4.2", 32),
-    ("+sse4.2,-avx2", 16),
-    ("", 16),
+    ("+sse4.2,-avx2", 8),
+    ("", 8),
 ])
 def test_the_limit_follows_the_vector_width(monkeypatch: pytest.MonkeyPatch, features: str,
                                             limit: int) -> None:
@@ -205,7 +205,7 @@ def test_the_limit_follows_the_vector_width(monkeypatch: pytest.MonkeyPatch, fea
     finally:
         engine.count_choice.cache_clear()
     monkeypatch.undo()
-    assert engine.count_choice().limit in (16, 32, 64)
+    assert engine.count_choice().limit in (8, 32, 64)
 
 
 def test_show_config_names_the_limit() -> None:
