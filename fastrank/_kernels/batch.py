@@ -14,7 +14,8 @@ matrix) or parallel to the scores (groups), or absent (empty).
 * :func:`run_segments` computes every listed task inside one call, exactly as
   a one-task call does (split by class, sort, sweep), with the engine's own
   sort: for small tasks, where a call from Python per task would cost more
-  than the task.
+  than the task. A task with few positives sorts only those and counts its
+  negatives against them (:func:`counted_sweep`).
 * :func:`group_order` puts samples in order of their group code (a counting
   sort that moves scores, labels and weights in the same pass), so that each
   group becomes a segment.
