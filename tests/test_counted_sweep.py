@@ -186,18 +186,20 @@ def test_lrap_and_samples_metrics_with_few_relevant_labels(labels: int) -> None:
         skm.roc_auc_score(y, s, average="samples"), abs=1e-12)
 
 
-@pytest.mark.parametrize(("features", "limit"), [
-    ("+avx2,+avx512f,+avx512bw,+sse4.2", 64),
-    ("+avx2,-avx512f,-avx512bw,+sse4.2", 32),
-    ("+sse4.2,-avx2", 8),
-    ("", 8),
+@pytest.mark.parametrize(("name", "features", "limit"), [
+    ("znver4", "+avx2,+avx512f,+avx512bw,+sse4.2", 64),
+    ("skylake-avx512", "+avx2,+avx512f,+avx512bw,+sse4.2", 32),  # 256-bit vectors there
+    ("znver3", "+avx2,-avx512f,-avx512bw,+sse4.2", 32),
+    ("nehalem", "+sse4.2,-avx2", 8),
+    ("generic", "", 8),
 ])
-def test_the_limit_follows_the_vector_width(monkeypatch: pytest.MonkeyPatch, features: str,
-                                            limit: int) -> None:
+def test_the_limit_follows_the_vector_width(monkeypatch: pytest.MonkeyPatch, name: str,
+                                            features: str, limit: int) -> None:
     import numba
 
     engine.count_choice.cache_clear()
     try:
+        monkeypatch.setattr(numba.config, "CPU_NAME", name)
         monkeypatch.setattr(numba.config, "CPU_FEATURES", features)
         choice = engine.count_choice()
         assert choice.limit == limit

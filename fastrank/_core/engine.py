@@ -326,30 +326,38 @@ def count_choice() -> CountChoice:
 
     Each positive tie group costs one vector pass over the negatives, and a
     wider vector makes it cheaper; the sort it replaces costs about the same
-    everywhere. Measured with ``benchmarks/compare_rankings.py`` (LRAP of
+    everywhere. LLVM compiles for 512-bit vectors on AMD's AVX-512 CPUs (seen
+    on Zen 5) but tunes Intel's for 256-bit ones, so those get AVX2's limit.
+    Measured with ``benchmarks/compare_rankings.py`` (LRAP of
     10,000 x 1,000 float32 rows against relevant labels per row, counted or
     sorted, on one AMD Zen 5 with the kernels compiled for each width):
     AVX-512 1.35x faster than sorting at 64 relevant labels; AVX2 1.17x at
     32 and 0.80x at 64; SSE4 (128 bits, as NEON) 1.52x at 4 and 0.83x
     at 16.
     """
+    import llvmlite.binding as ll  # type: ignore[import-untyped]
+
     features = numba.config.CPU_FEATURES  # type: ignore[attr-defined]
+    name = numba.config.CPU_NAME or ""  # type: ignore[attr-defined]
     if features is not None:
         on = {f[1:] for f in str(features).split(",") if f.startswith("+")}
         source = "NUMBA_CPU_FEATURES"
     else:
         try:
-            import llvmlite.binding as ll  # type: ignore[import-untyped]
-
             on = {k for k, v in ll.get_host_cpu_features().items() if v}
         except Exception:  # pragma: no cover - a CPU LLVM cannot describe
             on = set()
         source = "this CPU"
-    if "avx512bw" in on:
-        return CountChoice(64, f"AVX-512 ({source})")
-    if "avx2" in on:
-        return CountChoice(32, f"AVX2 ({source})")
-    return CountChoice(8, f"128-bit vectors ({source})")
+    if not name:
+        try:
+            name = str(ll.get_host_cpu_name())
+        except Exception:  # pragma: no cover
+            name = ""
+    if "avx512bw" in on and name.startswith("znver"):
+        return CountChoice(64, f"AVX-512, {name} ({source})")
+    if "avx2" in on:  # (LLVM keeps Intel's AVX-512 CPUs to 256-bit vectors: as AVX2)
+        return CountChoice(32, f"AVX2-wide vectors, {name or 'CPU'} ({source})")
+    return CountChoice(8, f"128-bit vectors, {name or 'CPU'} ({source})")
 
 
 # ------------------------------------------------------------------ sorting

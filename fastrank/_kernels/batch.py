@@ -249,6 +249,8 @@ def counted_sweep(p, pb, q, qb, st, sk, gpos, gneg, gkey, flip, rbits, rbuf, rva
                 lo -= 1
             dp = float(i - lo)
             dn = float(eq)
+            # the group's entry and flags as _bulk writes them (inline, not a shared
+            # helper: a call in this loop costs its arrays' reference counts each turn)
             gpos[c] = dp
             gneg[c] = dn
             gkey[c] = (np.uint64(0) if v == 0 else np.uint64(pb[lo])) ^ flip
