@@ -52,7 +52,7 @@ from .sweep import (
     S_POS,
     S_SIZE,
     S_TP,
-    _bulk,
+    bulk_sweep,
     finish,
     fx_value,
     init_state,
@@ -249,7 +249,7 @@ def counted_sweep(p, pb, q, qb, st, sk, gpos, gneg, gkey, flip, rbits, rbuf, rva
                 lo -= 1
             dp = float(i - lo)
             dn = float(eq)
-            # the group's entry and flags as _bulk writes them (inline, not a shared
+            # the group's entry and flags as bulk_sweep writes them (inline, not in a
             # helper: a call in this loop costs its arrays' reference counts each turn)
             gpos[c] = dp
             gneg[c] = dn
@@ -283,7 +283,8 @@ def counted_sweep(p, pb, q, qb, st, sk, gpos, gneg, gkey, flip, rbits, rbuf, rva
         sort_bits(rbits[:n], rbuf[:n], kind, sign, ones, hist)
         for t in range(n):
             rbits[t] ^= flip
-        _bulk(p[:0], pb[:0], rvals[:n], rbits[:n], st, sk, gpos, gneg, gkey, False, False, flip)
+        bulk_sweep(p[:0], pb[:0], rvals[:n], rbits[:n], st, sk, gpos, gneg, gkey, False, False,
+                   flip)
         fp = st[S_FP]
         pa_open = st[S_PA_OPEN] != 0.0
         prbe_left = pos > 0.0 and tp + fp < pos

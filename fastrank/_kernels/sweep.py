@@ -819,7 +819,7 @@ def sweep_classes(p, pb, q, qb, pw, qw, weighted, st, sk, mode, gpos, gneg, gkey
     """
     runs = (mode == MODE_RUNS or mode == MODE_RUNS_REST) and not weighted
     if (mode == MODE_SWEEP or runs) and not weighted and p.shape[0] <= q.shape[0]:
-        return _bulk(p, pb, q, qb, st, sk, gpos, gneg, gkey, runs, mode == MODE_RUNS, flip)
+        return bulk_sweep(p, pb, q, qb, st, sk, gpos, gneg, gkey, runs, mode == MODE_RUNS, flip)
     keep = 1 if mode == MODE_RUNS else 0  # runs: entries below this never absorb a group
     e_tp = st[S_E_TP]
     e_fp = st[S_E_FP]
@@ -922,7 +922,7 @@ def fx_to_float(hi: int, lo: int, e: float) -> float:
 
 
 @helper
-def _bulk(p, pb, q, qb, st, sk, gpos, gneg, gkey, runs, split_first, flip):
+def bulk_sweep(p, pb, q, qb, st, sk, gpos, gneg, gkey, runs, split_first, flip):
     """:func:`sweep_classes` of an unweighted sweep whose positives are the fewer.
 
     Per positive group: the negatives above it are counted sixteen at a time
