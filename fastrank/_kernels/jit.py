@@ -104,8 +104,8 @@ def _typed_calls(dispatcher: Any, literals: Sequence[str] = ()) -> Any:
     (``Literal[int](0)``, ``Literal[bool](True)``) and compiles the callee once
     per literal value: the sweep was built three times inside one batch kernel,
     once per constant mode and weighting. A helper names the parameters whose
-    constants are worth a variant: the radix sort's digit width and payload
-    flag (without them it ran 35-40% slower), and the sweep's weighting and mode,
+    constants are worth a variant: the radix sort's digit width (see
+    :mod:`~fastrank._kernels.sort`), and the sweep's weighting and mode,
     which the one-task kernel passes as constants so that its sweep is compiled
     with the other paths pruned (callers that pass plain values share one
     general variant). Measured on an AMD Zen 5 (``benchmarks/cold_start.py``,

@@ -44,12 +44,18 @@ def highest_bit(x):
 
 
 # The radix digit loop works on whole arrays (a caller passes a slice) and is
-# compiled per digit width and payload flag (jit._typed_calls): with the start
-# of its range and those two as plain arguments the radix sort ran 35-40%
-# slower (100,000 float32 keys: 0.50 against 0.37 ms, AMD Zen 5). A slice costs
-# its view's reference counting, so the short runs finished after the top bits
-# (the common ones) go to the insertion sort by index instead.
-@helper(literals=("has_pay",))
+# compiled per digit width (jit._typed_calls): with the start of its range and
+# the width as plain arguments the radix sort ran 35-40% slower (100,000 float32
+# keys: 0.50 against 0.37 ms, AMD Zen 5). The payload flag is a plain argument:
+# LLVM unswitches the loops on it, while a variant per flag compiled the sort
+# twice into the batch kernel (import plus the first ``average_precision`` of
+# 2,000 x 100 scores, empty cache, AMD Zen 5, four alternating runs: 9.6-10.1 s
+# against 10.4-12.5 s with the flag constant) for sorts within a few percent of
+# each other (the same 100,000 keys: 0.36-0.38 ms either way; 0.54-0.61 against
+# 0.54-0.58 ms with a payload).
+# A slice costs its view's reference counting, so the short runs finished after
+# the top bits (the common ones) go to the insertion sort by index instead.
+@helper
 def _insertion(keys, pay, lo, hi, has_pay):
     for i in range(lo + 1, hi):
         k = keys[i]
@@ -65,7 +71,7 @@ def _insertion(keys, pay, lo, hi, has_pay):
             pay[j + 1] = p
 
 
-@helper(literals=("dbits", "has_pay"))
+@helper(literals=("dbits",))
 def _lsd(keys, buf, pay, pbuf, shift, nbits, hist, dbits, has_pay):
     """Stable LSD radix sort of ``keys`` on bits ``[shift, shift + nbits)``,
     ``dbits`` bits per pass (a constant at every call site); ``buf`` as long,
@@ -115,7 +121,7 @@ def _lsd(keys, buf, pay, pbuf, shift, nbits, hist, dbits, has_pay):
                 pay[i] = pbuf[i]
 
 
-@helper(literals=("has_pay",))
+@helper
 def _radix(keys, buf, pay, pbuf, varying, hist, has_pay):
     n = keys.shape[0]
     if n < 2 or varying == np.uint64(0):
