@@ -62,6 +62,7 @@ fastrank.all_metrics(y, s)                                   # the one-task kern
 fastrank.average_precision(y, s, sample_weight=rng.random(3000))
 Y = rng.random((300, 100)) < 0.2
 fastrank.average_precision(Y, rng.random((300, 100)).astype(np.float32), average=None)
+fastrank.average_precision(Y, rng.random((300, 100)), average=None)  # as the one-task call
 bad = []
 checked = 0
 for info in pkgutil.iter_modules(kernels.__path__):  # every kernel module, as it grows
@@ -72,11 +73,18 @@ for info in pkgutil.iter_modules(kernels.__path__):  # every kernel module, as i
         code = obj.py_func.__code__
         params = code.co_varnames[:code.co_argcount]
         allowed = set(getattr(obj, "literal_parameters", ()))
+        seen = set()
         for sig in obj.signatures:
             checked += 1
             for p, t in zip(params, sig):
                 if isinstance(t, types.Literal) and p not in allowed:
                     bad.append(f"{name}({p}={t})")
+            # the same variant but for which arrays are read-only
+            same = tuple(t.copy(readonly=True) if isinstance(t, types.Array) else t
+                         for t in sig)
+            if same in seen:
+                bad.append(f"{name}: read-only and writable arrays")
+            seen.add(same)
 print(checked, json.dumps(sorted(set(bad))))
 """
 
@@ -85,6 +93,9 @@ def test_helpers_get_no_variant_per_constant_argument(tmp_path: Path) -> None:
     # A constant argument inside a kernel is typed as a literal; unless the callee
     # names that parameter, it must be compiled for the plain type (one variant,
     # not one per constant value: compile time is what a new user waits for).
+    # Nor is a function compiled twice for arrays that differ only in being
+    # read-only (the class split, called with the caller's read-only labels and
+    # with the batch kernel's own).
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
     out = subprocess.run([sys.executable, "-c", _VARIANTS], env=env, capture_output=True,
                          text=True, timeout=600)

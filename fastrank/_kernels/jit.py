@@ -96,9 +96,15 @@ def rw(dtype: Any, ndim: int = 1) -> Any:
     return types.Array(dtype, ndim, "C")
 
 
-def _typed_calls(dispatcher: Any, literals: Sequence[str] = ()) -> Any:
+def _typed_calls(dispatcher: Any, literals: Sequence[str] = (),
+                 inputs: Sequence[str] = ()) -> Any:
     """Make calls from compiled code compile ``dispatcher`` for plain argument types,
-    except the parameters named in ``literals``.
+    except the parameters named in ``literals``; the arrays passed for the
+    parameters named in ``inputs`` (which the function only reads) are typed
+    read-only, so that a read-only and a writable array share one variant (the
+    class split was compiled twice into a process that ran both the one-task
+    path, whose labels are the caller's read-only view, and the batch kernel,
+    whose labels are its own scratch).
 
     Numba types a constant argument at a call site inside a kernel as a literal
     (``Literal[int](0)``, ``Literal[bool](True)``) and compiles the callee once
@@ -115,16 +121,25 @@ def _typed_calls(dispatcher: Any, literals: Sequence[str] = ()) -> Any:
     30.0-33.8 s (2 jobs); results the same, bit for bit.
     """
     own = dispatcher.get_call_template
-    plain: Callable[[Any], Any] = types.unliteral
-    names = list(inspect.signature(dispatcher.py_func).parameters) if literals else []
-    keep = {names.index(name) for name in literals}
+    names = list(inspect.signature(dispatcher.py_func).parameters) if literals or inputs else []
+    unliteral: Callable[[Any], Any] = types.unliteral
+
+    def plain(a: Any, name: str | None) -> Any:
+        if name in literals:
+            return a
+        a = unliteral(a)
+        if name in inputs and isinstance(a, types.Array) and a.mutable:
+            return a.copy(readonly=True)
+        return a
 
     def call_template(args: Sequence[Any], kws: dict[str, Any]) -> Any:
-        return own(tuple(a if i in keep else plain(a) for i, a in enumerate(args)),
-                   {k: v if k in literals else plain(v) for k, v in kws.items()})
+        return own(tuple(plain(a, names[i] if i < len(names) else None)
+                         for i, a in enumerate(args)),
+                   {k: plain(v, k) for k, v in kws.items()})
 
     dispatcher.get_call_template = call_template
-    dispatcher.literal_parameters = tuple(literals)  # read by the test of this rule
+    dispatcher.literal_parameters = tuple(literals)  # read by the tests of these rules
+    dispatcher.input_parameters = tuple(inputs)
     return dispatcher
 
 
@@ -141,11 +156,13 @@ def kernel(signatures: Sequence[tuple[Any, ...]]) -> Callable[[F], F]:
     return wrap
 
 
-def helper(fn: F | None = None, *, literals: Sequence[str] = ()) -> Any:
+def helper(fn: F | None = None, *, literals: Sequence[str] = (),
+           inputs: Sequence[str] = ()) -> Any:
     """A function for kernels to call; compiled once per process with its
     callers' options, and cached only as part of them. ``@helper`` or
-    ``@helper(literals=(...))``: the parameters whose constant arguments get a
-    variant of their own (:func:`_typed_calls`).
+    ``@helper(literals=(...), inputs=(...))``: the parameters whose constant
+    arguments get a variant of their own, and the array parameters it only
+    reads, typed read-only whatever the caller passes (:func:`_typed_calls`).
 
     Helpers are never called from Python, so Numba is told not to build the
     Python and C entry wrappers it otherwise lowers for every function: that
@@ -156,5 +173,5 @@ def helper(fn: F | None = None, *, literals: Sequence[str] = ()) -> Any:
     options: dict[str, Any] = {"error_model": "numpy", "boundscheck": False, "nogil": True,
                                "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
     if fn is None:
-        return lambda f: helper(f, literals=literals)
-    return _typed_calls(numba.njit(**options)(fn), literals)
+        return lambda f: helper(f, literals=literals, inputs=inputs)
+    return _typed_calls(numba.njit(**options)(fn), literals, inputs)

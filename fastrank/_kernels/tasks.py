@@ -40,7 +40,7 @@ def split(bits, labels, weights, lo, hi, p, q, pw, qw, counts):
     split_samples(bits, labels, weights, lo, hi, p, q, pw, qw, counts)
 
 
-@helper
+@helper(inputs=("bits", "labels", "weights"))
 def split_samples(bits, labels, weights, lo, hi, p, q, pw, qw, counts):
     """Samples ``lo .. hi`` into the positives ``p`` and the negatives ``q``.
 
