@@ -138,8 +138,7 @@ def _typed_calls(dispatcher: Any, literals: Sequence[str] = (),
                    {k: plain(v, k) for k, v in kws.items()})
 
     dispatcher.get_call_template = call_template
-    dispatcher.literal_parameters = tuple(literals)  # read by the tests of these rules
-    dispatcher.input_parameters = tuple(inputs)
+    dispatcher.literal_parameters = tuple(literals)  # read by the test of this rule
     return dispatcher
 
 
