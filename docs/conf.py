@@ -87,9 +87,9 @@ numpydoc_attributes_as_param_list = True
 # theirs in prose.
 numpydoc_validation_checks = {"PR02", "GL06", "PR10"}
 
-# -- MyST (the README, METRICS.md and the architecture notes) -----------------
+# -- MyST (the guide, the speed notes, METRICS.md and the architecture notes) ---
 
-myst_heading_anchors = 3  # GitHub-style anchors: the README's "#curves" links
+myst_heading_anchors = 3  # GitHub-style anchors: the guide's "#curves" links
 
 # -- HTML --------------------------------------------------------------------
 
@@ -132,48 +132,65 @@ def _resolve_top_level(app: Sphinx, env: Any, node: Any, contnode: Any) -> Any:
                                node, contnode)
 
 
-# -- the README inside the guide ------------------------------------------------
+# -- links to repository files -------------------------------------------------
 
-# Pages of these docs that stand for repository files the README links to.
+# Pages of these docs that stand for repository files the pages link to.
 _PAGES = {"METRICS.md": "definitions.md", "CHANGELOG.md": "changes.md"}
 _IMAGES = (".png", ".svg", ".jpg", ".jpeg", ".gif")
 _LINK = re.compile(r"(\]\()([^)\s#]+)((?:#[^)\s]*)?\))")
 
 
-def _readme_links(app: Sphinx, relative_path: Path, parent_docname: str,
-                  content: list[str]) -> None:
-    """Point the README's links to repository files at the right place.
+def _repoint(text: str, base: Path, images: bool) -> str:
+    """Point links to repository files, relative to ``base``, at the right place.
 
-    GitHub resolves ``[changes](CHANGELOG.md)`` relative to the repository root;
-    here the README is part of ``docs/guide.md``. A link to a file these docs
-    include as a page goes to that page; a link to a file inside ``docs/`` stays
-    relative to ``docs/``; a link to another existing file goes to the file in the
-    source repository. A link to a file that does not exist is left as it is, so
-    that the build reports it.
+    GitHub resolves ``[changes](../CHANGELOG.md)`` in ``docs/guide.md`` (or
+    ``[changes](CHANGELOG.md)`` in the README) relative to the file's folder.
+    Here a link to a file these docs include as a page goes to that page; a
+    link to a page inside ``docs/`` goes to that page; a link to another
+    existing file goes to the file in the source repository. A link to a file
+    that does not exist is left as it is, so that the build reports it, and so
+    are images when ``images`` is false (the include's relative-images option
+    moves those).
     """
-    included = (DOCS / relative_path).resolve()
-    if included.parent != ROOT:
-        return
 
     def repoint(m: re.Match[str]) -> str:
         target = m.group(2)
         if re.match(r"[a-z][a-z0-9+.-]*:", target) or target.startswith("/"):
             return m.group(0)  # a URL
-        path = (ROOT / target).resolve()
-        if not path.exists():
+        path = (base / target).resolve()
+        if not path.exists() or not path.is_relative_to(ROOT):
             return m.group(0)
         rel = path.relative_to(ROOT).as_posix()
-        if rel in _PAGES:
+        if rel.startswith("docs/") and (path.suffix in (".md", ".rst")
+                                        or (images and path.suffix in _IMAGES)):
+            new = os.path.relpath(path, base).replace(os.sep, "/")
+        elif rel in _PAGES:
             new = _PAGES[rel]
-        elif path.suffix in _IMAGES:
-            return m.group(0)  # the include's relative-images option moves these
-        elif rel.startswith("docs/") and path.suffix in (".md", ".rst"):
-            new = rel.removeprefix("docs/")
+        elif path.suffix in _IMAGES and not images:
+            return m.group(0)
         else:
             new = f"{SOURCE_URL}/blob/main/{rel}"
+        if new == target:
+            return m.group(0)
         return f"{m.group(1)}{new}{m.group(3)}"
 
-    content[0] = _LINK.sub(repoint, content[0])
+    return _LINK.sub(repoint, text)
+
+
+def _included_links(app: Sphinx, relative_path: Path, parent_docname: str,
+                    content: list[str]) -> None:
+    """Links in a repository file that a page includes (the changes, the
+    definitions, the README's table of differences from scikit-learn)."""
+    included = (DOCS / relative_path).resolve()
+    if included.parent != ROOT:
+        return
+    content[0] = _repoint(content[0], ROOT, images=False)
+
+
+def _page_links(app: Sphinx, docname: str, source: list[str]) -> None:
+    """Links in a page of these docs (the guide's ``../METRICS.md``)."""
+    path = Path(app.env.doc2path(docname))
+    source[0] = _repoint(source[0], path.parent, images=True)
 
 
 # -- ``fastrank ... --help``, generated at build time ---------------------------
@@ -228,6 +245,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("autodoc-skip-member", _skip_generated)
     app.connect("autodoc-process-docstring", _no_type_docstring, priority=400)  # before numpydoc
     app.connect("missing-reference", _resolve_top_level)
-    app.connect("include-read", _readme_links)
+    app.connect("include-read", _included_links)
+    app.connect("source-read", _page_links)
     app.add_directive("command-help", CommandHelp)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
