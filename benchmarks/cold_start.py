@@ -1,6 +1,6 @@
 """What a new user waits for: import plus the first call of each entry point in a
 fresh process, with an empty Numba cache and with a warm one, and the time of
-``fastrank compile``. Prints the table README's "Compile cost" shows.
+``fastrank compile``. Prints the table docs/speed.md's "Compile cost" shows.
 
     python benchmarks/cold_start.py              # every row, then fastrank compile
     python benchmarks/cold_start.py --rows roc_auc all_metrics --no-compile

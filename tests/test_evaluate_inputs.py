@@ -69,7 +69,7 @@ def plain() -> fastrank.Evaluation:
 
 
 def test_labels_once_per_dataset_id(plain: fastrank.Evaluation) -> None:
-    """The README's form: 12 score vectors, 4 label vectors, one per dataset id."""
+    """The user guide's form: 12 score vectors, 4 label vectors, one per dataset id."""
     labels, scores, _ = _data()
     ev = fastrank.evaluate(
         [scores[m][k] for m in MODELS for k in range(FOLDS)], labels,
