@@ -3,27 +3,22 @@
 The README's examples run as doctests (pytest's ``--doctest-glob``); this
 checks what doctests cannot: that every in-page link (the contents line and
 the "which function to call" table) names a heading, that local files it
-links exist, and that the version and distribution name it states are the
-package's.
+links exist, and the headings it links in the user guide (docs/guide.md)
+and the speed notes (docs/speed.md) too, and that the version and
+distribution name it states are the package's.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
-
-
-def _slug(heading: str) -> str:
-    """The anchor GitHub (and myst's heading anchors) give a heading."""
-    text = re.sub(r"[`*_]", "", heading.strip().lower())
-    text = re.sub(r"[^\w\- ]", "", text)
-    return text.replace(" ", "-")
+sys.path.insert(0, str(Path(__file__).parent))
+from markdown_pages import GUIDE, README, ROOT, SPEED, broken_links, headings, links
 
 
 def _text() -> str:
@@ -31,17 +26,22 @@ def _text() -> str:
 
 
 def test_in_page_links_name_headings() -> None:
-    text = _text()
-    headings = {_slug(h) for h in re.findall(r"^#{1,4} (.+)$", text, flags=re.M)}
-    links = re.findall(r"\]\(#([^)]+)\)", text)
-    assert len(links) >= 20, "the contents line and the table link the sections"
-    missing = sorted(set(links) - headings)
+    in_page = [t[1:] for t in links(README) if t.startswith("#")]
+    assert len(in_page) >= 20, "the contents line and the table link the sections"
+    missing = sorted(set(in_page) - headings(README))
     assert not missing, f"links to no heading: {missing}"
 
 
 def test_local_links_exist() -> None:
-    for target in re.findall(r"\]\(([^)#:]+)\)", _text()):
-        assert (ROOT / target).exists(), target
+    """Files, and the headings of the guide and the speed notes it links."""
+    assert not broken_links(README), broken_links(README)
+    for page in (GUIDE, SPEED):
+        rel = page.relative_to(ROOT).as_posix()
+        anchors = [t.partition("#")[2] for t in links(README) if t.startswith(f"{rel}#")]
+        assert set(anchors) <= headings(page), sorted(set(anchors) - headings(page))
+    into_guide = [t for t in links(README) if t.startswith("docs/guide.md#")]
+    assert len(into_guide) >= 12, "each section of the README leads to its whole text"
+    assert "docs/speed.md" in links(README)
 
 
 def test_version_and_distribution_name_are_the_packages() -> None:
