@@ -48,7 +48,9 @@ from .exceptions import UndefinedMetricWarning
 __all__ = [
     "GAINS",
     "MEASURES",
+    "NO_RELEVANT",
     "TIES",
+    "TOP_K_TIES",
     "average_precision_at_k",
     "coverage_error",
     "dcg",
@@ -325,8 +327,11 @@ def dcg(y_true: Any, y_score: Any, *, k: int | None = None, log_base: float = 2,
     return _mean(_dcg_rows(gains, values, k, log_base, bool(ignore_ties)), w)
 
 
+NO_RELEVANT = ("nan", "zero")
+
+
 def ndcg(y_true: Any, y_score: Any, *, k: int | None = None, sample_weight: Any = None,
-         ignore_ties: bool = False) -> float:
+         ignore_ties: bool = False, no_relevant: str = "nan") -> float:
     """Normalised DCG: each sample's :func:`dcg` divided by its best possible DCG
     (labels ranked by their own relevance), averaged over the samples, as
     scikit-learn's ``ndcg_score``.
@@ -336,14 +341,21 @@ def ndcg(y_true: Any, y_score: Any, *, k: int | None = None, sample_weight: Any 
     y_true : array-like or sparse matrix of shape (n_samples, n_labels)
         Graded relevance, non-negative.
     y_score, k, sample_weight, ignore_ties
-        As in :func:`dcg`.
+        As in :func:`dcg`. ``y_score`` needs at least two labels per sample
+        (one label has nothing to be ranked against: ValueError, as in
+        scikit-learn).
+    no_relevant : {"nan", "zero"}, default "nan"
+        A sample without relevant labels (all of its ``y_true`` 0) has no best
+        DCG to divide by. ``"nan"``: it has no nDCG, and the mean leaves it out,
+        with one :class:`~fastrank.UndefinedMetricWarning` for the call.
+        ``"zero"``: it counts as 0 in the mean, silently, which is
+        scikit-learn's ``ndcg_score`` (the same mean, to rounding).
 
     Returns
     -------
     float
-        In [0, 1]. A sample without relevant labels has no nDCG: NaN for it,
-        left out of the mean with one :class:`~fastrank.UndefinedMetricWarning`
-        (scikit-learn counts such a sample as 0).
+        In [0, 1]; NaN when no sample has a defined nDCG (``no_relevant="nan"``)
+        or the weights of those that do sum to 0.
 
     Examples
     --------
@@ -354,11 +366,24 @@ def ndcg(y_true: Any, y_score: Any, *, k: int | None = None, sample_weight: Any 
     0.985442
     >>> fastrank.ndcg([[1, 0, 0]], [[0.5, 0.5, 0.5]], k=1)   # one tie: 1/3 of the gain
     0.3333333333333333
+
+    A sample without relevant labels: left out of the mean by default, or
+    counted as 0 (scikit-learn's ``ndcg_score``):
+
+    >>> y, s = [[1, 0, 0], [0, 0, 0]], [[0.9, 0.2, 0.1], [0.3, 0.2, 0.1]]
+    >>> fastrank.ndcg(y, s, no_relevant="zero")
+    0.5
     """
+    if not isinstance(no_relevant, str) or no_relevant not in NO_RELEVANT:
+        raise ValueError(f"no_relevant must be one of {', '.join(map(repr, NO_RELEVANT))}; "
+                         f"got {no_relevant!r}")
     s = inputs.as_array(y_score, "y_score")
     y_true, w = api.sample_inputs(y_true, s, sample_weight, what=_WHAT)
     k, _ = _check_k_base(k, 2)
     values = inputs.canonical_scores(s)
+    if values.shape[1] < 2:
+        raise ValueError("ndcg ranks each sample's labels, so it needs more than one label "
+                         f"(document) per sample; got {values.shape[1]}")
     gains = _gains(y_true, values.shape)
     if (gains < 0).any():
         raise ValueError("ndcg needs non-negative relevance (y_true); got a negative value")
@@ -372,10 +397,10 @@ def ndcg(y_true: Any, y_score: Any, *, k: int | None = None, sample_weight: Any 
     none = best == 0
     with np.errstate(invalid="ignore", divide="ignore"):
         per = got / best
-    per[none] = np.nan
+    per[none] = np.nan if no_relevant == "nan" else 0.0
     said: list[str] = []  # what the mean has to say, in the call's one warning
     mean = _mean(per, w, said)
-    if none.any():
+    if none.any() and no_relevant == "nan":
         said.insert(0, f"ndcg is undefined for {int(none.sum())} of {per.shape[0]} samples "
                        "(no relevant labels); they are NaN and left out of the mean")
     if said:
@@ -1316,26 +1341,40 @@ def ps_terms(lists: _Lists, ks: np.ndarray, ties: str, inv: np.ndarray, log: boo
                 np.where(plain > 0, best / plain, 0.0))
 
 
+TOP_K_TIES = (*TIES, "sklearn")
+
+
 def top_k_accuracy(y_true: Any, y_score: Any, k: Any = 2, *, labels: Any = None,
                    ties: str = "expected", sample_weight: Any = None,
                    normalize: bool = True) -> Any:
-    """Top-k accuracy of a multiclass classifier: the share of samples whose true class
-    is among their ``k`` highest-scored classes (scikit-learn's
-    ``top_k_accuracy_score``), tie-aware.
+    """Top-k accuracy of a classifier: the share of samples whose true class is among
+    their ``k`` highest-scored classes (scikit-learn's ``top_k_accuracy_score``),
+    tie-aware.
 
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
         Class labels; column ``j`` of ``y_score`` scores the ``j``-th class in
         sorted order, or ``labels[j]``.
-    y_score : array-like of shape (n_samples, n_classes)
+    y_score : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Each class's score. A binary task may give 1-D scores (or one column):
+        the score of the greater of its two classes, as scikit-learn takes them.
+        Scores all within [0, 1] are read as its probability (the greater class
+        ranks first above 0.5, the two tie at 0.5), other scores as a decision
+        value (the threshold is 0).
     k : int or sequence of int, default 2
+        A ``k`` of at least the number of classes makes every sample a hit: the
+        call warns (:class:`~fastrank.UndefinedMetricWarning`, as scikit-learn
+        warns).
     labels : array-like of shape (n_classes,), optional
-    ties : {"expected", "optimistic", "pessimistic"}, default "expected"
+        The classes, sorted (2 of them with 1-D scores).
+    ties : {"expected", "optimistic", "pessimistic", "sklearn"}, default "expected"
         A true class tied with others at the cut counts by the chance that it
         falls inside (the expectation over every order of the tie), or as
-        inside (outside). scikit-learn orders a tie by column, the last column
-        first; without ties at the cut both agree.
+        inside (outside). ``"sklearn"`` is scikit-learn's rule, to get its
+        numbers: a tie ranks the class of the greater column first (its stable
+        argsort, reversed), and with 1-D scores a score at the threshold
+        predicts the smaller class. Without ties at the cut all four agree.
     sample_weight : array-like of shape (n_samples,), optional
     normalize : bool, default True
         The (weighted) share; False gives the (weighted) count.
@@ -1353,8 +1392,23 @@ def top_k_accuracy(y_true: Any, y_score: Any, k: Any = 2, *, labels: Any = None,
     0.75
     >>> fastrank.top_k_accuracy(y, s, [1, 2], ties="optimistic")
     array([0.5 , 0.75])
+
+    The first sample's class 0 ties with class 1 for the top place: by default
+    it counts 1/2 at ``k=1``; scikit-learn ranks the greater column first:
+
+    >>> s = [[0.4, 0.4, 0.2], [0.3, 0.4, 0.2], [0.2, 0.3, 0.5], [0.7, 0.2, 0.1]]
+    >>> fastrank.top_k_accuracy(y, s, 1), fastrank.top_k_accuracy(y, s, 1, ties="sklearn")
+    (0.625, 0.5)
+
+    Binary 1-D scores, the score of class 1 (0.5, the threshold, ties):
+
+    >>> fastrank.top_k_accuracy([0, 1, 1, 0], [0.2, 0.9, 0.5, 0.5], 1)
+    0.75
     """
-    ks, scalar_k, ties = _check_call(k, ties, None, "macro")
+    ks, scalar_k = _ks(k)
+    if not isinstance(ties, str) or ties not in TOP_K_TIES:
+        raise ValueError(f"ties must be one of {', '.join(map(repr, TOP_K_TIES))}; "
+                         f"got {ties!r}")
     if not isinstance(normalize, bool):
         raise ValueError(f"normalize must be True or False; got {normalize!r}")
     if inputs.is_sparse(y_score):
@@ -1362,23 +1416,36 @@ def top_k_accuracy(y_true: Any, y_score: Any, k: Any = 2, *, labels: Any = None,
                         "sparse matrix of top predictions use hit_rate_at_k with a one-hot "
                         "label matrix")
     s = inputs.as_array(y_score, "y_score")
-    if s.ndim != 2:
-        raise ValueError(f"top_k_accuracy needs scores of shape (n_samples, n_classes); got "
-                         f"{s.shape}")
-    n, t = s.shape
-    if n == 0:
-        raise ValueError("y_score has no samples; at least one is needed")
-    if t == 2 and labels is None:
-        labels = np.unique(inputs.as_array(y_true, "y_true"))
-        if labels.shape[0] != 2:
-            raise ValueError(f"y_true holds {labels.shape[0]} classes but y_score has 2 "
-                             "columns; pass labels= to name the class of each column")
-    codes, _ = inputs.class_codes(y_true, n, t, labels)
+    if s.ndim == 1 or (s.ndim == 2 and s.shape[1] == 1):
+        hits = _binary_top_k(y_true, s.reshape(-1), ks, labels, ties)
+        n, t = hits.shape[0], 2
+    elif s.ndim == 2:
+        n, t = s.shape
+        if n == 0:
+            raise ValueError("y_score has no samples; at least one is needed")
+        if t == 2 and labels is None:
+            labels = np.unique(inputs.as_array(y_true, "y_true"))
+            if labels.shape[0] != 2:
+                raise ValueError(f"y_true holds {labels.shape[0]} classes but y_score has 2 "
+                                 "columns; pass labels= to name the class of each column")
+        codes, _ = inputs.class_codes(y_true, n, t, labels)
+        if ties == "sklearn":
+            values = inputs.canonical_scores(s)
+            inputs.check_finite(values)
+            hits = _argsort_hits(values, codes, ks)
+        else:
+            onehot = np.zeros((n, t), np.uint8)
+            onehot[np.arange(n), codes] = 1
+            lists = _Lists(onehot, s, None, None, depth=int(ks.max()))
+            hits = hit_rate(lists, ks, ties)
+    else:
+        raise ValueError(f"top_k_accuracy needs scores of shape (n_samples, n_classes), or "
+                         f"(n_samples,) for a binary task; got {s.shape}")
     w = inputs.weights(sample_weight, n)
-    onehot = np.zeros((n, t), np.uint8)
-    onehot[np.arange(n), codes] = 1
-    lists = _Lists(onehot, s, None, None, depth=int(ks.max()))
-    hits = hit_rate(lists, ks, ties)
+    if int(ks.max()) >= t:
+        reduce.warn_caller(f"top_k_accuracy: k ({int(ks.max())}) is greater than or equal to "
+                           f"the number of classes ({t}), which makes every sample a hit: a "
+                           "perfect score, and therefore meaningless")
     total = float(n) if w is None else float(w.sum())
     got = hits.sum(axis=0) if w is None else vecmat(w, hits)
     if normalize and total == 0:
@@ -1388,6 +1455,46 @@ def top_k_accuracy(y_true: Any, y_score: Any, k: Any = 2, *, labels: Any = None,
     else:
         out = got / total if normalize else got
     return float(out[0]) if scalar_k else out
+
+
+def _argsort_hits(values: np.ndarray, codes: np.ndarray, ks: np.ndarray) -> np.ndarray:
+    """scikit-learn's top-k hits (samples x ks): the classes ranked by a stable argsort
+    of the scores, reversed, so that a tie ranks the greater column first. The true
+    class's place is the count of the classes scored above it, plus those tied with
+    it in a greater column."""
+    n, t = values.shape
+    mine = values[np.arange(n), codes][:, None]
+    after = np.arange(t)[None, :] > codes[:, None]
+    place = np.count_nonzero((values > mine) | ((values == mine) & after), axis=1)
+    return np.asarray(place[:, None] < ks[None, :], dtype=np.float64)
+
+
+def _binary_top_k(y_true: Any, scores: np.ndarray, ks: np.ndarray, labels: Any,
+                  ties: str) -> np.ndarray:
+    """Top-k hits (samples x ks) of a binary task from the scores of its greater class:
+    probabilities (all within [0, 1], the threshold 0.5) or decision values
+    (threshold 0), as scikit-learn reads them; at the threshold the two classes tie."""
+    values, _ = inputs.scores_1d(scores)
+    inputs.check_finite(values)
+    n = values.shape[0]
+    if labels is None:
+        found = np.unique(inputs.as_array(y_true, "y_true"))
+        if found.shape[0] != 2:
+            raise ValueError(
+                f"1-D y_score holds the scores of the greater class of a binary task, but "
+                f"y_true holds {found.shape[0]} classes; give scores of shape (n_samples, "
+                "n_classes), or labels= naming the two classes")
+        labels = found
+    codes, _ = inputs.class_codes(y_true, n, 2, labels)
+    threshold = 0.5 if values.min() >= 0 and values.max() <= 1 else 0
+    above = values > threshold  # the greater class ranks first
+    tied = values == threshold
+    top1 = np.where(above == (codes == 1), 1.0, 0.0)
+    if ties == "sklearn":  # at the threshold scikit-learn predicts the smaller class
+        top1[tied] = (codes[tied] == 0).astype(np.float64)
+    else:  # the chance that the true class of a tie ranks first
+        top1[tied] = {"expected": 0.5, "optimistic": 1.0, "pessimistic": 0.0}[ties]
+    return np.where(ks[None, :] >= 2, 1.0, top1[:, None])
 
 
 MEASURES = ("P", "recall", "F1", "hit", "AP", "nDCG", "PSP", "PSnDCG", "RR", "Rprec")
