@@ -303,9 +303,9 @@ def test_ndcg_of_one_label_is_refused_and_no_relevant_is_checked() -> None:
         with pytest.raises(ValueError, match="no_relevant must be one of 'nan', 'zero'"):
             fastrank.ndcg([[1, 0]], [[0.5, 0.2]], no_relevant=bad)
     # the large path (ranked lists) too
-    import fastrank.rankings as R
+    import fastrank._rankings.lists as L
 
-    n = R.DENSE_KERNEL_MIN // 8 + 2  # even: half the samples without relevant labels
+    n = L.DENSE_KERNEL_MIN // 8 + 2  # even: half the samples without relevant labels
     y = np.zeros((n, 8))
     y[::2, 3] = 2
     s = np.tile(np.arange(8.0), (n, 1))
@@ -461,23 +461,23 @@ def test_large_ndcg_is_scikit_learns_through_the_ranked_lists(k) -> None:
     """From ``DENSE_KERNEL_MIN`` scores on, nDCG is the lists' tie-expected DCG over
     their ideal DCG (the kernel's path, no row sorted): scikit-learn's value, and
     the small path's, on graded labels with heavy ties."""
-    import fastrank.rankings as R
+    import fastrank._rankings.lists as L
 
     rng = np.random.default_rng(12)
     n, t = 400, 700  # 280,000 scores, past the threshold
-    assert n * t >= R.DENSE_KERNEL_MIN
+    assert n * t >= L.DENSE_KERNEL_MIN
     y = (rng.random((n, t)) < 0.05) * rng.integers(1, 4, (n, t))
     y[:, 0] = 1
     s = np.round(rng.random((n, t)) + 0.2 * (y > 0), 2)
     want = skm.ndcg_score(y, s, k=k)
     got = fastrank.ndcg(y, s, k=k)
     assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
-    old = R.DENSE_KERNEL_MIN
-    R.DENSE_KERNEL_MIN = 1 << 62
+    old = L.DENSE_KERNEL_MIN
+    L.DENSE_KERNEL_MIN = 1 << 62
     try:
         small = fastrank.ndcg(y, s, k=k)
     finally:
-        R.DENSE_KERNEL_MIN = old
+        L.DENSE_KERNEL_MIN = old
     assert got == pytest.approx(small, rel=1e-14, abs=1e-15)
 
 
