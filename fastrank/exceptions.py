@@ -6,7 +6,9 @@ __all__ = ["UndefinedMetricWarning", "UnsupportedOptionError"]
 
 
 class UndefinedMetricWarning(UserWarning):
-    """A metric is undefined for a task (one class missing) and was returned as NaN.
+    """A metric is undefined for a task (one class missing) and was returned as NaN,
+    or is meaningless (:func:`~fastrank.top_k_accuracy` with ``k`` at least the
+    number of classes: every sample a hit).
 
     A :class:`UserWarning`, as scikit-learn's ``UndefinedMetricWarning`` is, so
     that warning filters written for scikit-learn behave the same here. One

@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from . import rankings
 from ._core import engine
+from ._rankings import lists as topk
 from .exceptions import UndefinedMetricWarning
 from .readers import DataError
 
@@ -184,7 +184,7 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     >>> fastrank.evaluate_run({"q1": {"a": 1}}, {"q1": {"a": 0.5, "b": 0.7}}, "P@1").mean
     {'P@1': 0.0}
     """
-    rules = (*rankings.TIES, "trec_eval")
+    rules = (*topk.TIES, "trec_eval")
     if ties not in rules:
         raise ValueError(f"ties must be one of {', '.join(map(repr, rules))}; got {ties!r}")
     if isinstance(measures, str):
@@ -264,7 +264,7 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     if item.shape[0] > 1 and not bool((jcode[item][1:] >= jcode[item][:-1]).all()):
         item = item[np.argsort(jcode[item], kind="stable")]
     # One ranking of each query for every measure.
-    lists = rankings._Lists.of_runs(starts, ends, rdk, rs, jcode[item], jdk[item], jr[item],
+    lists = topk.RankedLists.of_runs(starts, ends, rdk, rs, jcode[item], jdk[item], jr[item],
                                     n_rel, min_grade=1.0)
     listed_twice = np.flatnonzero(lists.repeat >= 0)
     if listed_twice.shape[0]:
@@ -448,27 +448,27 @@ def _listed_twice(name: str, query: Any, doc: Any) -> None:
                      "than once; give each pair once")
 
 
-def _per_query(kind: str, k: int | None, lists: rankings._Lists, ties: str,
+def _per_query(kind: str, k: int | None, lists: topk.RankedLists, ties: str,
                jcodes: np.ndarray, jgrades: np.ndarray) -> np.ndarray:
     """One measure per query (queries by code), from the queries' ranked lists."""
     ks = np.array([k or 1], np.int64)
     if kind == "P":  # trec_eval: ranks the run does not fill count as not relevant
-        hits = rankings.at_k("recall_at_k", lists, ks, ties)[:, 0] * lists.relevant
+        hits = topk.at_k("recall_at_k", lists, ks, ties)[:, 0] * lists.relevant
         return np.where(lists.relevant > 0, hits / ks[0], np.nan)
     if kind == "recall":
-        return rankings.at_k("recall_at_k", lists, ks, ties)[:, 0]
+        return topk.at_k("recall_at_k", lists, ks, ties)[:, 0]
     if kind == "success":
-        return rankings.hit_rate(lists, ks, ties)[:, 0]
+        return topk.hit_rate(lists, ks, ties)[:, 0]
     if kind == "recip_rank":
-        return rankings.reciprocal(lists, ties)
+        return topk.reciprocal(lists, ties)
     if kind == "Rprec":
-        return rankings.r_prec(lists, ties)
+        return topk.r_prec(lists, ties)
     n_rel = lists.relevant
     with np.errstate(invalid="ignore", divide="ignore"):
         if kind == "map":  # over every judged relevant document, retrieved or not
             return np.where(n_rel > 0, lists.average_precision(None, ties) / n_rel, np.nan)
         # nDCG: the ideal ranks every judged grade of the query, retrieved or not
-        ideal = rankings.best_dcg(jcodes, np.maximum(jgrades, 0.0), lists.first.shape[0], k)
+        ideal = topk.best_dcg(jcodes, np.maximum(jgrades, 0.0), lists.first.shape[0], k)
         return np.where(ideal > 0, lists.dcg(lists.item_grade, k, ties) / ideal, np.nan)
 
 

@@ -245,6 +245,76 @@ def test_ndcg_of_a_sample_without_relevant_labels_is_nan_and_left_out() -> None:
         fastrank.dcg(np.array([[np.nan, 0, 0], [0, 0, 0]]), S)
 
 
+@st.composite
+def graded_with_empty_rows(draw):
+    """graded() with samples whose relevance is all 0 (no best DCG), and some
+    without any other."""
+    y, s, w, k = draw(graded())
+    empty = np.array(draw(st.lists(st.booleans(), min_size=y.shape[0],
+                                   max_size=y.shape[0])))
+    y[empty] = 0
+    return y, s, w, k
+
+
+@settings(PROPERTY_SETTINGS, max_examples=300)
+@given(graded_with_empty_rows(), st.sampled_from(["float64", "float32", "int"]),
+       st.booleans())
+def test_ndcg_no_relevant_zero_is_scikit_learns_mean(case, kind, ignore_ties) -> None:
+    """``no_relevant="zero"`` counts a sample without relevant labels as 0, as
+    ndcg_score does; the default leaves it out (the mean of the others)."""
+    y, s, w, k = case
+    scores = {"float64": s, "float32": s.astype(np.float32), "int": s.astype(np.int64)}[kind]
+    if ignore_ties:  # an arbitrary order of ties in both: compare without ties only
+        scores = scores + np.arange(s.shape[1]) * 16
+        s = np.asarray(scores, np.float64)
+    want = skm.ndcg_score(y, s, k=k, sample_weight=w, ignore_ties=ignore_ties)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "zero" says nothing
+        got = fastrank.ndcg(y, scores, k=k, sample_weight=w, ignore_ties=ignore_ties,
+                            no_relevant="zero")
+    assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
+    empty = (y == 0).all(axis=1)
+    if empty.all():
+        with pytest.warns(fastrank.UndefinedMetricWarning):
+            assert math.isnan(fastrank.ndcg(y, scores, k=k, sample_weight=w))
+        return
+    keep = ~empty
+    wk = None if w is None else w[keep]
+    ctx = pytest.warns(fastrank.UndefinedMetricWarning, match="no relevant labels") \
+        if empty.any() else warnings.catch_warnings()
+    with ctx:
+        default = fastrank.ndcg(y, scores, k=k, sample_weight=w, ignore_ties=ignore_ties)
+    assert default == pytest.approx(
+        skm.ndcg_score(y[keep], s[keep], k=k, sample_weight=wk, ignore_ties=ignore_ties),
+        rel=1e-12, abs=1e-12)
+
+
+def test_ndcg_of_one_label_is_refused_and_no_relevant_is_checked() -> None:
+    """One label (document) per sample: nothing to rank, ValueError as in
+    scikit-learn's ndcg_score; dcg keeps its value. An unknown no_relevant is named."""
+    for y, s in (([[1]], [[1]]), ([[1], [0]], [[0.5], [0.2]]), ([[0]], [[3]])):
+        for k in (None, 1):
+            with pytest.raises(ValueError, match="more than one label"):
+                fastrank.ndcg(y, s, k=k)
+            with pytest.raises(ValueError, match="more than one label"):
+                fastrank.ndcg(y, s, k=k, no_relevant="zero")
+    assert fastrank.dcg([[2]], [[1]]) == 2.0  # (scikit-learn: a one-column y_true is "binary")
+    for bad in ("Zero", "0", 0, None, "ignore", ["zero"]):
+        with pytest.raises(ValueError, match="no_relevant must be one of 'nan', 'zero'"):
+            fastrank.ndcg([[1, 0]], [[0.5, 0.2]], no_relevant=bad)
+    # the large path (ranked lists) too
+    import fastrank._rankings.lists as L
+
+    n = L.DENSE_KERNEL_MIN // 8 + 2  # even: half the samples without relevant labels
+    y = np.zeros((n, 8))
+    y[::2, 3] = 2
+    s = np.tile(np.arange(8.0), (n, 1))
+    got = fastrank.ndcg(y, s, no_relevant="zero")
+    assert got == pytest.approx(skm.ndcg_score(y, s), rel=1e-12)
+    with pytest.warns(fastrank.UndefinedMetricWarning, match="no relevant labels"):
+        assert fastrank.ndcg(y, s) == pytest.approx(2 * got, rel=1e-12)
+
+
 def _every_ranking_function():
     """Each public function of fastrank.rankings with the arguments it needs beyond
     (y_true, y_score), and whether it takes sample_weight."""
@@ -379,7 +449,8 @@ def test_a_k_past_int64_is_a_k_past_every_list(k):
         want = fastrank.top_k_metrics(Y, S, [1, 2**63 - 1])
     assert list(got) == list(want)
     y = rng.integers(0, 5, 6)
-    assert fastrank.top_k_accuracy(y, S, k, labels=np.arange(5)) == 1.0
+    with pytest.warns(fastrank.UndefinedMetricWarning, match="number of classes"):
+        assert fastrank.top_k_accuracy(y, S, k, labels=np.arange(5)) == 1.0
     r = fastrank.evaluate_run((["q"], ["a"], [1]), (["q", "q"], ["a", "b"], [1, 2]),
                               [f"recall@{int(k)}", f"ndcg_cut_{int(k)}"])
     assert r.mean == {f"recall@{int(k)}": 1.0, f"ndcg_cut_{int(k)}": 1 / np.log2(3)}
@@ -390,23 +461,23 @@ def test_large_ndcg_is_scikit_learns_through_the_ranked_lists(k) -> None:
     """From ``DENSE_KERNEL_MIN`` scores on, nDCG is the lists' tie-expected DCG over
     their ideal DCG (the kernel's path, no row sorted): scikit-learn's value, and
     the small path's, on graded labels with heavy ties."""
-    import fastrank.rankings as R
+    import fastrank._rankings.lists as L
 
     rng = np.random.default_rng(12)
     n, t = 400, 700  # 280,000 scores, past the threshold
-    assert n * t >= R.DENSE_KERNEL_MIN
+    assert n * t >= L.DENSE_KERNEL_MIN
     y = (rng.random((n, t)) < 0.05) * rng.integers(1, 4, (n, t))
     y[:, 0] = 1
     s = np.round(rng.random((n, t)) + 0.2 * (y > 0), 2)
     want = skm.ndcg_score(y, s, k=k)
     got = fastrank.ndcg(y, s, k=k)
     assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
-    old = R.DENSE_KERNEL_MIN
-    R.DENSE_KERNEL_MIN = 1 << 62
+    old = L.DENSE_KERNEL_MIN
+    L.DENSE_KERNEL_MIN = 1 << 62
     try:
         small = fastrank.ndcg(y, s, k=k)
     finally:
-        R.DENSE_KERNEL_MIN = old
+        L.DENSE_KERNEL_MIN = old
     assert got == pytest.approx(small, rel=1e-14, abs=1e-15)
 
 

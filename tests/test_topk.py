@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastrank
+import fastrank._rankings.lists as L
 import fastrank.rankings as R
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -159,10 +160,10 @@ def test_several_k_and_the_mean() -> None:
 def test_undefined_lists_warn_once_and_are_left_out() -> None:
     Y = np.array([[1, 0, 0], [0, 0, 0]])
     S = np.array([[0.9, 0.2, 0.1], [0.3, 0.2, 0.1]])
-    with pytest.warns(R.UndefinedMetricWarning, match="1 of 2 samples") as rec:
+    with pytest.warns(fastrank.UndefinedMetricWarning, match="1 of 2 samples") as rec:
         assert R.reciprocal_rank(Y, S) == 1.0
     assert len(rec) == 1
-    with pytest.warns(R.UndefinedMetricWarning, match="k beyond the list"):
+    with pytest.warns(fastrank.UndefinedMetricWarning, match="k beyond the list"):
         assert math.isnan(R.precision_at_k(Y, S, 4))
 
 
@@ -214,7 +215,7 @@ def test_call_errors_come_before_any_work() -> None:
 def _full_sort_lists(Y, S):
     """The oracle's ranked lists: each row sorted in full, every tie group kept (none
     of the kernel's counting), in the form the measures read."""
-    lists = R._Lists.__new__(R._Lists)
+    lists = L.RankedLists.__new__(L.RankedLists)
     n, t = S.shape
     order = np.argsort(-S, axis=1, kind="stable")
     v = np.take_along_axis(S, order, axis=1).ravel()
@@ -247,16 +248,16 @@ def _on_lists(name, lists, k, ties):
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
         warnings.simplefilter("ignore")
         if name in ("precision_at_k", "recall_at_k", "f1_at_k"):
-            return R.at_k(name, lists, ks, ties)[:, 0]
+            return L.at_k(name, lists, ks, ties)[:, 0]
         if name == "hit_rate_at_k":
-            return R.hit_rate(lists, ks, ties)[:, 0]
+            return L.hit_rate(lists, ks, ties)[:, 0]
         if name == "reciprocal_rank":
-            return R.reciprocal(lists, ties)
+            return L.reciprocal(lists, ties)
         if name == "r_precision":
-            return R.r_prec(lists, ties)
+            return L.r_prec(lists, ties)
         if name in ("average_precision_at_k", "ap_min"):
-            return R.ap_at(lists, ks, ties, "relevant" if name != "ap_min" else "min")[:, 0]
-        return R.ndcg_at(lists, ks, ties, "linear")[:, 0]
+            return L.ap_at(lists, ks, ties, "relevant" if name != "ap_min" else "min")[:, 0]
+        return L.ndcg_at(lists, ks, ties, "linear")[:, 0]
 
 
 @settings(PROPERTY_SETTINGS, max_examples=60)
@@ -322,12 +323,12 @@ def test_small_dense_rows_give_the_kernels_values_to_the_bit(n, t, levels, k, ti
                     R.psndcg_at_k(Y > 0, S, k, propensity=p, **kw)]
 
     small = every()
-    old = R.DENSE_KERNEL_MIN
-    R.DENSE_KERNEL_MIN = 0
+    old = L.DENSE_KERNEL_MIN
+    L.DENSE_KERNEL_MIN = 0
     try:
         big = every()
     finally:
-        R.DENSE_KERNEL_MIN = old
+        L.DENSE_KERNEL_MIN = old
     for a, b in zip(small, big, strict=True):
         assert np.array_equal(a, b, equal_nan=True)
 

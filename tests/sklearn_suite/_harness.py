@@ -26,10 +26,18 @@ The mode comes from the environment variable ``FASTRANK_SKSUITE_MODE``:
     unchanged. It tells which tests call a substituted function (the selected
     tests) and checks the harness itself: every test must pass there.
 
+The substitutions come from ``FASTRANK_SKSUITE_SELECTION`` (one of
+:data:`SELECTIONS`; the control run wraps every name of every selection), and
+``FASTRANK_SKSUITE_ARGUMENTS`` says whether the adapters pass the arguments of
+:data:`SKLEARN_RULES` (``"sklearn"``, the default: scikit-learn's rule where
+fastrank's default deliberately differs, as a user replacing the function would
+call it) or call fastrank with its defaults (``"default"``).
+
 The adapters convert no result, catch no exception and filter no warning.
 They only map scikit-learn's signature (positional or keyword, names,
-defaults) onto fastrank's keyword arguments, record each call and the warnings
-it emitted, and emit those warnings again unchanged.
+defaults) onto fastrank's keyword arguments (plus those of :data:`SKLEARN_RULES`),
+record each call and the warnings it emitted, and emit those warnings again
+unchanged.
 
 Importing this module imports only the standard library (the project's own
 pytest run imports it when it collects doctests); numpy, scikit-learn and
@@ -52,17 +60,49 @@ from typing import Any
 MODE_ENV = "FASTRANK_SKSUITE_MODE"
 RESULTS_ENV = "FASTRANK_SKSUITE_RESULTS"
 TEST_FILE_ENV = "FASTRANK_SKSUITE_TEST_FILE"
+SELECTION_ENV = "FASTRANK_SKSUITE_SELECTION"
+ARGUMENTS_ENV = "FASTRANK_SKSUITE_ARGUMENTS"
 
-# scikit-learn name -> fastrank name. Every one of these is imported by
-# sklearn/metrics/tests/test_ranking.py from sklearn.metrics.
-SUBSTITUTED: dict[str, str] = {
-    "average_precision_score": "average_precision",
-    "roc_auc_score": "roc_auc",
-    "roc_curve": "roc_curve",
-    "precision_recall_curve": "precision_recall_curve",
-    "det_curve": "det_curve",
-    "confusion_matrix_at_thresholds": "confusion_matrix_at_thresholds",
+# The selections: each one a set of substitutions, scikit-learn name -> fastrank
+# name, run on its own. Every name is imported by sklearn/metrics/tests/test_ranking.py
+# from sklearn.metrics.
+SELECTIONS: dict[str, dict[str, str]] = {
+    "curves": {  # the binary-classifier curves and areas
+        "average_precision_score": "average_precision",
+        "roc_auc_score": "roc_auc",
+        "roc_curve": "roc_curve",
+        "precision_recall_curve": "precision_recall_curve",
+        "det_curve": "det_curve",
+        "confusion_matrix_at_thresholds": "confusion_matrix_at_thresholds",
+    },
+    "rankings": {  # each sample's labels ranked, and top-k accuracy
+        "label_ranking_average_precision_score": "label_ranking_average_precision",
+        "coverage_error": "coverage_error",
+        "label_ranking_loss": "label_ranking_loss",
+        "dcg_score": "dcg",
+        "ndcg_score": "ndcg",
+        "top_k_accuracy_score": "top_k_accuracy",
+        "confusion_matrix_at_thresholds": "confusion_matrix_at_thresholds",
+    },
 }
+
+# Every substituted name, of every selection (the control run wraps them all).
+SUBSTITUTED: dict[str, str] = {k: v for sel in SELECTIONS.values() for k, v in sel.items()}
+
+# Where fastrank's default deliberately differs from scikit-learn's rule, the
+# fastrank argument that gives scikit-learn's rule: what a user who replaces the
+# scikit-learn function with fastrank's, and wants its numbers, passes. The
+# adapters set these in the "sklearn" arguments mode (the default), and not in the
+# "default" mode, which measures fastrank's defaults.
+SKLEARN_RULES: dict[str, dict[str, Any]] = {
+    # a tie at the cut: the greater column first (scikit-learn's argsort), where
+    # fastrank's default counts the tie by its expected value
+    "top_k_accuracy_score": {"ties": "sklearn"},
+    # a sample without relevant labels counts as 0 in the mean, where fastrank's
+    # default leaves it out (NaN, with a warning)
+    "ndcg_score": {"no_relevant": "zero"},
+}
+ARGUMENTS = ("sklearn", "default")
 
 # scikit-learn parameter names that fastrank spells differently. ``probas_pred``
 # is precision_recall_curve's second argument before scikit-learn 1.7 (it is
@@ -88,6 +128,26 @@ def mode() -> str:
     value = os.environ.get(MODE_ENV, "fastrank")
     if value not in ("fastrank", "sklearn"):
         raise ValueError(f"{MODE_ENV} must be 'fastrank' or 'sklearn'; got {value!r}")
+    return value
+
+
+def selection() -> dict[str, str]:
+    """The substitutions of this run: a selection's (``FASTRANK_SKSUITE_SELECTION``),
+    or all of them (unset, or ``"all"``: the control run)."""
+    value = os.environ.get(SELECTION_ENV, "all")
+    if value == "all":
+        return dict(SUBSTITUTED)
+    if value not in SELECTIONS:
+        raise ValueError(f"{SELECTION_ENV} must be 'all' or one of {sorted(SELECTIONS)}; "
+                         f"got {value!r}")
+    return dict(SELECTIONS[value])
+
+
+def arguments() -> str:
+    """``"sklearn"``: the adapters pass :data:`SKLEARN_RULES`; ``"default"``: not."""
+    value = os.environ.get(ARGUMENTS_ENV, "sklearn")
+    if value not in ARGUMENTS:
+        raise ValueError(f"{ARGUMENTS_ENV} must be one of {ARGUMENTS}; got {value!r}")
     return value
 
 
@@ -160,16 +220,19 @@ def _reemit(caught: list[warnings.WarningMessage]) -> None:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
 
-def make_adapter(sk_name: str, which: str | None = None) -> Any:
+def make_adapter(sk_name: str, which: str | None = None, args: str | None = None) -> Any:
     """The function that replaces ``sklearn.metrics.<sk_name>`` in the test module.
 
-    ``which`` is ``"fastrank"`` or ``"sklearn"`` (default: :func:`mode`).
+    ``which`` is ``"fastrank"`` or ``"sklearn"`` (default: :func:`mode`); ``args``
+    is ``"sklearn"`` (fastrank gets :data:`SKLEARN_RULES`) or ``"default"``
+    (default: :func:`arguments`).
     """
     import sklearn.metrics
 
     import fastrank
 
     which = which or mode()
+    rules = SKLEARN_RULES.get(sk_name, {}) if (args or arguments()) == "sklearn" else {}
     sk_func = getattr(sklearn.metrics, sk_name)
     sig = inspect.signature(sk_func)  # the declared signature (follows __wrapped__)
     fr_func = getattr(fastrank, SUBSTITUTED[sk_name])
@@ -191,6 +254,8 @@ def make_adapter(sk_name: str, which: str | None = None) -> Any:
             kw[RENAMED.get(name, name)] = value
         y_true = kw.pop("y_true")
         y_score = kw.pop("y_score")
+        for name, value in rules.items():  # scikit-learn's rule, where not fastrank's default
+            kw.setdefault(name, value)
         return (y_true, y_score), kw
 
     def outer(*args: Any, **kwargs: Any) -> Any:
@@ -239,7 +304,8 @@ def make_adapter(sk_name: str, which: str | None = None) -> Any:
 
     outer.__name__ = sk_name  # pytest ids of parametrized functions use __name__
     outer.__qualname__ = sk_name
-    outer.__doc__ = f"{sk_name} -> fastrank.{SUBSTITUTED[sk_name]} ({which}) adapter"
+    outer.__doc__ = (f"{sk_name} -> fastrank.{SUBSTITUTED[sk_name]}"
+                     f"({', '.join(f'{k}={v!r}' for k, v in rules.items())}) ({which}) adapter")
     outer.__signature__ = sig  # type: ignore[attr-defined]
     outer.__module__ = __name__
     outer.harness_target = which  # type: ignore[attr-defined]
@@ -247,7 +313,8 @@ def make_adapter(sk_name: str, which: str | None = None) -> Any:
 
 
 def adapters(which: str | None = None) -> dict[str, Any]:
-    return {name: make_adapter(name, which) for name in SUBSTITUTED}
+    """The adapters of this run's substitutions (:func:`selection`)."""
+    return {name: make_adapter(name, which) for name in selection()}
 
 
 # ------------------------------------------------------------ call-level comparison

@@ -2,16 +2,38 @@
 
 Usage (from the repository root, with the project's virtualenv)::
 
-    .venv/bin/python tests/sklearn_suite/run.py          # summary (about 10 s warm)
+    .venv/bin/python tests/sklearn_suite/run.py          # summary (about 30 s warm)
     .venv/bin/python tests/sklearn_suite/run.py -v       # every difference of every test
     .venv/bin/python tests/sklearn_suite/run.py --list   # + the selected tests
+    .venv/bin/python tests/sklearn_suite/run.py --selection rankings --arguments sklearn
     .venv/bin/python tests/sklearn_suite/run.py --json out.json --keep /tmp/sksuite
 
 The fastrank tested is the one ``import fastrank`` finds (the editable install;
 ``PYTHONPATH=/some/checkout`` tests another copy). From a test::
 
-    sys.path.insert(0, "tests/sklearn_suite"); from run import run_suite
-    result = run_suite(); result.counts()   # {'selected': 156, 'passed': ..., ...}
+    sys.path.insert(0, "tests/sklearn_suite"); from run import run_suites
+    results = run_suites()   # {(selection, arguments): SuiteResult}
+    results[("rankings", "sklearn")].counts()   # {'selected': 73, 'passed': ..., ...}
+
+Selections and arguments
+------------------------
+Two *selections* of substitutions (``_harness.SELECTIONS``), each run on its own:
+
+* ``curves``: ``average_precision_score``, ``roc_auc_score``, ``roc_curve``,
+  ``precision_recall_curve``, ``det_curve``, ``confusion_matrix_at_thresholds``;
+* ``rankings``: ``label_ranking_average_precision_score``, ``coverage_error``,
+  ``label_ranking_loss``, ``dcg_score``, ``ndcg_score``, ``top_k_accuracy_score``,
+  and ``confusion_matrix_at_thresholds``.
+
+Each selection runs with *sklearn arguments* and with *default arguments*.
+Where fastrank's default deliberately differs from scikit-learn's rule, fastrank
+has an argument that gives scikit-learn's rule; with sklearn arguments the
+adapters pass it (``_harness.SKLEARN_RULES``), as a user who replaces the
+scikit-learn function with fastrank's and wants its numbers would:
+``top_k_accuracy(..., ties="sklearn")`` and ``ndcg(..., no_relevant="zero")``.
+With default arguments they pass nothing of their own: fastrank's defaults. A
+selection whose adapters set nothing (``curves``) runs once; its default
+arguments are its sklearn arguments.
 
 What it does
 ------------
@@ -29,15 +51,16 @@ What it does
    functions (``CURVE_FUNCS``, ``metric_func``, ...). scikit-learn's own
    internals (``metric_at_thresholds``, ``auc``, ...) keep calling
    scikit-learn. The installed scikit-learn is not modified.
-2. Runs the copy twice, in parallel, with pytest and ``-p sklearn.conftest``
-   (scikit-learn's fixtures, e.g. ``global_random_seed``), isolated from
-   fastrank's pytest configuration:
+2. Runs the copy with pytest and ``-p sklearn.conftest`` (scikit-learn's
+   fixtures, e.g. ``global_random_seed``), isolated from fastrank's pytest
+   configuration, up to four runs in parallel:
 
-   * the *control* run: the adapters call scikit-learn itself. The tests that
-     call at least one substituted function there are the *selected* tests
-     (156 of 248 with 1.9.1). All tests must pass there, which checks the
-     harness.
-   * the *fastrank* run: the adapters call fastrank. Every call is also made
+   * one *control* run: the adapters of every selection call scikit-learn
+     itself. The tests that call at least one function of a selection there are
+     that selection's *selected* tests (with 1.9.1, of 248: 156 for ``curves``,
+     73 for ``rankings``). All tests must pass there, which checks the harness.
+   * a *fastrank* run per selection and arguments: the adapters of the
+     selection call fastrank (the other names stay scikit-learn's). Every call is also made
      to scikit-learn, and the two answers (value, dtype, exception type,
      warning categories) are compared: the *call-level differences*. They
      also show what the tests do not check.
@@ -57,7 +80,8 @@ Only the arguments the caller passed are forwarded, as keywords, after binding
 the call to scikit-learn's *declared* signature (``inspect.signature``).
 scikit-learn's defaults are therefore mapped onto fastrank's defaults, not
 passed along: ``average_precision_score``'s ``pos_label=1`` becomes fastrank's
-``None``. The one explicit value dropped is ``roc_auc_score(multi_class="raise")``,
+``None``. With sklearn arguments the adapters add those of ``SKLEARN_RULES``
+(see above). The one explicit value dropped is ``roc_auc_score(multi_class="raise")``,
 scikit-learn's default, which fastrank does not know. A call that the declared
 signature rejects goes to fastrank unchanged. Results, exceptions and warnings
 are passed through as they are.
@@ -70,7 +94,10 @@ Version assumptions (scikit-learn 1.9.1, pytest 9)
 * ``_binary_clf_curve`` is gone in 1.9. Its successor,
   ``_sort_inputs_and_compute_classification_thresholds``, is private and has
   no fastrank counterpart. It is not substituted, so its three tests are not
-  selected.
+  selected. Nor are ``_dcg_sample_scores`` and ``_ndcg_sample_scores``
+  (per-sample values; ``test_dcg_score``, ``test_dcg_ties``,
+  ``test_ndcg_score`` call only them), nor the tests of the module's own
+  reference ``_my_lrap``.
 * ``probas_pred`` (``precision_recall_curve`` before 1.7) would be renamed to
   ``y_score``. The deprecated positional ``pos_label`` of
   ``confusion_matrix_at_thresholds`` (accepted until 1.11) is not part of the
@@ -138,6 +165,15 @@ DIAGNOSES: dict[str, str] = {
     "test_average_precision_score_multiclass_pos_label_errors":
         "multiclass y_true, pos_label=3: scikit-learn raises; fastrank ignores pos_label "
         "silently, whatever its value (bug)",
+    # the 'rankings' selection (fastrank after commit ee9f855)
+    "test_top_k_accuracy_score_warning":
+        "warning category only: fastrank.UndefinedMetricWarning (a UserWarning, as "
+        "scikit-learn's is) is not sklearn.exceptions.UndefinedMetricWarning; both warn "
+        "for k >= n_classes and give 1.0",
+    "test_top_k_accuracy_score_ties":
+        "default arguments only: fastrank's ties='expected' counts a class tied at the "
+        "cut by its chance to fall inside; the test expects scikit-learn's rule (the "
+        "greater column first), which ties='sklearn' gives",
 }
 
 
@@ -156,6 +192,9 @@ class Outcome:
 
 @dataclasses.dataclass
 class SuiteResult:
+    selection: str  # a key of _harness.SELECTIONS
+    arguments: str  # "sklearn" (the adapters pass SKLEARN_RULES) or "default"
+    adapter_arguments: dict[str, dict[str, Any]]  # what the adapters passed, by function
     sklearn_version: str
     fastrank_version: str
     fastrank_path: str
@@ -173,6 +212,7 @@ class SuiteResult:
     seconds: float
 
     def counts(self) -> dict[str, int]:
+        """The numbers of tests, by outcome."""
         return {
             "selected": self.selected,
             "passed": self.passed,
@@ -269,7 +309,8 @@ def _write_copy(dest: Path) -> Path:
     return test_file
 
 
-def _start(which: str, dest: Path) -> tuple[subprocess.Popen[bytes], Path, Path, Path]:
+def _start(which: str, dest: Path, selection: str = "all", arguments: str = "sklearn"
+           ) -> tuple[subprocess.Popen[bytes], Path, Path, Path]:
     test_file = _write_copy(dest)
     results = dest / "results.json"
     log = dest / "pytest.log"
@@ -279,6 +320,8 @@ def _start(which: str, dest: Path) -> tuple[subprocess.Popen[bytes], Path, Path,
     )
     env.update({
         "FASTRANK_SKSUITE_MODE": which,
+        "FASTRANK_SKSUITE_SELECTION": selection,
+        "FASTRANK_SKSUITE_ARGUMENTS": arguments,
         "FASTRANK_SKSUITE_RESULTS": str(results),
         "FASTRANK_SKSUITE_TEST_FILE": str(test_file),
         "SKLEARN_SKIP_NETWORK_TESTS": "1",
@@ -360,19 +403,50 @@ def _classify(nodeid: str, rec: dict[str, Any] | None) -> Outcome:
                        _causes(rec), notes, call_diffs, as_user, rec)
 
 
-def signature_notes() -> list[str]:
+def _harness_module() -> Any:
+    sys.path.insert(0, str(SUITE_DIR))
+    try:
+        import _harness
+    finally:
+        sys.path.remove(str(SUITE_DIR))
+    return _harness
+
+
+def adapter_arguments(selection: str, arguments: str) -> dict[str, dict[str, Any]]:
+    """The fastrank arguments the adapters of a run add to every call, by function."""
+    h = _harness_module()
+    if arguments == "default":
+        return {}
+    return {name: dict(h.SKLEARN_RULES[name]) for name in h.SELECTIONS[selection]
+            if name in h.SKLEARN_RULES}
+
+
+def adapter_argument_lines(selection: str) -> list[str]:
+    """One line per argument the adapters of ``selection`` set, with fastrank's default."""
+    import fastrank
+
+    h = _harness_module()
+    lines = []
+    for sk_name, rules in adapter_arguments(selection, "sklearn").items():
+        fr_name = h.SUBSTITUTED[sk_name]
+        params = inspect.signature(getattr(fastrank, fr_name)).parameters
+        for name, value in rules.items():
+            default = params[name].default if name in params else "(no such parameter!)"
+            lines.append(f"{sk_name} -> fastrank.{fr_name}(..., {name}={value!r}) "
+                         f"[fastrank's default: {name}={default!r}]")
+    return lines
+
+
+def signature_notes(selection: str = "curves") -> list[str]:
     """Where fastrank's signatures differ from scikit-learn's (also untested ones)."""
     import sklearn.metrics
 
     import fastrank
 
-    sys.path.insert(0, str(SUITE_DIR))
-    try:
-        from _harness import DROPPED_DEFAULTS, RENAMED, SUBSTITUTED
-    finally:
-        sys.path.remove(str(SUITE_DIR))
+    h = _harness_module()
+    DROPPED_DEFAULTS, RENAMED = h.DROPPED_DEFAULTS, h.RENAMED
     notes = []
-    for sk_name, fr_name in SUBSTITUTED.items():
+    for sk_name, fr_name in h.SELECTIONS[selection].items():
         sk = inspect.signature(getattr(sklearn.metrics, sk_name)).parameters
         fr = inspect.signature(getattr(fastrank, fr_name)).parameters
         for name, p in sk.items():
@@ -396,20 +470,41 @@ def signature_notes() -> list[str]:
 # ------------------------------------------------------------------------ the run
 
 
-def run_suite(*, keep: str | os.PathLike[str] | None = None, timeout: float = 600.0
-              ) -> SuiteResult:
-    """Run the control and the fastrank runs and classify the selected tests."""
+def planned_runs(selections: list[str], arguments: list[str]) -> list[tuple[str, str]]:
+    """The fastrank runs: each selection with each arguments mode, except a
+    "default" run of a selection whose adapters set no argument when its "sklearn"
+    run is there (the two would be the same run)."""
+    h = _harness_module()
+    runs = []
+    for sel in selections:
+        for args in arguments:
+            if args == "default" and "sklearn" in arguments \
+                    and not adapter_arguments(sel, "sklearn"):
+                continue
+            if sel not in h.SELECTIONS or args not in h.ARGUMENTS:
+                raise ValueError(f"unknown selection {sel!r} or arguments {args!r}")
+            runs.append((sel, args))
+    return runs
+
+
+def run_suites(selections: list[str] | None = None, arguments: list[str] | None = None, *,
+               keep: str | os.PathLike[str] | None = None, timeout: float = 600.0,
+               jobs: int | None = None) -> dict[tuple[str, str], SuiteResult]:
+    """One control run and a fastrank run per selection and arguments mode, ``jobs``
+    pytest processes at a time (default: up to 4); the selected tests of each
+    classified. Keyed by ``(selection, arguments)``; a ``"default"`` run skipped
+    by :func:`planned_runs` is its ``"sklearn"`` run's result (the same calls)."""
     import sklearn
 
     import fastrank
 
+    h = _harness_module()
+    selections = list(h.SELECTIONS) if selections is None else list(selections)
+    arguments = list(h.ARGUMENTS) if arguments is None else list(arguments)
+    plan = planned_runs(selections, arguments)
     t0 = time.perf_counter()
-    sys.path.insert(0, str(SUITE_DIR))
-    try:
-        from _harness import SUBSTITUTED
-    finally:
-        sys.path.remove(str(SUITE_DIR))
-    missing = [name for name in SUBSTITUTED.values() if not callable(getattr(fastrank, name, None))]
+    names = sorted({fr for sel in selections for fr in h.SELECTIONS[sel].values()})
+    missing = [name for name in names if not callable(getattr(fastrank, name, None))]
     if missing:
         raise RuntimeError(
             f"the fastrank imported from {Path(fastrank.__file__).parent} has no {missing}: "
@@ -422,50 +517,81 @@ def run_suite(*, keep: str | os.PathLike[str] | None = None, timeout: float = 60
     else:
         base = Path(keep)
         base.mkdir(parents=True, exist_ok=True)
+    todo: list[tuple[Any, str, str, str]] = [("control", "sklearn", "all", "sklearn")]
+    todo += [((sel, args), "fastrank", sel, args) for sel, args in plan]
+    jobs = max(1, jobs or min(4, len(todo)))
+    got: dict[Any, dict[str, dict[str, Any]]] = {}
+    logs: dict[Any, Path] = {}
     try:
-        runs = {which: _start(which, base / which) for which in ("sklearn", "fastrank")}
-        got = {which: _collect(proc, res, log, timeout)
-               for which, (proc, res, log, _) in runs.items()}
-        if len(got["fastrank"]) < len(got["sklearn"]):
-            log = runs["fastrank"][2]
-            raise RuntimeError(
-                f"the fastrank run reported {len(got['fastrank'])} of "
-                f"{len(got['sklearn'])} tests (collection error?); its log:\n"
-                + log.read_text()[-4000:]
-            )
+        running: list[tuple[Any, tuple[subprocess.Popen[bytes], Path, Path, Path]]] = []
+        while todo or running:
+            while todo and len(running) < jobs:
+                key, which, sel, args = todo.pop(0)
+                where = "sklearn" if key == "control" else f"fastrank-{sel}-{args}"
+                running.append((key, _start(which, base / where, sel, args)))
+            key, (proc, res, log, _) = running.pop(0)
+            got[key] = _collect(proc, res, log, timeout)
+            logs[key] = log
     finally:
         if tmp_ctx is not None:
             tmp_ctx.cleanup()
-    control, fast = got["sklearn"], got["fastrank"]
-    selected = [nodeid for nodeid, r in control.items() if r.get("calls")]
+    control = got["control"]
     control_failures = [
         f"{nodeid}: {r['outcome']}: {_cause(r)}" for nodeid, r in control.items()
         if r["outcome"] != "passed" or r.get("soft") or r.get("notes")
     ]
-    # tests that call nothing substituted must behave identically in both runs
-    for nodeid, r in fast.items():
-        if nodeid not in selected and r["outcome"] != control.get(nodeid, {}).get("outcome"):
-            control_failures.append(f"{nodeid}: unselected test changed outcome in the "
-                                    f"fastrank run ({r['outcome']})")
-    outcomes = [_classify(n, fast.get(n)) for n in selected]
-    failed = [o for o in outcomes if o.status == "failed"]
-    return SuiteResult(
-        sklearn_version=sklearn.__version__,
-        fastrank_version=getattr(fastrank, "__version__", "(no __version__)"),
-        fastrank_path=str(Path(fastrank.__file__).parent),
-        module_tests=len(control),
-        selected=len(selected),
-        passed=sum(o.status == "passed" for o in outcomes),
-        passed_except_message=sum(o.status == "message" for o in outcomes),
-        failed=len(failed),
-        failed_behaviour=sum(o.category == "behaviour" for o in failed),
-        failed_adapter=sum(o.category == "adapter" for o in failed),
-        would_pass_as_userwarning=sum(o.would_pass_as_userwarning for o in failed),
-        control_failures=control_failures,
-        outcomes=outcomes,
-        signature_notes=signature_notes(),
-        seconds=time.perf_counter() - t0,
-    )
+    results: dict[tuple[str, str], SuiteResult] = {}
+    for sel, args in plan:
+        fast = got[(sel, args)]
+        if len(fast) < len(control):
+            raise RuntimeError(
+                f"the fastrank run of {sel!r} ({args} arguments) reported {len(fast)} of "
+                f"{len(control)} tests (collection error?)"
+            )
+        subs = h.SELECTIONS[sel]
+        selected = [nodeid for nodeid, r in control.items()
+                    if any(name in (r.get("calls") or {}) for name in subs)]
+        failures = list(control_failures)
+        # tests that call nothing substituted must behave identically in both runs
+        for nodeid, r in fast.items():
+            if nodeid not in selected and r["outcome"] != control.get(nodeid, {}).get("outcome"):
+                failures.append(f"{nodeid}: unselected test changed outcome in the "
+                                f"fastrank run ({r['outcome']})")
+        outcomes = [_classify(n, fast.get(n)) for n in selected]
+        failed = [o for o in outcomes if o.status == "failed"]
+        results[(sel, args)] = SuiteResult(
+            selection=sel,
+            arguments=args,
+            adapter_arguments=adapter_arguments(sel, args),
+            sklearn_version=sklearn.__version__,
+            fastrank_version=getattr(fastrank, "__version__", "(no __version__)"),
+            fastrank_path=str(Path(fastrank.__file__).parent),
+            module_tests=len(control),
+            selected=len(selected),
+            passed=sum(o.status == "passed" for o in outcomes),
+            passed_except_message=sum(o.status == "message" for o in outcomes),
+            failed=len(failed),
+            failed_behaviour=sum(o.category == "behaviour" for o in failed),
+            failed_adapter=sum(o.category == "adapter" for o in failed),
+            would_pass_as_userwarning=sum(o.would_pass_as_userwarning for o in failed),
+            control_failures=failures,
+            outcomes=outcomes,
+            signature_notes=signature_notes(sel),
+            seconds=time.perf_counter() - t0,
+        )
+    for sel in selections:  # a skipped "default" run: the "sklearn" run's calls
+        if "default" in arguments and (sel, "default") not in results:
+            results[(sel, "default")] = results[(sel, "sklearn")]
+    return {(sel, args): results[(sel, args)] for sel in selections for args in arguments
+            if (sel, args) in results}
+
+
+def run_suite(selection: str = "curves", arguments: str = "sklearn", *,
+              keep: str | os.PathLike[str] | None = None, timeout: float = 600.0
+              ) -> SuiteResult:
+    """The control run and one fastrank run: ``selection`` with ``arguments``."""
+    return run_suites([selection], [arguments], keep=keep, timeout=timeout)[
+        (selection, arguments)]
 
 
 def _base_name(nodeid: str) -> str:
@@ -501,10 +627,17 @@ def _call_diff_lines(outcomes: list[Outcome], limit: int | None) -> list[str]:
 def format_summary(res: SuiteResult, verbose: bool = False) -> str:
     out: list[str] = []
     w = out.append
-    w(f"scikit-learn {res.sklearn_version}: {TEST_MODULE}, with fastrank {res.fastrank_version} "
-      f"({res.fastrank_path}) substituted; {res.seconds:.1f} s")
+    w(f"== selection {res.selection!r}, {res.arguments} arguments: scikit-learn "
+      f"{res.sklearn_version}'s {TEST_MODULE}, with fastrank {res.fastrank_version} "
+      f"({res.fastrank_path}) substituted")
     w(f"tests in the module: {res.module_tests}; selected (they call a substituted "
       f"function): {res.selected}")
+    if res.adapter_arguments:
+        w("  the adapters pass: " + "; ".join(
+            f"{name}: {', '.join(f'{k}={v!r}' for k, v in kw.items())}"
+            for name, kw in res.adapter_arguments.items()))
+    elif res.arguments == "default":
+        w("  the adapters pass no argument of their own: fastrank's defaults")
     w(f"  passed:                      {res.passed}")
     w(f"  passed except message text:  {res.passed_except_message}")
     w(f"  failed:                      {res.failed}  (behavioural difference: "
@@ -558,6 +691,41 @@ def format_summary(res: SuiteResult, verbose: bool = False) -> str:
     return "\n".join(out)
 
 
+def _rate(res: SuiteResult) -> str:
+    ok = res.passed + res.passed_except_message
+    return f"{ok}/{res.selected} = {100 * ok / max(res.selected, 1):.1f}%"
+
+
+def format_report(results: dict[tuple[str, str], SuiteResult], verbose: bool = False) -> str:
+    """The counts of every run, the arguments the adapters set, then each run."""
+    any_res = next(iter(results.values()))
+    out = [f"scikit-learn {any_res.sklearn_version}'s {TEST_MODULE} against fastrank "
+           f"{any_res.fastrank_version} ({any_res.fastrank_path}); "
+           f"{max(r.seconds for r in results.values()):.1f} s",
+           "",
+           "selection  arguments  selected  passed  +message text  failed  passing",
+           ]
+    for (sel, args), res in results.items():
+        same = args == "default" and res.arguments == "sklearn"
+        out.append(f"{sel:<10} {args:<10} {res.selected:>8} {res.passed:>7} "
+                   f"{res.passed_except_message:>14} {res.failed:>7}  {_rate(res)}"
+                   + ("  (the adapters set no argument: the sklearn-arguments run)"
+                      if same else ""))
+    out += ["",
+            "Arguments the adapters set (\"sklearn\" arguments): scikit-learn's rule where "
+            "fastrank's",
+            "default deliberately differs, as a user replacing the function calls it "
+            "(\"default\" arguments: none):"]
+    lines = [line for sel in dict.fromkeys(sel for sel, _ in results)
+             for line in adapter_argument_lines(sel)]
+    out += [f"  {line}" for line in dict.fromkeys(lines)] or ["  none"]
+    for (_, args), res in results.items():
+        if args == "default" and res.arguments == "sklearn":
+            continue
+        out += ["", format_summary(res, verbose=verbose)]
+    return "\n".join(out)
+
+
 def _to_json(res: SuiteResult) -> dict[str, Any]:
     d = dataclasses.asdict(res)
     d["counts"] = res.counts()
@@ -571,16 +739,29 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", help="generate and run in this directory and keep it")
     ap.add_argument("--timeout", type=float, default=600.0, help="per pytest run, seconds")
     ap.add_argument("--list", action="store_true", help="also list the selected tests")
+    ap.add_argument("--selection", choices=["all", "curves", "rankings"], default="all",
+                    help="which substitutions (default: each selection, run apart)")
+    ap.add_argument("--arguments", choices=["both", "sklearn", "default"], default="both",
+                    help="sklearn: the adapters pass scikit-learn's rule where fastrank's "
+                         "default differs; default: fastrank's defaults (default: both)")
+    ap.add_argument("--jobs", type=int, default=None, help="pytest processes at a time")
     args = ap.parse_args(argv)
-    res = run_suite(keep=args.keep, timeout=args.timeout)
-    print(format_summary(res, verbose=args.verbose))
+    results = run_suites(
+        None if args.selection == "all" else [args.selection],
+        ["sklearn", "default"] if args.arguments == "both" else [args.arguments],
+        keep=args.keep, timeout=args.timeout, jobs=args.jobs)
+    print(format_report(results, verbose=args.verbose))
     if args.list:
-        print("\nSelected tests:")
-        for o in res.outcomes:
-            print(f"  {o.nodeid}  [{o.status}]")
+        for (sel, arg), res in results.items():
+            print(f"\nSelected tests of {sel!r} ({arg} arguments):")
+            for o in res.outcomes:
+                print(f"  {o.nodeid}  [{o.status}]")
     if args.json:
-        Path(args.json).write_text(json.dumps(_to_json(res), indent=1, default=str))
-    return 1 if res.control_failures or res.failed_adapter else 0
+        Path(args.json).write_text(json.dumps(
+            {f"{sel}/{arg}": _to_json(res) for (sel, arg), res in results.items()},
+            indent=1, default=str))
+    bad = any(r.control_failures or r.failed_adapter for r in results.values())
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
