@@ -55,3 +55,15 @@ def test_the_adapters_set_scikit_learns_rules_only_with_sklearn_arguments(result
         "top_k_accuracy_score": {"ties": "sklearn"}, "ndcg_score": {"no_relevant": "zero"}}
     assert results[("rankings", "default")].adapter_arguments == {}
     assert results[("curves", "sklearn")].adapter_arguments == {}
+
+
+def test_readme_quotes_the_recorded_counts() -> None:
+    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text(
+        encoding="utf-8").split())
+    for selection in ("curves", "rankings"):
+        selected, passing = RECORDED[(selection, "sklearn")]
+        quote = (f"of the {selected} tests that call them, {passing} "
+                 f"({round(100 * passing / selected)}%) pass")
+        assert quote in readme, quote
+    selected, passing = RECORDED[("rankings", "default")]
+    assert f"{passing} ({round(100 * passing / selected)}%) with fastrank's defaults" in readme
