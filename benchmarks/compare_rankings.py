@@ -203,13 +203,17 @@ def trec_table(rng: np.random.Generator, repeat: int, ranx: str | None) -> None:
     for key, name in names.items():
         want = np.array([got[qid][key] for qid in ours.queries.tolist()])
         assert np.allclose(ours.per_query[name], want, atol=1e-12), name
-    t_ours, t_theirs = alternate([lambda: fastrank.evaluate_run(qrels, run, measures),
-                                  theirs], repeat)
+    t_ours, t_trec, t_theirs = alternate(
+        [lambda: fastrank.evaluate_run(qrels, run, measures),
+         lambda: fastrank.evaluate_run(qrels, run, measures, ties="trec_eval"), theirs], repeat)
     print("\nString ids, values checked equal to pytrec_eval's with ties='trec_eval':")
     print("| tool | evaluation | |\n|---|---|---|")
-    print(f"| fastrank `evaluate_run` (from the three arrays) | {_fmt(t_ours)} | |")
+    print(f"| fastrank `evaluate_run` (from the three arrays), default ties='expected' | "
+          f"{_fmt(t_ours)} | |")
+    print(f"| fastrank `evaluate_run(..., ties='trec_eval')` | {_fmt(t_trec)} | |")
     print(f"| pytrec_eval (`RelevanceEvaluator` + `evaluate`, from dicts) | {_fmt(t_theirs)} | "
-          f"fastrank {t_theirs / t_ours:.1f}x faster |")
+          f"fastrank {t_theirs / t_ours:.1f}x faster (ties='expected'), "
+          f"{t_theirs / t_trec:.1f}x (ties='trec_eval') |")
     if ranx:
         r = _ranx(ranx, qrels, run, repeat)
         if r is not None:
