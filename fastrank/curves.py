@@ -2,7 +2,7 @@
 cumulative gain and lift over the depth of a ranking.
 
 All of them come from the same tie-group table as the scalar metrics (the
-engine's ``task_table`` in ``fastrank._core.engine``): one split and sort, one
+``task_table`` in ``fastrank._core.tie_tables``): one split and sort, one
 walk over the groups, then cumulative sums over the (usually much shorter)
 list of distinct scores.
 ``roc_curve``, ``precision_recall_curve``, ``det_curve`` and
@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ._core import engine, inputs
+from ._core import codec, inputs, tie_tables
 from ._core.inputs import Task
 from .exceptions import UndefinedMetricWarning
 
@@ -39,17 +39,17 @@ FloatArray = np.ndarray
 
 def tie_counts(task: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-group score bits and positive and negative totals (float64, caller units),
-    highest score first (``runs``: see :func:`~fastrank._core.engine.task_table`)."""
-    gkey, gpos, gneg = engine.task_table(task, runs)
+    highest score first (``runs``: see :func:`~fastrank._core.tie_tables.task_table`)."""
+    gkey, gpos, gneg = tie_tables.task_table(task, runs)
     return (gkey, *task.in_caller_units(gpos, gneg))
 
 
 def tie_table(task: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-group positive and negative totals (float64, caller units) and the
     threshold scores (in the caller's dtype), highest score first (``runs``: see
-    :func:`~fastrank._core.engine.task_table`)."""
+    :func:`~fastrank._core.tie_tables.task_table`)."""
     gkey, gpos, gneg = tie_counts(task, runs)
-    return gpos, gneg, engine.decode(gkey, task.values.dtype, task.dtype)
+    return gpos, gneg, codec.decode(gkey, task.values.dtype, task.dtype)
 
 
 def _cumulative(task: Task, runs: bool = False) -> tuple[FloatArray, FloatArray, np.ndarray]:
@@ -441,7 +441,7 @@ def _precision_at(
 def _gain_points(task: Task, runs: bool = False) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Depth and gain at each distinct score (highest first, after a (0, 0) start),
     and the thresholds (``inf`` first); ``runs``: the readouts' table (see
-    :func:`~fastrank._core.engine.task_table`), whose flat pieces are merged."""
+    :func:`~fastrank._core.tie_tables.task_table`), whose flat pieces are merged."""
     fps, tps, thresholds = _cumulative(task, runs)
     if tps[-1] <= 0:
         _warn("no positive samples: the gain and lift are undefined (NaN)", level=4)

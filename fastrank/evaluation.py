@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._core import delong, engine, ids, inputs, registry
+from ._core import codec, delong, engine, ids, inputs, registry, tie_tables
 from ._core.api import threshold_of
 from ._core.inputs import Task, as_array
 from ._core.reduce import BinaryMetrics, binary_metrics
@@ -1104,7 +1104,7 @@ def _entry(task: Task, model: str, dataset: Any) -> Entry:
     """One pair: its tie table (one sort), and every metric swept from that table."""
     weighted = task.weights is not None
     req = registry.request("all_metrics", weighted=weighted)
-    table = engine.task_table(task)
+    table = tie_tables.task_table(task)
     out, key = engine.table_metrics(table, req.max_fpr, req.what,
                                     task.bounds if weighted else None, task.shift)
     out[OUT_POS] *= task.unit
@@ -1113,7 +1113,7 @@ def _entry(task: Task, model: str, dataset: Any) -> Entry:
         else math.nan
     gkey, gpos, gneg = table
     gpos, gneg = task.in_caller_units(gpos, gneg)
-    thresholds = engine.decode(gkey, task.values.dtype, task.dtype)
+    thresholds = codec.decode(gkey, task.values.dtype, task.dtype)
     return Entry(model=model, dataset=dataset, metrics=binary_metrics(out, threshold, req),
                  thresholds=thresholds, group_positives=gpos, group_negatives=gneg,
                  tp=np.cumsum(gpos), fp=np.cumsum(gneg), weighted=weighted)

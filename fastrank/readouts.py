@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._core import api, engine, inputs
+from ._core import api, batch_tasks, batches, codec, inputs, tie_tables, workers
 from ._core.inputs import readonly
 from ._core.reduce import GroupResult
 from ._kernels.readout import (
@@ -306,21 +306,21 @@ def _each(name: str, opts: dict[str, Any], y_true: Any, y_score: Any, sample_wei
     batched = s.ndim == 2 or groups is not None
     if batched:
         b = inputs.batch(y_true, s, sample_weight, pos_label, groups, None)
-        tasks = engine.split_batch(b) if b.weights is not None else []
+        tasks = batch_tasks.split_batch(b) if b.weights is not None else []
     else:
         tasks = [inputs.task(y_true, s, sample_weight, pos_label)]
 
     if batched and b.weights is None:  # each unit of tasks read as the batch kernel tables it
         values, index, kbits, pos, neg = _read_batch(name, opts, b)
     elif not batched and tasks[0].weights is None:  # cumulated by the kernel as it is written
-        keys, fp, tp = engine.cumulative_runs(  # read below, before this thread's next call
-            tasks[0], engine.runs_scratch(tasks[0].values.shape[0]))
+        keys, fp, tp = tie_tables.cumulative_runs(  # read below, before this thread's next call
+            tasks[0], tie_tables.runs_scratch(tasks[0].values.shape[0]))
         offsets = np.array([0, keys.shape[0]], np.int64)
     else:
         # Runs of negatives as single entries: every readout's best cutoff ends a group
         # with positives (or is the first group), so nothing changes but the work.
-        parts = engine.parallel_map(lambda t: tie_counts(t, runs=True), tasks,
-                                    engine.task_threads(tasks) if batched else 1)
+        parts = workers.parallel_map(lambda t: tie_counts(t, runs=True), tasks,
+                                    workers.task_threads(tasks) if batched else 1)
         offsets = np.zeros(len(parts) + 1, np.int64)
         np.cumsum([k.shape[0] for k, _, _ in parts], out=offsets[1:])
         if len(parts) == 1:
@@ -336,7 +336,7 @@ def _each(name: str, opts: dict[str, Any], y_true: Any, y_score: Any, sample_wei
     if name not in ("partial_roc_auc", "partial_pr_auc"):
         canonical, dtype = (b.values.dtype, b.dtype) if batched else \
             (tasks[0].values.dtype, tasks[0].dtype)
-        thresholds = np.asarray(engine.decode(kbits, canonical, dtype), np.float64)
+        thresholds = np.asarray(codec.decode(kbits, canonical, dtype), np.float64)
         thresholds[index == -1] = math.inf
         thresholds[index < -1] = math.nan
     if reasons:
@@ -390,7 +390,7 @@ def _read_batch(name: str, opts: dict[str, Any], b: inputs.Batch
         values[js], index[js] = v, i
         kbits[js], pos[js], neg[js] = _at_index(keys, tp, fp, starts, sizes, i)
 
-    engine.batch_tables(b, visit)
+    batches.batch_tables(b, visit)
     return values, index, kbits, pos, neg
 
 
@@ -467,14 +467,14 @@ def _read(name: str, opts: dict[str, Any], fp: np.ndarray, tp: np.ndarray,
     params = readonly(_params(name, opts))
     kind = _KINDS[name]
     ro_fp, ro_tp, ro_at, ro_n = readonly(fp), readonly(tp), readonly(starts), readonly(sizes)
-    nthreads = engine.threads() if threaded and fp.shape[0] >= _READ_MIN and t > 1 else 1
+    nthreads = workers.threads() if threaded and fp.shape[0] >= _READ_MIN and t > 1 else 1
     edges = np.linspace(0, t, min(t, 4 * nthreads) + 1).astype(np.int64).tolist()
 
     def part(c: int) -> None:
         read_tables(ro_fp, ro_tp, ro_at, ro_n, edges[c], edges[c + 1], kind, params, values,
                     index)
 
-    engine.parallel_map(part, range(len(edges) - 1), nthreads)
+    workers.parallel_map(part, range(len(edges) - 1), nthreads)
     if name == "partial_roc_auc" and opts["correct"] and _fills(opts["box_x"], opts["box_y"]):
         index[index >= -1] = DIAGONAL_FILLS
         values[:] = math.nan

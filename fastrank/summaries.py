@@ -79,7 +79,7 @@ from typing import Any, Literal
 import numpy as np
 
 from . import readouts
-from ._core import engine, inputs, reduce, registry
+from ._core import engine, inputs, reduce, registry, workers
 from ._core.inputs import as_array, plain, readonly
 from ._kernels.histogram import (
     B_NEG,
@@ -679,13 +679,13 @@ class BinnedSummary:
             histogram_block(values, labels, weights, t, r0, r1, t0, t1, mode, lo, width, nb,
                             edges, table)
 
-        nthreads = engine.threads() if n * t >= engine.PARALLEL_MIN else 1
+        nthreads = workers.threads() if n * t >= workers.PARALLEL_MIN else 1
         if nthreads > 1 and t >= nthreads:
             # whole blocks of tasks where there are enough (a block shares each row pass)
             ranges = max(min(2 * nthreads, -(-t // TASK_BLOCK)), nthreads)
             cuts = np.unique(np.linspace(0, t, ranges + 1).astype(np.int64))
             items = [(0, n, int(a), int(z), counts) for a, z in itertools.pairwise(cuts)]
-            engine.parallel_map(block, items, nthreads)
+            workers.parallel_map(block, items, nthreads)
             return
         # row ranges: each extra table costs no more than its rows' scores
         k = min(nthreads, n // (2 * nb)) if nthreads > 1 else 1
@@ -695,7 +695,7 @@ class BinnedSummary:
         cuts = np.linspace(0, n, k + 1).astype(np.int64)
         tables = [counts] + [np.zeros_like(counts) for _ in builtins.range(k - 1)]
         items = [(int(cuts[i]), int(cuts[i + 1]), 0, t, tables[i]) for i in builtins.range(k)]
-        engine.parallel_map(block, items, nthreads)
+        workers.parallel_map(block, items, nthreads)
         for extra in tables[1:]:
             counts += extra
 
@@ -1069,12 +1069,12 @@ def _task_units(counts: np.ndarray) -> np.ndarray:
 def _tasks_in_parallel(fn: Callable[[tuple[int, int]], None], t: int, cells: int) -> None:
     """``fn((t0, t1))`` over task ranges covering ``0 .. t``, on the engine's threads
     when there is enough work."""
-    nthreads = engine.threads() if cells >= engine.PARALLEL_MIN and t > 1 else 1
+    nthreads = workers.threads() if cells >= workers.PARALLEL_MIN and t > 1 else 1
     if nthreads <= 1:
         fn((0, t))
         return
     cuts = np.unique(np.linspace(0, t, min(t, 4 * nthreads) + 1).astype(np.int64))
-    engine.parallel_map(fn, [(int(a), int(z)) for a, z in itertools.pairwise(cuts)], nthreads)
+    workers.parallel_map(fn, [(int(a), int(z)) for a, z in itertools.pairwise(cuts)], nthreads)
 
 
 def _bounds_table(scaled: np.ndarray, weighted: bool) -> np.ndarray:
