@@ -59,6 +59,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ._core import api, by_class, inputs, reduce, score_ranges, workers
+from ._core.messages import located
 from ._core.registry import Request
 from ._kernels.batch import LAB_SAME
 from ._kernels.sweep import K_SIZE, OUT_NEG, OUT_POS, S_SIZE, new_state
@@ -124,12 +125,6 @@ def thread_budget(threads: int | None) -> Iterator[None]:
         yield
 
 
-def _located(exc: Exception, where: str) -> Exception:
-    """The same kind of error, its message prefixed with where it happened."""
-    try:
-        return type(exc)(f"{where}: {exc}")
-    except Exception:  # an exception type with another signature
-        return exc
 
 
 # ------------------------------------------------------------------ blocks of tasks
@@ -168,7 +163,7 @@ def block_results(
             b = inputs.batch(y_true, s, sample_weight, pos_label, groups, None)
             return Block(api.batch_results(b, request), _negative_label(b, y_true))
     except (ValueError, TypeError) as exc:
-        raise _located(exc, where) from exc
+        raise located(exc, where) from exc
 
 
 def _negative_label(b: inputs.Batch, y_true: Any) -> Any:
@@ -305,7 +300,7 @@ def chunk_task(where: str, y_true: Any, y_score: Any, sample_weight: Any,
         w = inputs.weights(sample_weight, n)
         inputs.check_finite(values)
     except (ValueError, TypeError) as exc:
-        raise _located(exc, where) from exc
+        raise located(exc, where) from exc
     negative = None
     if npos < n:
         first = int(np.argmin(labels))  # the first negative

@@ -32,6 +32,8 @@ import numpy as np
 
 from ._core import api, batch_tasks, batches, codec, inputs, tie_tables, workers
 from ._core.inputs import readonly
+from ._core.messages import warn_undefined
+from ._core.options import check_flag, rate_range
 from ._core.reduce import GroupResult
 from ._kernels.readout import (
     BELOW_CHANCE as BELOW,
@@ -66,7 +68,7 @@ from ._kernels.readout import (
     RD_SPEC_AT_SENS,
     read_tables,
 )
-from .curves import _warn, tie_counts
+from .curves import tie_counts
 
 __all__ = [
     "CRITERIA",
@@ -81,15 +83,6 @@ __all__ = [
 ]
 
 
-def _range(value: Any, name: str) -> tuple[float, float]:
-    """``(low, high)`` with ``0 <= low < high <= 1``, or ``ValueError``."""
-    try:
-        low, high = (float(v) for v in value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a pair (low, high) of rates; got {value!r}") from None
-    if not (0.0 <= low < high <= 1.0):
-        raise ValueError(f"{name} must satisfy 0 <= low < high <= 1; got ({low!r}, {high!r})")
-    return low, high
 
 
 def partial_roc_auc(
@@ -289,10 +282,6 @@ def _target(value: Any, name: str) -> float:
     return v
 
 
-def _check_flag(value: Any, name: str) -> bool:
-    if not isinstance(value, bool | np.bool_):
-        raise TypeError(f"{name} must be True or False; got {value!r}")
-    return bool(value)
 
 
 def _each(name: str, opts: dict[str, Any], y_true: Any, y_score: Any, sample_weight: Any,
@@ -342,7 +331,7 @@ def _each(name: str, opts: dict[str, Any], y_true: Any, y_score: Any, sample_wei
     if reasons:
         what = "groups" if groups is not None else "columns"
         where = f" for {len(reasons)} of {values.shape[0]} {what}" if batched else ""
-        _warn(f"{reasons[0]}{where}; returning NaN", level=level)  # at the public's caller
+        warn_undefined(f"{reasons[0]}{where}; returning NaN", level=level)  # at the public's caller
     point = thresholds is not None
     if not batched:
         if thresholds is None:
@@ -515,7 +504,7 @@ def _why(code: int, what: str) -> str:
 def _operating(name: str, bound: float, interpolate: Any, y_true: Any, y_score: Any,
                sample_weight: Any, pos_label: Any, groups: Any) -> OperatingPoint:
     """Operating point ``name`` of one task, or of each column of 2-D scores."""
-    opts = {"bound": bound, "interpolate": _check_flag(interpolate, "interpolate")}
+    opts = {"bound": bound, "interpolate": check_flag(interpolate, "interpolate")}
     point: OperatingPoint = _each(name, opts, y_true, y_score, sample_weight, pos_label,
                                   level=5, groups=groups)
     return point
@@ -853,11 +842,11 @@ def check_options(name: str, options: dict[str, Any]) -> dict[str, Any]:
                         f"{', '.join(map(repr, unknown))}")
     if name == "partial_roc_auc":
         fpr, tpr = options.get("fpr"), options.get("tpr")
-        return {"box_x": _range((0.0, 1.0) if fpr is None else fpr, "fpr"),
-                "box_y": _range((0.0, 1.0) if tpr is None else tpr, "tpr"),
-                "correct": _check_flag(options.get("correct", False), "correct")}
+        return {"box_x": rate_range((0.0, 1.0) if fpr is None else fpr, "fpr"),
+                "box_y": rate_range((0.0, 1.0) if tpr is None else tpr, "tpr"),
+                "correct": check_flag(options.get("correct", False), "correct")}
     if name == "partial_pr_auc":
-        low, high = _range(options.get("recall", (0.0, 1.0)), "recall")
+        low, high = rate_range(options.get("recall", (0.0, 1.0)), "recall")
         return {"low": low, "high": high}
     if name == "best_cutoff":
         return _criterion_options(options)
@@ -865,7 +854,7 @@ def check_options(name: str, options: dict[str, Any]) -> dict[str, Any]:
     if bound not in options:
         raise TypeError(f"{name} needs its bound, {bound}=")
     return {"bound": _target(options[bound], bound),
-            "interpolate": _check_flag(options.get("interpolate", False), "interpolate")}
+            "interpolate": check_flag(options.get("interpolate", False), "interpolate")}
 
 
 def table_readout(name: str, opts: dict[str, Any], fp: np.ndarray, tp: np.ndarray,

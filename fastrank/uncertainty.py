@@ -29,6 +29,7 @@ from . import readouts
 from ._core import batch_tasks, codec, delong, engine, inputs, registry, tie_tables, workers
 from ._core.arith import gram
 from ._core.inputs import Task, as_array
+from ._core.options import check_flag, rate_range
 from ._kernels.bootstrap import resample_sweeps
 from ._kernels.sweep import OUT_NEG, OUT_POS, OUT_SIZE
 from .curves import tie_table
@@ -327,9 +328,9 @@ def partial_roc_auc_ci(
     (0.737654, 0.4611, 1.0)
     """
     level = check_level(level)
-    box_x = readouts._range((0.0, 1.0) if fpr is None else fpr, "fpr")
-    box_y = readouts._range((0.0, 1.0) if tpr is None else tpr, "tpr")
-    correct = readouts._check_flag(correct, "correct")
+    box_x = rate_range((0.0, 1.0) if fpr is None else fpr, "fpr")
+    box_y = rate_range((0.0, 1.0) if tpr is None else tpr, "tpr")
+    correct = check_flag(correct, "correct")
     if method == "bootstrap":
         return bootstrap_ci("partial_roc_auc", y_true, y_score, n_resamples=n_resamples,
                             level=level, stratified=stratified, seed=seed,
