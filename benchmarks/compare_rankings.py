@@ -81,9 +81,9 @@ def counted_table(rng: np.random.Generator, repeat: int) -> None:
     """LRAP against the number of relevant labels per sample, with the batch kernel
     counting the negatives of rows with few positives (this machine's limit) and
     with every row sorted (limit 0), in turns: the measurement behind the limit."""
-    from fastrank._core import engine
+    from fastrank._core import sorting
 
-    original = engine.count_choice
+    original = sorting.count_choice
     choice = original()
     n, t = 10_000, 1_000
     print(f"\nLRAP, {n:,} x {t:,} float32 with ties, against relevant labels per sample; "
@@ -91,7 +91,7 @@ def counted_table(rng: np.random.Generator, repeat: int) -> None:
     print("| relevant per sample | counted | sorted | sorted / counted |\n|---|---|---|---|")
 
     def with_limit(limit: int, Y: np.ndarray, S: np.ndarray) -> Any:
-        engine.count_choice = lambda: engine.CountChoice(limit, "benchmark")
+        sorting.count_choice = lambda: sorting.CountChoice(limit, "benchmark")
         return fastrank.label_ranking_average_precision(Y, S)
 
     try:
@@ -105,7 +105,7 @@ def counted_table(rng: np.random.Generator, repeat: int) -> None:
             print(f"| {m}{note} | {_fmt(counted)} | {_fmt(sorted_)} | "
                   f"{sorted_ / counted:.2f}x |")
     finally:
-        engine.count_choice = original
+        sorting.count_choice = original
 
 
 _RANX = """

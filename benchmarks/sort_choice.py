@@ -44,7 +44,7 @@ import json, sys
 sys.path.insert(0, {bench!r})
 import numpy as np
 import fastrank
-from fastrank._core.engine import sort_choice
+from fastrank._core.sorting import sort_choice
 from batch_workloads import B1_SHAPE, grouped
 from compare import median_time as med
 from workloads import workload

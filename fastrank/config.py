@@ -101,7 +101,7 @@ def config() -> dict[str, Any]:
     from numba.np.ufunc import parallel
 
     from . import __version__
-    from ._core import engine
+    from ._core import sorting, workers
 
     started = bool(getattr(parallel, "_is_initialized", False))
     kernels = _kernels()
@@ -109,9 +109,9 @@ def config() -> dict[str, Any]:
     folder = _cache_dir()
     sorts = {}
     for width, name in ((4, "float32 (and narrower)"), (8, "float64, int64, uint64")):
-        choice = engine.sort_choice(width)
+        choice = sorting.sort_choice(width)
         sorts[name] = f"{choice.path}: {choice.reason}"
-    counted = engine.count_choice()
+    counted = sorting.count_choice()
     return {
         "fastrank": __version__,
         "python": sys.version.split()[0],
@@ -121,7 +121,7 @@ def config() -> dict[str, Any]:
         "numpy": np.__version__,
         "numpy SIMD": _simd(),
         "numba": numba.__version__,
-        "threads": engine.threads(),
+        "threads": workers.threads(),
         "threads from": ("numba.get_num_threads() of this thread" if started
                          else "NUMBA_NUM_THREADS (Numba's threading layer is not started)"),
         "numba threading layer": (numba.threading_layer() if started  # type: ignore[attr-defined]

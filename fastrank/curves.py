@@ -2,7 +2,7 @@
 cumulative gain and lift over the depth of a ranking.
 
 All of them come from the same tie-group table as the scalar metrics (the
-engine's ``task_table`` in ``fastrank._core.engine``): one split and sort, one
+``task_table`` in ``fastrank._core.tie_tables``): one split and sort, one
 walk over the groups, then cumulative sums over the (usually much shorter)
 list of distinct scores.
 ``roc_curve``, ``precision_recall_curve``, ``det_curve`` and
@@ -18,9 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from ._core import engine, inputs
+from ._core import codec, inputs, tie_tables
 from ._core.inputs import Task
-from .exceptions import UndefinedMetricWarning
+from ._core.interpolate import precision_at
+from ._core.messages import warn_undefined
+from ._core.options import depth_shares
 
 __all__ = [
     "confusion_matrix_at_thresholds",
@@ -39,17 +41,17 @@ FloatArray = np.ndarray
 
 def tie_counts(task: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-group score bits and positive and negative totals (float64, caller units),
-    highest score first (``runs``: see :func:`~fastrank._core.engine.task_table`)."""
-    gkey, gpos, gneg = engine.task_table(task, runs)
+    highest score first (``runs``: see :func:`~fastrank._core.tie_tables.task_table`)."""
+    gkey, gpos, gneg = tie_tables.task_table(task, runs)
     return (gkey, *task.in_caller_units(gpos, gneg))
 
 
 def tie_table(task: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-group positive and negative totals (float64, caller units) and the
     threshold scores (in the caller's dtype), highest score first (``runs``: see
-    :func:`~fastrank._core.engine.task_table`)."""
+    :func:`~fastrank._core.tie_tables.task_table`)."""
     gkey, gpos, gneg = tie_counts(task, runs)
-    return gpos, gneg, engine.decode(gkey, task.values.dtype, task.dtype)
+    return gpos, gneg, codec.decode(gkey, task.values.dtype, task.dtype)
 
 
 def _cumulative(task: Task, runs: bool = False) -> tuple[FloatArray, FloatArray, np.ndarray]:
@@ -58,10 +60,6 @@ def _cumulative(task: Task, runs: bool = False) -> tuple[FloatArray, FloatArray,
     return np.cumsum(gneg), np.cumsum(gpos), thresholds
 
 
-def _warn(message: str, level: int = 3) -> None:
-    """One UndefinedMetricWarning at the line ``level`` frames up (3: the caller of the
-    public function that calls this)."""
-    warnings.warn(message, UndefinedMetricWarning, stacklevel=level)
 
 
 def confusion_matrix_at_thresholds(
@@ -188,7 +186,7 @@ def roc_curve(
     thresholds = np.concatenate(([np.inf], thresholds))
     missing = [name for name, total in (("negative", fps[-1]), ("positive", tps[-1])) if total <= 0]
     if missing:
-        _warn(f"no {' or '.join(missing)} samples: the ROC curve is undefined (NaN rates)")
+        warn_undefined(f"no {' or '.join(missing)} samples: the ROC curve is undefined (NaN rates)")
     fpr = fps / fps[-1] if fps[-1] > 0 else np.full(fps.shape, np.nan)
     tpr = tps / tps[-1] if tps[-1] > 0 else np.full(tps.shape, np.nan)
     return fpr, tpr, thresholds
@@ -246,7 +244,7 @@ def precision_recall_curve(
     precision = np.zeros_like(tps)
     np.divide(tps, predicted, out=precision, where=predicted != 0)
     if tps.shape[0] == 0 or tps[-1] == 0:
-        _warn("no positive samples: recall is set to 1 for all thresholds")
+        warn_undefined("no positive samples: recall is set to 1 for all thresholds")
         recall = np.ones_like(tps)
     else:
         recall = tps / tps[-1]
@@ -386,13 +384,13 @@ def interpolated_precision_recall_curve(
     fp_end = np.cumsum(gneg)
     pos = tp_end[-1] if tp_end.shape[0] else 0.0
     if pos <= 0:
-        _warn("no positive samples: the precision-recall curve is undefined (NaN)")
+        warn_undefined("no positive samples: the precision-recall curve is undefined (NaN)")
         size = grid.shape[0] if grid is not None else gpos.shape[0] + 1
         return np.full(size, np.nan), (grid.copy() if grid is not None else np.full(size, np.nan))
     tp_start = tp_end - gpos
     fp_start = fp_end - gneg
     if grid is not None:
-        return _precision_at(grid * pos, tp_start, fp_start, gpos, gneg), grid.copy()
+        return precision_at(grid * pos, tp_start, fp_start, gpos, gneg), grid.copy()
     return interpolated_points(gpos, gneg, points_per_segment)
 
 
@@ -420,19 +418,6 @@ def interpolated_points(
     return precision, t / pos
 
 
-def _precision_at(
-    t: FloatArray, tp_start: FloatArray, fp_start: FloatArray, gpos: FloatArray, gneg: FloatArray
-) -> FloatArray:
-    """Interpolated precision where TP first reaches each value of ``t``."""
-    tp_end = tp_start + gpos
-    seg = np.minimum(np.searchsorted(tp_end, t, side="left"), tp_end.shape[0] - 1)
-    dp = gpos[seg]
-    slope = np.divide(gneg[seg], dp, out=np.zeros_like(dp), where=dp > 0)
-    mass = t + fp_start[seg] + slope * (t - tp_start[seg])
-    precision = np.divide(t, mass, out=np.zeros_like(t), where=t > 0)
-    # Recall 0: the start of the first segment, whose precision is constant.
-    at_zero: FloatArray = np.where(t > 0, precision, gpos[0] / (gpos[0] + gneg[0]))
-    return at_zero
 
 
 # -- cumulative gain and lift ------------------------------------------------------------
@@ -441,10 +426,10 @@ def _precision_at(
 def _gain_points(task: Task, runs: bool = False) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Depth and gain at each distinct score (highest first, after a (0, 0) start),
     and the thresholds (``inf`` first); ``runs``: the readouts' table (see
-    :func:`~fastrank._core.engine.task_table`), whose flat pieces are merged."""
+    :func:`~fastrank._core.tie_tables.task_table`), whose flat pieces are merged."""
     fps, tps, thresholds = _cumulative(task, runs)
     if tps[-1] <= 0:
-        _warn("no positive samples: the gain and lift are undefined (NaN)", level=4)
+        warn_undefined("no positive samples: the gain and lift are undefined (NaN)", level=4)
     depth, gain = gain_points(fps, tps)
     return depth, gain, np.concatenate(([np.inf], thresholds.astype(np.float64)))
 
@@ -471,17 +456,6 @@ def gain_lift_at(fps: FloatArray, tps: FloatArray, depth: FloatArray
     return at, lift
 
 
-def _depths(depth: Any) -> tuple[FloatArray, bool]:
-    """``depth`` as a float64 array of shares in [0, 1], and whether it was a scalar."""
-    d = np.asarray(depth, dtype=np.float64) if not isinstance(depth, np.ndarray) \
-        else depth.astype(np.float64)
-    if d.ndim > 1:
-        raise ValueError(f"depth must be a number or a 1-D sequence; got shape {d.shape}")
-    bad = np.flatnonzero(~((d >= 0.0) & (d <= 1.0)))
-    if bad.size:
-        raise ValueError(f"depth must lie in [0, 1] (a share of the samples); got "
-                         f"{d.reshape(-1)[bad[0]]!r}")
-    return d, d.ndim == 0
 
 
 def cumulative_gain_curve(
@@ -597,7 +571,7 @@ def gain_at_depth(
     >>> fastrank.gain_at_depth(y, s, [0.25, 1.0])
     array([0.5, 1. ])
     """
-    d, scalar = _depths(depth)
+    d, scalar = depth_shares(depth)
     out = _at_depths(y_true, y_score, sample_weight, pos_label, d)[0]
     return float(out) if scalar else out
 
@@ -608,7 +582,7 @@ def _at_depths(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
     task = inputs.task(y_true, y_score, sample_weight, pos_label)
     fps, tps, _ = _cumulative(task, runs=True)  # flat pieces merged: the same values
     if tps[-1] <= 0:
-        _warn("no positive samples: the gain and lift are undefined (NaN)", level=4)
+        warn_undefined("no positive samples: the gain and lift are undefined (NaN)", level=4)
     return gain_lift_at(fps, tps, d)
 
 
@@ -638,6 +612,6 @@ def lift_at_depth(
     >>> fastrank.lift_at_depth([1, 0, 1, 0], [.9, .6, .6, .2], [0.0, 0.5])
     array([2. , 1.5])
     """
-    d, scalar = _depths(depth)
+    d, scalar = depth_shares(depth)
     out = _at_depths(y_true, y_score, sample_weight, pos_label, d)[1]
     return float(out) if scalar else out

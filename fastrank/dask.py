@@ -58,6 +58,7 @@ import numpy as np
 
 from . import distributed as dist
 from ._core import api, reduce, registry
+from ._core.messages import located
 from ._core.registry import Request
 from ._optional import require
 from .summaries import BinnedSummary
@@ -714,7 +715,7 @@ def _summarize(where: str, y: Any, s: Any, w: Any, *, template: BinnedSummary) -
         with dist.thread_budget(1):
             out.update(y, s, w)
     except (ValueError, TypeError) as exc:
-        raise dist._located(exc, where) from exc
+        raise located(exc, where) from exc
     return out
 
 

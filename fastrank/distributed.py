@@ -58,7 +58,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._core import api, engine, inputs, reduce
+from ._core import api, by_class, inputs, reduce, score_ranges, workers
+from ._core.messages import located
 from ._core.registry import Request
 from ._kernels.batch import LAB_SAME
 from ._kernels.sweep import K_SIZE, OUT_NEG, OUT_POS, S_SIZE, new_state
@@ -118,18 +119,12 @@ def thread_budget(threads: int | None) -> Iterator[None]:
 
     The limit holds for the calling thread only and is restored on exit, so a
     scheduler's worker thread never keeps it; Numba's own setting is never
-    changed (``fastrank._core.engine.thread_limit``). ``None`` sets no limit.
+    changed (``fastrank._core.workers.thread_limit``). ``None`` sets no limit.
     """
-    with engine.thread_limit(threads):
+    with workers.thread_limit(threads):
         yield
 
 
-def _located(exc: Exception, where: str) -> Exception:
-    """The same kind of error, its message prefixed with where it happened."""
-    try:
-        return type(exc)(f"{where}: {exc}")
-    except Exception:  # an exception type with another signature
-        return exc
 
 
 # ------------------------------------------------------------------ blocks of tasks
@@ -163,12 +158,12 @@ def block_results(
     if groups is not None and np.shape(y_score)[0] == 0:
         return None
     try:
-        with engine.thread_limit(threads):
+        with workers.thread_limit(threads):
             s = inputs.as_array(y_score, "y_score")
             b = inputs.batch(y_true, s, sample_weight, pos_label, groups, None)
             return Block(api.batch_results(b, request), _negative_label(b, y_true))
     except (ValueError, TypeError) as exc:
-        raise _located(exc, where) from exc
+        raise located(exc, where) from exc
 
 
 def _negative_label(b: inputs.Batch, y_true: Any) -> Any:
@@ -245,7 +240,7 @@ class ChunkStats(NamedTuple):
     canonical: np.dtype[Any] | None  # the scores' canonical dtype (None: empty chunk)
     dtype: np.dtype[Any] | None  # the caller's score dtype
     negative: Any  # the label of the negatives (None: no negatives)
-    keys: np.ndarray  # order keys of sampled scores (see engine.sample_keys)
+    keys: np.ndarray  # order keys of sampled scores (see score_ranges.sample_keys)
 
 
 class Plan(NamedTuple):
@@ -305,21 +300,21 @@ def chunk_task(where: str, y_true: Any, y_score: Any, sample_weight: Any,
         w = inputs.weights(sample_weight, n)
         inputs.check_finite(values)
     except (ValueError, TypeError) as exc:
-        raise _located(exc, where) from exc
+        raise located(exc, where) from exc
     negative = None
     if npos < n:
         first = int(np.argmin(labels))  # the first negative
         negative = inputs.plain(inputs.as_array(y_true, "y_true")[first])
     pmax, nmax = inputs.class_maxima(w, labels) if w is not None else (0.0, 0.0)
     task = inputs.Task(values, dtype, labels, npos, w, 1.0, True, (0.0, 0.0))
-    keys = engine.sample_keys(task, points) if points > 0 else _NO_KEYS
+    keys = score_ranges.sample_keys(task, points) if points > 0 else _NO_KEYS
     return ChunkStats(where, n, npos, pmax, nmax, values.dtype, dtype, negative, keys), task
 
 
 def _choose_pivots(samples: list[tuple[np.ndarray, int]], ranges: int) -> np.ndarray:
-    """:func:`fastrank._core.engine.choose_pivots` for any number of ranges."""
+    """:func:`fastrank._core.score_ranges.choose_pivots` for any number of ranges."""
     if ranges <= MAX_PIVOTS + 1:
-        return np.asarray(engine.choose_pivots(samples, ranges), np.uint64)
+        return np.asarray(score_ranges.choose_pivots(samples, ranges), np.uint64)
     points = [(k, size) for k, size in samples if size and k.shape[0]]
     if not points:
         return _NO_KEYS
@@ -379,7 +374,7 @@ def _empty_piece(plan: Plan) -> Piece:
 def _cut(t: inputs.Task, pivots: np.ndarray, nthreads: int) -> list[Piece]:
     """A task cut at ``pivots`` (any number), highest range first.
 
-    :func:`fastrank._core.engine.cut_ranges` cuts at up to ``MAX_PIVOTS``
+    :func:`fastrank._core.score_ranges.cut_ranges` cuts at up to ``MAX_PIVOTS``
     keys; more are cut in stages: into eight coarse ranges first, each of
     them then at the pivots inside it.
     """
@@ -390,11 +385,11 @@ def _cut(t: inputs.Task, pivots: np.ndarray, nthreads: int) -> list[Piece]:
         return [Piece(t.values, t.labels, t.weights, 0)] * (m + 1)
     if m <= MAX_PIVOTS:
         return [Piece(p.values, p.labels, p.weights, p.npos)
-                for p in engine.cut_ranges(t, pivots, nthreads)]
+                for p in score_ranges.cut_ranges(t, pivots, nthreads)]
     edges = [(m + 1) * b // 8 for b in range(9)]  # coarse range b: fine ranges edges[b]..
     coarse = pivots[[e - 1 for e in edges[1:8]]]
     out: list[Piece] = []
-    for b, part in zip(range(7, -1, -1), engine.cut_ranges(t, coarse, nthreads), strict=True):
+    for b, part in zip(range(7, -1, -1), score_ranges.cut_ranges(t, coarse, nthreads), strict=True):
         sub = t._replace(values=part.values, labels=part.labels, weights=part.weights,
                          npos=part.npos)
         out.extend(_cut(sub, pivots[edges[b]:edges[b + 1] - 1], nthreads))
@@ -409,9 +404,9 @@ def cut_chunk(task: inputs.Task | None, plan: Plan, threads: int | None = 1) -> 
     if task.weights is not None:
         task = task._replace(weights=inputs.in_units(task.weights, task.labels, plan.unit,
                                                      plan.shift))
-    with engine.thread_limit(threads):
+    with workers.thread_limit(threads):
         n = task.values.shape[0]
-        nthreads = engine.threads() if n >= engine.PARALLEL_MIN else 1
+        nthreads = workers.threads() if n >= workers.PARALLEL_MIN else 1
         pieces = _cut(task, plan.pivots, nthreads)
     pieces.extend([_empty_piece(plan)] * (plan.slots - len(pieces)))
     return tuple(pieces)
@@ -419,7 +414,7 @@ def cut_chunk(task: inputs.Task | None, plan: Plan, threads: int | None = 1) -> 
 
 def _weighted_base(plan: Plan) -> tuple[np.ndarray, np.ndarray]:
     """A weighted task's state before its totals are known, in the in-process units."""
-    return engine.weighted_state(plan.bounds, plan.request.max_fpr, plan.request.what,
+    return score_ranges.weighted_state(plan.bounds, plan.request.max_fpr, plan.request.what,
                                  plan.shift)
 
 
@@ -440,19 +435,19 @@ def _joined(pieces: Sequence[Piece], plan: Plan) -> tuple[Any, ...] | None:
 
 
 def sort_range(pieces: Sequence[Piece], plan: Plan,
-               threads: int | None = 1) -> tuple[engine.Classes | None, tuple[int, int]]:
+               threads: int | None = 1) -> tuple[by_class.Classes | None, tuple[int, int]]:
     """One score range: its pieces from every chunk joined, split by class and
     sorted, and its class totals (counts, or exact fixed-point sums weighted)."""
     joined = _joined(pieces, plan)
     if joined is None:
         return None, (0, 0)
     values, labels, weights, npos = joined
-    with engine.thread_limit(threads):
-        classes = engine.sorted_range(values, labels, weights, npos)
+    with workers.thread_limit(threads):
+        classes = by_class.sorted_range(values, labels, weights, npos)
         if not plan.weighted:
             return classes, (npos, values.shape[0] - npos)
         st, _ = _weighted_base(plan)
-        return classes, engine.range_totals(classes, st, inputs.SPECS[plan.canonical])
+        return classes, score_ranges.range_totals(classes, st, inputs.SPECS[plan.canonical])
 
 
 def range_base(totals: Sequence[tuple[int, int]], plan: Plan) -> Base:
@@ -463,7 +458,7 @@ def range_base(totals: Sequence[tuple[int, int]], plan: Plan) -> Base:
     ntot = sum(int(q) for _, q in totals)
     if plan.weighted:
         st, sk = _weighted_base(plan)
-        engine.set_weighted_totals(st, ptot, ntot)
+        score_ranges.set_weighted_totals(st, ptot, ntot)
     else:
         st, sk = new_state(float(ptot), float(ntot), req.max_fpr, req.what)
     above = []
@@ -474,15 +469,15 @@ def range_base(totals: Sequence[tuple[int, int]], plan: Plan) -> Base:
     return Base(st, sk, above, plan.weighted)
 
 
-def sweep_range(classes: engine.Classes | None, base: Base, r: int,
+def sweep_range(classes: by_class.Classes | None, base: Base, r: int,
                 threads: int | None = 1) -> tuple[np.ndarray, np.ndarray] | None:
     """The sweep state of range ``r`` (its sorted classes) below the ranges above
     it (``None`` for an empty range)."""
     if classes is None:
         return None
     spec = inputs.SPECS[classes.p.dtype]
-    with engine.thread_limit(threads):
-        return engine.sweep_range(classes, base.st, spec, base.above[r], base.weighted)
+    with workers.thread_limit(threads):
+        return score_ranges.sweep_range(classes, base.st, spec, base.above[r], base.weighted)
 
 
 def combine_ranges(states: Sequence[tuple[np.ndarray, np.ndarray] | None], base: Base,
@@ -492,7 +487,7 @@ def combine_ranges(states: Sequence[tuple[np.ndarray, np.ndarray] | None], base:
     full = [s for s in states if s is not None]
     st = np.array([s[0] for s in full], np.float64).reshape(len(full), S_SIZE)
     sk = np.array([s[1] for s in full], np.uint64).reshape(len(full), K_SIZE)
-    out, key = engine.combine_states(base.st, base.sk, st, sk)
+    out, key = score_ranges.combine_states(base.st, base.sk, st, sk)
     return _results(out, key, plan)
 
 
@@ -519,5 +514,5 @@ def gather_results(prepared: Sequence[tuple[ChunkStats, inputs.Task | None]], re
         w = inputs.in_units(w, labels, plan.unit, plan.shift)
     task = inputs.Task(values, plan.dtype, labels, plan.npos, w, plan.unit, True, plan.bounds,
                        plan.shift)
-    with engine.thread_limit(threads):
+    with workers.thread_limit(threads):
         return api.task_results(task, request)

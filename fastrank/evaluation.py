@@ -19,13 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._core import delong, engine, ids, inputs, registry
+from ._core import codec, delong, engine, ids, inputs, registry, tie_tables
 from ._core.api import threshold_of
 from ._core.inputs import Task, as_array
+from ._core.interpolate import precision_at
+from ._core.options import check_flag, depth_shares
 from ._core.reduce import BinaryMetrics, binary_metrics
 from ._kernels.sweep import OUT_NEG, OUT_POS
 from ._optional import require
-from .curves import _depths, _precision_at, gain_lift_at
+from .curves import gain_lift_at
 from .exceptions import UndefinedMetricWarning
 from .readouts import check_options, criterion_values, table_readout
 from .stats import check_level, critical_value, mean_interval, t_quantile
@@ -189,7 +191,7 @@ class Entry:
         gpos, gneg = self.group_positives, self.group_negatives
         tp_start = self.tp - gpos
         fp_start = self.fp - gneg
-        return _precision_at(recall * self.positives, tp_start, fp_start, gpos, gneg)
+        return precision_at(recall * self.positives, tp_start, fp_start, gpos, gneg)
 
 
 def _rates(
@@ -447,9 +449,9 @@ class Evaluation:
         >>> t["bound"].tolist(), t["value"].tolist(), t["threshold"].tolist()
         ([0.75, 0.75, 1.0], [0.75, 0.75, 0.25], [0.7, 0.7, 0.9])
         """
-        from .readouts import _check_flag, readout
+        from .readouts import readout
 
-        interpolate = _check_flag(interpolate, "interpolate")
+        interpolate = check_flag(interpolate, "interpolate")
         asked: list[tuple[str, float]] = []
         for name, bounds in (("recall_at_precision", min_precision),
                              ("precision_at_recall", min_recall),
@@ -535,7 +537,7 @@ class Evaluation:
         >>> t["gain"].tolist(), t["lift"].tolist()
         ([0.375, 0.75], [1.5, 1.5])
         """
-        d, _ = _depths(depths)
+        d, _ = depth_shares(depths)
         d = np.atleast_1d(d)
         columns = self._keys(d.shape[0])
         columns["depth"] = np.tile(d, len(self.entries))
@@ -1104,7 +1106,7 @@ def _entry(task: Task, model: str, dataset: Any) -> Entry:
     """One pair: its tie table (one sort), and every metric swept from that table."""
     weighted = task.weights is not None
     req = registry.request("all_metrics", weighted=weighted)
-    table = engine.task_table(task)
+    table = tie_tables.task_table(task)
     out, key = engine.table_metrics(table, req.max_fpr, req.what,
                                     task.bounds if weighted else None, task.shift)
     out[OUT_POS] *= task.unit
@@ -1113,7 +1115,7 @@ def _entry(task: Task, model: str, dataset: Any) -> Entry:
         else math.nan
     gkey, gpos, gneg = table
     gpos, gneg = task.in_caller_units(gpos, gneg)
-    thresholds = engine.decode(gkey, task.values.dtype, task.dtype)
+    thresholds = codec.decode(gkey, task.values.dtype, task.dtype)
     return Entry(model=model, dataset=dataset, metrics=binary_metrics(out, threshold, req),
                  thresholds=thresholds, group_positives=gpos, group_negatives=gneg,
                  tp=np.cumsum(gpos), fp=np.cumsum(gneg), weighted=weighted)

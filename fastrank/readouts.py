@@ -30,8 +30,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._core import api, engine, inputs
+from ._core import api, batch_tasks, batches, codec, inputs, tie_tables, workers
 from ._core.inputs import readonly
+from ._core.messages import warn_undefined
+from ._core.options import check_flag, rate_range
 from ._core.reduce import GroupResult
 from ._kernels.readout import (
     BELOW_CHANCE as BELOW,
@@ -66,7 +68,7 @@ from ._kernels.readout import (
     RD_SPEC_AT_SENS,
     read_tables,
 )
-from .curves import _warn, tie_counts
+from .curves import tie_counts
 
 __all__ = [
     "CRITERIA",
@@ -81,15 +83,6 @@ __all__ = [
 ]
 
 
-def _range(value: Any, name: str) -> tuple[float, float]:
-    """``(low, high)`` with ``0 <= low < high <= 1``, or ``ValueError``."""
-    try:
-        low, high = (float(v) for v in value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a pair (low, high) of rates; got {value!r}") from None
-    if not (0.0 <= low < high <= 1.0):
-        raise ValueError(f"{name} must satisfy 0 <= low < high <= 1; got ({low!r}, {high!r})")
-    return low, high
 
 
 def partial_roc_auc(
@@ -289,10 +282,6 @@ def _target(value: Any, name: str) -> float:
     return v
 
 
-def _check_flag(value: Any, name: str) -> bool:
-    if not isinstance(value, bool | np.bool_):
-        raise TypeError(f"{name} must be True or False; got {value!r}")
-    return bool(value)
 
 
 def _each(name: str, opts: dict[str, Any], y_true: Any, y_score: Any, sample_weight: Any,
@@ -306,21 +295,21 @@ def _each(name: str, opts: dict[str, Any], y_true: Any, y_score: Any, sample_wei
     batched = s.ndim == 2 or groups is not None
     if batched:
         b = inputs.batch(y_true, s, sample_weight, pos_label, groups, None)
-        tasks = engine.split_batch(b) if b.weights is not None else []
+        tasks = batch_tasks.split_batch(b) if b.weights is not None else []
     else:
         tasks = [inputs.task(y_true, s, sample_weight, pos_label)]
 
     if batched and b.weights is None:  # each unit of tasks read as the batch kernel tables it
         values, index, kbits, pos, neg = _read_batch(name, opts, b)
     elif not batched and tasks[0].weights is None:  # cumulated by the kernel as it is written
-        keys, fp, tp = engine.cumulative_runs(  # read below, before this thread's next call
-            tasks[0], engine.runs_scratch(tasks[0].values.shape[0]))
+        keys, fp, tp = tie_tables.cumulative_runs(  # read below, before this thread's next call
+            tasks[0], tie_tables.runs_scratch(tasks[0].values.shape[0]))
         offsets = np.array([0, keys.shape[0]], np.int64)
     else:
         # Runs of negatives as single entries: every readout's best cutoff ends a group
         # with positives (or is the first group), so nothing changes but the work.
-        parts = engine.parallel_map(lambda t: tie_counts(t, runs=True), tasks,
-                                    engine.task_threads(tasks) if batched else 1)
+        parts = workers.parallel_map(lambda t: tie_counts(t, runs=True), tasks,
+                                    workers.task_threads(tasks) if batched else 1)
         offsets = np.zeros(len(parts) + 1, np.int64)
         np.cumsum([k.shape[0] for k, _, _ in parts], out=offsets[1:])
         if len(parts) == 1:
@@ -336,13 +325,13 @@ def _each(name: str, opts: dict[str, Any], y_true: Any, y_score: Any, sample_wei
     if name not in ("partial_roc_auc", "partial_pr_auc"):
         canonical, dtype = (b.values.dtype, b.dtype) if batched else \
             (tasks[0].values.dtype, tasks[0].dtype)
-        thresholds = np.asarray(engine.decode(kbits, canonical, dtype), np.float64)
+        thresholds = np.asarray(codec.decode(kbits, canonical, dtype), np.float64)
         thresholds[index == -1] = math.inf
         thresholds[index < -1] = math.nan
     if reasons:
         what = "groups" if groups is not None else "columns"
         where = f" for {len(reasons)} of {values.shape[0]} {what}" if batched else ""
-        _warn(f"{reasons[0]}{where}; returning NaN", level=level)  # at the public's caller
+        warn_undefined(f"{reasons[0]}{where}; returning NaN", level=level)  # at the public's caller
     point = thresholds is not None
     if not batched:
         if thresholds is None:
@@ -390,7 +379,7 @@ def _read_batch(name: str, opts: dict[str, Any], b: inputs.Batch
         values[js], index[js] = v, i
         kbits[js], pos[js], neg[js] = _at_index(keys, tp, fp, starts, sizes, i)
 
-    engine.batch_tables(b, visit)
+    batches.batch_tables(b, visit)
     return values, index, kbits, pos, neg
 
 
@@ -467,14 +456,14 @@ def _read(name: str, opts: dict[str, Any], fp: np.ndarray, tp: np.ndarray,
     params = readonly(_params(name, opts))
     kind = _KINDS[name]
     ro_fp, ro_tp, ro_at, ro_n = readonly(fp), readonly(tp), readonly(starts), readonly(sizes)
-    nthreads = engine.threads() if threaded and fp.shape[0] >= _READ_MIN and t > 1 else 1
+    nthreads = workers.threads() if threaded and fp.shape[0] >= _READ_MIN and t > 1 else 1
     edges = np.linspace(0, t, min(t, 4 * nthreads) + 1).astype(np.int64).tolist()
 
     def part(c: int) -> None:
         read_tables(ro_fp, ro_tp, ro_at, ro_n, edges[c], edges[c + 1], kind, params, values,
                     index)
 
-    engine.parallel_map(part, range(len(edges) - 1), nthreads)
+    workers.parallel_map(part, range(len(edges) - 1), nthreads)
     if name == "partial_roc_auc" and opts["correct"] and _fills(opts["box_x"], opts["box_y"]):
         index[index >= -1] = DIAGONAL_FILLS
         values[:] = math.nan
@@ -515,7 +504,7 @@ def _why(code: int, what: str) -> str:
 def _operating(name: str, bound: float, interpolate: Any, y_true: Any, y_score: Any,
                sample_weight: Any, pos_label: Any, groups: Any) -> OperatingPoint:
     """Operating point ``name`` of one task, or of each column of 2-D scores."""
-    opts = {"bound": bound, "interpolate": _check_flag(interpolate, "interpolate")}
+    opts = {"bound": bound, "interpolate": check_flag(interpolate, "interpolate")}
     point: OperatingPoint = _each(name, opts, y_true, y_score, sample_weight, pos_label,
                                   level=5, groups=groups)
     return point
@@ -853,11 +842,11 @@ def check_options(name: str, options: dict[str, Any]) -> dict[str, Any]:
                         f"{', '.join(map(repr, unknown))}")
     if name == "partial_roc_auc":
         fpr, tpr = options.get("fpr"), options.get("tpr")
-        return {"box_x": _range((0.0, 1.0) if fpr is None else fpr, "fpr"),
-                "box_y": _range((0.0, 1.0) if tpr is None else tpr, "tpr"),
-                "correct": _check_flag(options.get("correct", False), "correct")}
+        return {"box_x": rate_range((0.0, 1.0) if fpr is None else fpr, "fpr"),
+                "box_y": rate_range((0.0, 1.0) if tpr is None else tpr, "tpr"),
+                "correct": check_flag(options.get("correct", False), "correct")}
     if name == "partial_pr_auc":
-        low, high = _range(options.get("recall", (0.0, 1.0)), "recall")
+        low, high = rate_range(options.get("recall", (0.0, 1.0)), "recall")
         return {"low": low, "high": high}
     if name == "best_cutoff":
         return _criterion_options(options)
@@ -865,7 +854,7 @@ def check_options(name: str, options: dict[str, Any]) -> dict[str, Any]:
     if bound not in options:
         raise TypeError(f"{name} needs its bound, {bound}=")
     return {"bound": _target(options[bound], bound),
-            "interpolate": _check_flag(options.get("interpolate", False), "interpolate")}
+            "interpolate": check_flag(options.get("interpolate", False), "interpolate")}
 
 
 def table_readout(name: str, opts: dict[str, Any], fp: np.ndarray, tp: np.ndarray,

@@ -72,27 +72,35 @@ import itertools
 import math
 import threading
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
 from . import readouts
-from ._core import engine, inputs, reduce, registry
+from ._core import inputs, reduce, registry, workers
 from ._core.inputs import as_array, plain, readonly
 from ._kernels.histogram import (
     B_NEG,
     B_POS,
-    B_SIZE,
     MODE_EDGES,
     MODE_INDEX,
     MODE_UNIFORM,
     TASK_BLOCK,
-    bounds,
     histogram_block,
 )
-from ._kernels.sweep import OUT_NEG, OUT_POS, OUT_SIZE
+from ._kernels.sweep import OUT_NEG, OUT_POS
+from ._summaries.checks import check_bins, check_edges, check_range, check_values, same_values
+from ._summaries.edges import fitted_edges
+from ._summaries.results import bounds_table, exact_rows, task_units, tasks_in_parallel
+from ._summaries.values import (
+    bfloat16_as_float32,
+    float_keys,
+    index_text,
+    is_bfloat16,
+    key_bits,
+    lookup,
+)
 from .exceptions import UndefinedMetricWarning
 
 __all__ = ["SLACK", "BinnedSummary", "Bounds"]
@@ -114,13 +122,8 @@ _AVERAGES = ("macro", "weighted", "size", "pairs")
 _NO_WEIGHTS = readonly(np.empty(0, np.float64))
 _NO_RANGE = readonly(np.zeros(1, np.float64))  # lo/width where the kernel reads none
 _NO_EDGES = readonly(np.zeros((1, 2), np.float64))
-_TWO63 = 2.0**63
-# after its unit, a task's largest bins lie in [2**-_BOTTOM, 2**_TOP] (see _task_units)
-_TOP = 960
-_BOTTOM = 850
 _OVERFLOW = ("the sample weights' totals exceed float64's range (the bins keep them in the "
              "weights' own units); rescale the weights")
-_TWO64 = 2.0**64
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -187,64 +190,6 @@ class Bounds:
     def __iter__(self) -> Any:
         """Unpack as ``estimate, low, high``."""
         return iter((self.estimate, self.low, self.high))
-
-
-def _check_bins(bins: Any) -> int:
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)):
-        raise TypeError(f"bins must be a positive integer; got {bins!r}")
-    if bins < 1:
-        raise ValueError(f"bins must be at least 1; got {bins}")
-    return int(bins)
-
-
-def _check_edges(edges: Any) -> np.ndarray:
-    e = np.array(as_array(edges, "edges"), dtype=np.float64, copy=True)
-    if e.ndim not in (1, 2) or e.shape[-1] < 2:
-        raise ValueError(
-            f"edges must be 1-D (shared) or 2-D (one row per task) with at least 2 edges; "
-            f"got shape {e.shape}"
-        )
-    if np.isnan(e).any():
-        raise ValueError("edges contain NaN")
-    padded = e.ndim == 2
-    e = e if padded else e[None, :]
-    for row in e:
-        # a per-task row may end in repeated +inf: empty bins that pad it to the
-        # table's width, as BinnedSummary.fit makes
-        top = row.shape[0]
-        while padded and top > 2 and row[top - 1] == np.inf and row[top - 2] == np.inf:
-            top -= 1
-        real = row[:top]
-        if not np.isfinite(real[1:-1]).all():
-            raise ValueError(
-                "only the first and last edge may be infinite (a row of 2-D edges may end "
-                "in repeated +inf, which are empty bins)"
-            )
-        with np.errstate(invalid="ignore"):
-            if not (np.diff(real) > 0).all():
-                raise ValueError("edges must be strictly increasing")
-    return readonly(np.ascontiguousarray(e))
-
-
-def _check_values(values: Any) -> np.ndarray:
-    """Declared values: sorted, distinct, finite, in a canonical dtype (float64 for
-    floats and bools, int64 or uint64 for integers, kept exactly)."""
-    v = as_array(values, "values")
-    if _is_bfloat16(v):
-        v = _bfloat16_as_float32(v)
-    if v.ndim != 1 or v.shape[0] == 0:
-        raise ValueError(f"values must be a non-empty 1-D list; got shape {v.shape}")
-    if v.dtype.kind not in "biuf":
-        raise TypeError(f"values must be real numbers; got dtype {v.dtype}")
-    v = inputs.canonical_scores(v, "values")
-    if v.dtype.kind == "f":
-        v = v.astype(np.float64)
-        if not np.isfinite(v).all():
-            raise ValueError("values must be finite")
-    u = np.unique(v)  # sorted; -0.0 and 0.0 are one value
-    if u.shape[0] != v.shape[0]:
-        raise ValueError("values must be distinct")
-    return readonly(np.ascontiguousarray(u))
 
 
 class BinnedSummary:
@@ -347,15 +292,15 @@ class BinnedSummary:
             self._nb = _INTEGER_KINDS[quantized][0] if quantized in _INTEGER_KINDS else 65536
         elif values is not None:
             self._mode = MODE_INDEX
-            self._values = _check_values(values)
+            self._values = check_values(values)
             self._nb = int(self._values.shape[0])
         elif edges is not None:
             self._mode = MODE_EDGES
-            self._edges = _check_edges(edges)
+            self._edges = check_edges(edges)
             self._nb = self._edges.shape[1] - 1
         else:
-            nb = _check_bins(bins)
-            lo, hi = _check_range(range)
+            nb = check_bins(bins)
+            lo, hi = check_range(range)
             self._mode = MODE_UNIFORM
             self._nb = nb
             self._lo = readonly(np.array([lo]))
@@ -434,10 +379,10 @@ class BinnedSummary:
         >>> fastrank.BinnedSummary.fit([0, 0, 1, 0], [0.1, 0.5, 0.7, 0.9], bins=10**9).bins
         3
         """
-        nb = _check_bins(bins)
+        nb = check_bins(bins)
         s = as_array(y_score, "y_score")
-        if _is_bfloat16(s):
-            s = _bfloat16_as_float32(s)
+        if is_bfloat16(s):
+            s = bfloat16_as_float32(s)
         b = inputs.stream_batch(y_true, s, sample_weight, pos_label=pos_label)
         n = b.scores.shape[0]
         t = 1 if b.scores.ndim == 1 else b.scores.shape[1]
@@ -450,7 +395,7 @@ class BinnedSummary:
             top = float(b.weights.max())
             weights = b.weights / math.ldexp(1.0, math.frexp(top)[1]) if top > 0 else b.weights
         scores = b.scores.reshape(n, t).astype(np.float64)
-        rows = [_fitted_edges(scores[:, j], labels[:, j], weights, nb)
+        rows = [fitted_edges(scores[:, j], labels[:, j], weights, nb)
                 for j in builtins.range(t)]
         width = max(r.shape[0] for r in rows) + 2
         edges = np.full((t, width), np.inf)
@@ -534,7 +479,7 @@ class BinnedSummary:
             nb, low = _INTEGER_KINDS[self._quantized]
             out = np.arange(low, low + nb, dtype=np.float64)
             return out
-        bits = _key_bits(np.arange(65536, dtype=np.uint32))
+        bits = key_bits(np.arange(65536, dtype=np.uint32))
         with np.errstate(invalid="ignore", over="ignore"):  # NaN bit patterns
             if self._quantized == "float16":
                 v = bits.astype(np.uint16).view(np.float16).astype(np.float64)
@@ -590,8 +535,8 @@ class BinnedSummary:
             bins keep totals in the weights' own units).
         """
         s = as_array(y_score, "y_score")
-        if _is_bfloat16(s):
-            s = _bfloat16_as_float32(s)
+        if is_bfloat16(s):
+            s = bfloat16_as_float32(s)
         b = inputs.stream_batch(y_true, s, sample_weight, pos_label=self._pos_label)
         scores = b.scores
         n = scores.shape[0]
@@ -652,7 +597,7 @@ class BinnedSummary:
             task = i % t
             row = 0 if lo.shape[0] == 1 else task
             raise ValueError(
-                f"y_score holds {plain(scores.reshape(-1)[i])!r} at {_where(i, scores.shape)}"
+                f"y_score holds {plain(scores.reshape(-1)[i])!r} at {index_text(i, scores.shape)}"
                 f", outside the bins' range [{plain(lo[row])!r}, {plain(hi[row])!r}]; widen "
                 "the range, fit the bins (BinnedSummary.fit), or pass clip=True to count "
                 "such scores in the end bins"
@@ -679,13 +624,13 @@ class BinnedSummary:
             histogram_block(values, labels, weights, t, r0, r1, t0, t1, mode, lo, width, nb,
                             edges, table)
 
-        nthreads = engine.threads() if n * t >= engine.PARALLEL_MIN else 1
+        nthreads = workers.threads() if n * t >= workers.PARALLEL_MIN else 1
         if nthreads > 1 and t >= nthreads:
             # whole blocks of tasks where there are enough (a block shares each row pass)
             ranges = max(min(2 * nthreads, -(-t // TASK_BLOCK)), nthreads)
             cuts = np.unique(np.linspace(0, t, ranges + 1).astype(np.int64))
             items = [(0, n, int(a), int(z), counts) for a, z in itertools.pairwise(cuts)]
-            engine.parallel_map(block, items, nthreads)
+            workers.parallel_map(block, items, nthreads)
             return
         # row ranges: each extra table costs no more than its rows' scores
         k = min(nthreads, n // (2 * nb)) if nthreads > 1 else 1
@@ -695,7 +640,7 @@ class BinnedSummary:
         cuts = np.linspace(0, n, k + 1).astype(np.int64)
         tables = [counts] + [np.zeros_like(counts) for _ in builtins.range(k - 1)]
         items = [(int(cuts[i]), int(cuts[i + 1]), 0, t, tables[i]) for i in builtins.range(k)]
-        engine.parallel_map(block, items, nthreads)
+        workers.parallel_map(block, items, nthreads)
         for extra in tables[1:]:
             counts += extra
 
@@ -704,11 +649,11 @@ class BinnedSummary:
         flat = scores.reshape(-1)
         shape = scores.shape
         if self._values is not None:
-            at, found = _lookup(self._values, flat)
+            at, found = lookup(self._values, flat)
             if not found.all():
                 i = int(np.flatnonzero(~found)[0])
                 raise ValueError(
-                    f"y_score holds {plain(flat[i])!r} at {_where(i, shape)}, which is not one "
+                    f"y_score holds {plain(flat[i])!r} at {index_text(i, shape)}, which is not one "
                     f"of the {self._values.shape[0]} declared values"
                 )
             return at
@@ -726,12 +671,12 @@ class BinnedSummary:
             if not ok.all():
                 i = int(np.flatnonzero(~ok)[0])
                 raise ValueError(
-                    f"y_score holds {plain(flat[i])!r} at {_where(i, shape)}, which is not a "
+                    f"y_score holds {plain(flat[i])!r} at {index_text(i, shape)}, which is not a "
                     f"{q} value (quantized={q!r})"
                 )
             index = flat.astype(np.int64)
             return index - low if low else index
-        return _float_keys(flat, q, shape)
+        return float_keys(flat, q, shape)
 
     # ------------------------------------------------------------------ merging
 
@@ -775,7 +720,7 @@ class BinnedSummary:
             and np.array_equal(self._lo, other._lo)
             and np.array_equal(self._width, other._width)
             and np.array_equal(self._edges, other._edges)
-            and _same(self._values, other._values)
+            and same_values(self._values, other._values)
         )
         if not same:
             raise ValueError(
@@ -888,7 +833,7 @@ class BinnedSummary:
             assert self._clipped is not None
             if self._weighted and not np.isfinite(self._counts).all():
                 raise ValueError(_OVERFLOW)
-            units = _task_units(self._counts)
+            units = task_units(self._counts)
             scaled = self._counts / units[:, None, None]  # exact: powers of two
             clipped = self._clipped.copy()
             weighted = self._weighted
@@ -935,12 +880,12 @@ class BinnedSummary:
         """Estimates, bounds and class totals of one of :data:`METRICS`, per task."""
         m = registry.METRICS[metric]
         if self.exact and not weighted:  # counts: the one-shot sweep, bit for bit
-            out = _exact_rows(scaled, m.wants)
+            out = exact_rows(scaled, m.wants)
             pos, neg = out[:, OUT_POS], out[:, OUT_NEG]
             est = m.values(out)
             low, high = est.copy(), est.copy()
         else:
-            table = _bounds_table(scaled, weighted)
+            table = bounds_table(scaled, weighted)
             with np.errstate(over="ignore"):  # totals in the caller's units may be inf
                 pos, neg = table[:, B_POS] * units, table[:, B_NEG] * units
             assert m.bound is not None
@@ -1009,7 +954,7 @@ class BinnedSummary:
                                                    np.repeat(cuts, 2))
                     into[j] = math.nan if isinstance(inner, str) else value(inner)
 
-        _tasks_in_parallel(run, t, scaled.size)
+        tasks_in_parallel(run, t, scaled.size)
         if not self.exact:
             low, high = low - SLACK, high + SLACK
             if name != "best_cutoff":  # rates and areas are never negative
@@ -1025,286 +970,3 @@ class BinnedSummary:
 
 
 # ---------------------------------------------------------------------------- helpers
-
-
-def _task_units(counts: np.ndarray) -> np.ndarray:
-    """The power of two each task's counts are divided by before its metrics are formed,
-    so that no sum, product or fixed-point unit of the sweep over- or underflows
-    whatever the weights' scale.
-
-    As :func:`fastrank._core.inputs.weight_units` chooses a task's unit from its
-    largest weights, from the task's largest bins: the geometric mean of the two
-    classes' scales, 1 within ``2**+-64`` of 1; moved, where needed, so that the
-    heavier class's largest bin stays at most ``2**_TOP`` (its sums and their
-    products stay finite) and the lighter one's at least ``2**-_BOTTOM`` (its
-    fixed-point unit, about ``2**-124`` of its total, stays a float). Classes
-    farther apart than both allow are refused, as the one-shot functions
-    refuse such weights.
-    """
-    t = counts.shape[0]
-    units = np.ones(t)
-    if counts.shape[2] == 0:
-        return units
-    pmax = counts[:, 1, :].max(axis=1)
-    nmax = counts[:, 0, :].max(axis=1)
-    for j in builtins.range(t):
-        exps = [math.frexp(float(v))[1] for v in (pmax[j], nmax[j]) if v > 0.0]
-        if not exps:
-            continue
-        top, bottom = max(exps), min(exps)
-        if top - bottom > _TOP + _BOTTOM:
-            raise ValueError(
-                "the positive and negative sample weights differ by a factor beyond "
-                f"float64's range (about 2**{top - bottom}"
-                + ("" if t == 1 else f", task {j}") + "); rescale one class's weights"
-            )
-        least, most = top - _TOP, bottom + _BOTTOM  # the units' exponents that fit
-        center = min(max(sum(exps) // len(exps), least), most)
-        if least <= 0 <= most and abs(center) <= inputs.UNIT_FREE:
-            continue
-        units[j] = math.ldexp(1.0, min(max(center, -1022), 1023))
-    return units
-
-
-def _tasks_in_parallel(fn: Callable[[tuple[int, int]], None], t: int, cells: int) -> None:
-    """``fn((t0, t1))`` over task ranges covering ``0 .. t``, on the engine's threads
-    when there is enough work."""
-    nthreads = engine.threads() if cells >= engine.PARALLEL_MIN and t > 1 else 1
-    if nthreads <= 1:
-        fn((0, t))
-        return
-    cuts = np.unique(np.linspace(0, t, min(t, 4 * nthreads) + 1).astype(np.int64))
-    engine.parallel_map(fn, [(int(a), int(z)) for a, z in itertools.pairwise(cuts)], nthreads)
-
-
-def _bounds_table(scaled: np.ndarray, weighted: bool) -> np.ndarray:
-    """The bounds kernel's table (``B_*`` columns) of every task."""
-    t = scaled.shape[0]
-    table = np.empty((t, B_SIZE), np.float64)
-
-    def run(span: tuple[int, int]) -> None:
-        a, z = span
-        with np.errstate(divide="ignore", invalid="ignore"):
-            bounds(scaled[a:z], weighted, table[a:z])
-
-    _tasks_in_parallel(run, t, scaled.size)
-    return table
-
-
-def _exact_rows(counts: np.ndarray, what: int) -> np.ndarray:
-    """Every task's ``OUT_*`` row from the engine's sweep over its bins (unweighted
-    counts), each bin one tie group, highest first, empty bins left out: the
-    one-shot result bit for bit, since the sweep's sums are exact."""
-    t, _, nb = counts.shape
-    out = np.empty((t, OUT_SIZE), np.float64)
-
-    def run(span: tuple[int, int]) -> None:
-        for j in builtins.range(*span):
-            p = counts[j, 1, ::-1]
-            q = counts[j, 0, ::-1]
-            at = np.flatnonzero((p != 0.0) | (q != 0.0))
-            gkey = (nb - 1 - at).astype(np.uint64)  # the bin (scores ascend with it)
-            table = (gkey, np.ascontiguousarray(p[at]), np.ascontiguousarray(q[at]))
-            out[j], _ = engine.table_metrics(table, 1.0, what)
-
-    _tasks_in_parallel(run, t, counts.size)
-    return out
-
-
-def _same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
-    if a is None or b is None:
-        return a is b
-    if a.shape != b.shape:
-        return False
-    if a.dtype == b.dtype:
-        return bool(np.array_equal(a, b))
-    return bool(_lookup(a, b)[1].all())  # the same values in other dtypes
-
-
-def _where(i: int, shape: tuple[int, ...]) -> str:
-    """Where flat (row-major) index ``i`` of scores of ``shape`` is, for messages."""
-    if len(shape) == 1:
-        return f"index {i}"
-    row, task = divmod(i, shape[1])
-    return f"row {row}, task {task}"
-
-
-def _check_range(r: Any) -> tuple[float, float]:
-    try:
-        lo, hi = (float(x) for x in r)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"range must be two numbers (low, high); got {r!r}") from exc
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise ValueError(f"range must be finite with low < high; got {r!r}")
-    if not math.isfinite(hi - lo):
-        raise ValueError(f"range {r!r} is too wide for float64 arithmetic")
-    return lo, hi
-
-
-def _fitted_edges(col: np.ndarray, labels: np.ndarray, weights: np.ndarray,
-                  nb: int) -> np.ndarray:
-    """One task's inner edges: the first score above each share ``k / nb`` of the
-    negatives' weight (``k = 1 .. nb - 1``), distinct, above the lowest score."""
-    neg = labels == 0
-    pick = neg if neg.any() and weights[neg].sum() > 0 else np.ones(col.shape[0], bool)
-    c, w = col[pick], weights[pick]
-    if not w.sum() > 0:  # every weight is zero: equal counts
-        w = np.ones(c.shape[0])
-    order = np.argsort(c, kind="stable")
-    c, cum = c[order], np.cumsum(w[order])
-    inner = np.unique(c[_share_points(cum, nb)])
-    above: np.ndarray = inner[inner > c[0]]
-    return above
-
-
-def _share_points(cum: np.ndarray, nb: int) -> np.ndarray:
-    """``min(searchsorted(cum, total * k / nb, "right"), m - 1)`` for ``k = 1 .. nb - 1``
-    (``m`` the length of ``cum``, ``total`` its last entry) as a set of indices, in
-    memory that follows ``m`` however large ``nb`` is.
-
-    Index ``i`` is hit when some share ``s(k) = total * k / nb`` (rounded as
-    written; non-decreasing in ``k``) lies in ``[cum[i - 1], cum[i])``; with
-    ``K(c)`` the least ``k`` whose share reaches ``c`` that is when
-    ``K(cum[i - 1]) < K(cum[i])``. Shares at or past ``cum[-1]`` hit ``m - 1``.
-    """
-    m = cum.shape[0]
-    total = float(cum[-1])
-    if nb - 1 <= 2 * m + 64:  # as written: memory O(nb) = O(m)
-        at = np.searchsorted(cum, total * np.arange(1, nb) / nb, side="right")
-        return np.unique(np.minimum(at, m - 1))
-    top = float(nb)
-
-    def share(k: np.ndarray) -> np.ndarray:
-        out: np.ndarray = total * k / nb
-        return out
-
-    # K(c) for every c in cum: the least k in [1, nb] with share(k) >= c (share(nb) = inf)
-    with np.errstate(over="ignore", invalid="ignore"):
-        k = np.clip(np.ceil(cum * (nb / total)), 1.0, top)
-    k[~np.isfinite(k)] = top
-    while True:  # the estimate is off by a rounding or two; step it to the exact K
-        down = (k > 1.0) & (share(k - 1.0) >= cum)
-        if not down.any():
-            break
-        k[down] -= 1.0
-    while True:
-        up = (k < top) & (share(k) < cum)
-        if not up.any():
-            break
-        k[up] += 1.0
-    before = np.concatenate(([1.0], k[:-1]))
-    hit = (before < k) & (before <= top - 1.0)
-    if k[-1] <= top - 1.0:  # shares at or past the total: clipped to the last index
-        hit[-1] = True
-    return np.flatnonzero(hit)
-
-
-def _is_bfloat16(s: np.ndarray) -> bool:
-    return s.dtype.name == "bfloat16" and s.dtype.itemsize == 2
-
-
-def _bfloat16_as_float32(s: np.ndarray) -> np.ndarray:
-    """bfloat16 values (ml_dtypes) as float32, exactly (their bits are float32's top half)."""
-    bits = np.ascontiguousarray(s).view(np.uint16).astype(np.uint32) << np.uint32(16)
-    return bits.view(np.float32)
-
-
-def _int_as_float64(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """int64/uint64 values as float64, and which of them float64 holds exactly."""
-    f = flat.astype(np.float64)
-    inside = f < (_TWO63 if flat.dtype == np.int64 else _TWO64)
-    back = np.where(inside, f, 0.0).astype(flat.dtype)
-    return f, inside & (back == flat)
-
-
-def _lookup(declared: np.ndarray, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Index of each score among the sorted ``declared`` values, and whether it is one.
-
-    Compared exactly: integers with integers in their own dtype, floats with
-    floats in float64, and across kinds only where one side holds the other's
-    value exactly (never by rounding an integer beyond ``2**53``).
-    """
-    ok: np.ndarray | None = None
-    if declared.dtype.kind == "f":
-        if flat.dtype.kind == "f":
-            a = flat.astype(np.float64, copy=False)
-        else:
-            a, ok = _int_as_float64(flat)
-    elif flat.dtype.kind == "f":
-        x = flat.astype(np.float64, copy=False)
-        lo, hi = (-_TWO63, _TWO63) if declared.dtype == np.int64 else (0.0, _TWO64)
-        ok = (x >= lo) & (x < hi) & (x == np.floor(x))
-        a = np.where(ok, x, 0.0).astype(declared.dtype)
-    elif flat.dtype == declared.dtype:
-        a = flat
-    elif declared.dtype == np.int64:  # uint64 scores
-        ok = flat <= np.uint64(2**63 - 1)
-        a = np.where(ok, flat, 0).astype(np.int64)
-    else:  # int64 scores, uint64 values
-        ok = flat >= 0
-        a = np.where(ok, flat, 0).astype(np.uint64)
-    at = np.minimum(np.searchsorted(declared, a), declared.shape[0] - 1)
-    found = declared[at] == a
-    if ok is not None:
-        found &= ok
-    return at.astype(np.int64), found
-
-
-def _key_bits(key: np.ndarray) -> np.ndarray:
-    """16-bit float bits from order keys (inverse of the key map in :func:`_float_keys`)."""
-    k = key.astype(np.uint32)
-    return np.where(k & 0x8000, k ^ 0x8000, k ^ 0xFFFF).astype(np.uint32)
-
-
-def _float_keys(flat: np.ndarray, q: str, shape: tuple[int, ...]) -> np.ndarray:
-    """Order keys (bin indices) of float16 or bfloat16 values, from canonical (finite)
-    scores, flat row-major."""
-    if flat.dtype.kind != "f":
-        flat, exact = _int_as_float64(flat)
-        if not exact.all():
-            i = int(np.flatnonzero(~exact)[0])
-            raise ValueError(f"y_score holds an integer at {_where(i, shape)} that is not a "
-                             f"{q} value (quantized={q!r})")
-    if q == "float16":
-        with np.errstate(over="ignore", invalid="ignore"):  # too large: inf, caught below
-            h = flat.astype(np.float16)
-        bad = h.astype(flat.dtype) != flat
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise ValueError(
-                f"y_score holds {plain(flat[i])!r} at {_where(i, shape)}, which float16 "
-                "does not hold exactly (quantized='float16')"
-            )
-        bits = h.view(np.uint16).astype(np.uint32)
-        exp = 0x7C00
-    else:  # bfloat16 values given as float32 (or anything float32 holds exactly)
-        if flat.dtype == np.float32:
-            f32 = flat
-        else:
-            with np.errstate(over="ignore", invalid="ignore"):  # too large: inf, caught below
-                f32 = flat.astype(np.float32)
-            bad = f32.astype(flat.dtype) != flat
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                raise ValueError(
-                    f"y_score holds {plain(flat[i])!r} at {_where(i, shape)}, which float32, "
-                    "let alone bfloat16, does not hold exactly (quantized='bfloat16')"
-                )
-        b32 = np.ascontiguousarray(f32).view(np.uint32)
-        low = (b32 & 0xFFFF) != 0
-        if low.any():
-            i = int(np.flatnonzero(low)[0])
-            raise ValueError(
-                f"y_score holds {plain(flat[i])!r} at {_where(i, shape)}, which is not a "
-                "bfloat16 value (quantized='bfloat16'); round the scores to bfloat16 first"
-            )
-        bits = (b32 >> 16).astype(np.uint32)
-        exp = 0x7F80
-    nonfinite = (bits & exp) == exp
-    if nonfinite.any():  # scores were checked finite: only an overflow could get here
-        i = int(np.flatnonzero(nonfinite)[0])
-        raise ValueError(f"y_score holds {plain(flat[i])!r} at {_where(i, shape)}, which is "
-                         f"not a finite {q} value (quantized={q!r})")
-    bits[bits == 0x8000] = 0  # -0.0 shares the bin of +0.0
-    key = np.where(bits & 0x8000, bits ^ 0xFFFF, bits ^ 0x8000)
-    return key.astype(np.int64)

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from ._core import engine
+from ._core import codec, workers
 from ._rankings import lists as topk
 from .exceptions import UndefinedMetricWarning
 from .readers import DataError
@@ -271,8 +271,8 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         at = int(lists.repeat[listed_twice[0]])
         _listed_twice("run", queries[listed_twice[0]], rd[at if by is None else by[at]])
     jc, jg = jcode[inq], jr[inq]
-    values = engine.parallel_map(lambda m: _per_query(m[1], m[2], lists, rule, jc, jg), asked,
-                                 engine.threads())
+    values = workers.parallel_map(lambda m: _per_query(m[1], m[2], lists, rule, jc, jg), asked,
+                                 workers.threads())
     per = {m[0]: v for m, v in zip(asked, values, strict=True)}
     undefined = {name: int(np.isnan(v).sum()) for name, v in per.items()}
     worst = max(undefined.values())
@@ -324,7 +324,7 @@ def _sortable(ids: np.ndarray, pack: bool = True) -> np.ndarray:
     character); other ids as they are."""
     if ids.dtype.kind != "U" or ids.shape[0] == 0 or ids.dtype.itemsize == 0:
         return ids
-    keys = engine.text_keys(ids) if pack else None
+    keys = codec.text_keys(ids) if pack else None
     if keys is not None:
         return keys
     width = ids.dtype.itemsize // 4
@@ -348,7 +348,7 @@ def _codes(*parts: np.ndarray) -> tuple[np.ndarray, list[tuple[np.ndarray, np.nd
     if text:
         keys = np.empty(n, np.uint64)
         for p, lo, hi in zip(parts, ends[:-1], ends[1:], strict=True):
-            if engine.text_keys(p, keys[lo:hi]) is None:
+            if codec.text_keys(p, keys[lo:hi]) is None:
                 keys = None
                 break
     if keys is not None:

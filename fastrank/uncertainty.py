@@ -26,9 +26,10 @@ from typing import Any
 import numpy as np
 
 from . import readouts
-from ._core import delong, engine, inputs, registry
+from ._core import batch_tasks, codec, delong, engine, inputs, registry, tie_tables, workers
 from ._core.arith import gram
 from ._core.inputs import Task, as_array
+from ._core.options import check_flag, rate_range
 from ._kernels.bootstrap import resample_sweeps
 from ._kernels.sweep import OUT_NEG, OUT_POS, OUT_SIZE
 from .curves import tie_table
@@ -148,7 +149,7 @@ def _columns(y_true: Any, s: np.ndarray, pos_label: Any, name: str = "y_score") 
     """One task per column of 2-D scores (2-D labels of the same shape), or one task."""
     if s.ndim == 1:
         return [inputs.task(y_true, s, None, pos_label, check=True)]
-    return engine.split_batch(inputs.batch(y_true, s, None, pos_label, None, None))
+    return batch_tasks.split_batch(inputs.batch(y_true, s, None, pos_label, None, None))
 
 
 def _pairs(y_true: Any, a: np.ndarray, b: np.ndarray | None, pos_label: Any
@@ -157,8 +158,8 @@ def _pairs(y_true: Any, a: np.ndarray, b: np.ndarray | None, pos_label: Any
     ta = _columns(y_true, a, pos_label)
     tb = None if b is None else _columns(y_true, b, pos_label)
     n = ta[0].values.shape[0] * len(ta)
-    nthreads = engine.threads() if n >= engine.PARALLEL_MIN else 1
-    return engine.parallel_map(
+    nthreads = workers.threads() if n >= workers.PARALLEL_MIN else 1
+    return workers.parallel_map(
         lambda j: delong.pair_sums(ta[j], None if tb is None else tb[j]),
         list(range(len(ta))), nthreads)
 
@@ -232,7 +233,7 @@ def roc_auc_ci(
         _warn_few(few, len(few), "the DeLong variance is")
         return _interval(estimate, variance, level)
     task = inputs.task(y_true, s, None, pos_label)
-    table = engine.task_table(task)
+    table = tie_tables.task_table(task)
     one = delong.table_sums(table[1], table[2])
     req = registry.request("roc_auc", weighted=False)
     assert req.metric is not None
@@ -327,9 +328,9 @@ def partial_roc_auc_ci(
     (0.737654, 0.4611, 1.0)
     """
     level = check_level(level)
-    box_x = readouts._range((0.0, 1.0) if fpr is None else fpr, "fpr")
-    box_y = readouts._range((0.0, 1.0) if tpr is None else tpr, "tpr")
-    correct = readouts._check_flag(correct, "correct")
+    box_x = rate_range((0.0, 1.0) if fpr is None else fpr, "fpr")
+    box_y = rate_range((0.0, 1.0) if tpr is None else tpr, "tpr")
+    correct = check_flag(correct, "correct")
     if method == "bootstrap":
         return bootstrap_ci("partial_roc_auc", y_true, y_score, n_resamples=n_resamples,
                             level=level, stratified=stratified, seed=seed,
@@ -370,8 +371,8 @@ def partial_roc_auc_ci(
                 m < 2 or k < 2)
 
     size = sum(t.values.shape[0] for t in tasks)
-    nthreads = engine.threads() if len(tasks) > 1 and size >= engine.PARALLEL_MIN else 1
-    rows = np.array(engine.parallel_map(one, tasks, nthreads), np.float64).reshape(-1, 5)
+    nthreads = workers.threads() if len(tasks) > 1 and size >= workers.PARALLEL_MIN else 1
+    rows = np.array(workers.parallel_map(one, tasks, nthreads), np.float64).reshape(-1, 5)
     area, var, low, high, few = rows[0] if s.ndim == 1 else rows.T
     _warn_few(few.astype(bool), len(tasks), "the DeLong variance is")
     if below:
@@ -437,8 +438,8 @@ def delong_covariance(y_true: Any, y_scores: Any, *, pos_label: Any = None
     if m < 2 or k < 2:
         _warn_few(True, 1, "the DeLong covariance is")
         return aucs, np.full((len(tasks), len(tasks)), np.nan)
-    v = np.array(engine.parallel_map(delong.placements, tasks,
-                                     engine.threads() if n * len(tasks) >= engine.PARALLEL_MIN
+    v = np.array(workers.parallel_map(delong.placements, tasks,
+                                     workers.threads() if n * len(tasks) >= workers.PARALLEL_MIN
                                      else 1))
     is_pos = labels.astype(bool)
     x = v[:, is_pos]
@@ -538,7 +539,7 @@ def delong_test_unpaired(
     results = []
     for y, sc in ((y_true_a, score_a), (y_true_b, score_b)):
         t = inputs.task(y, sc, None, pos_label)
-        table = engine.task_table(t)
+        table = tie_tables.task_table(t)
         sums = delong.table_sums(table[1], table[2])
         req = registry.request("roc_auc", weighted=False)
         assert req.metric is not None
@@ -607,8 +608,8 @@ def _resample_readout(task: Task, name: str, options: dict[str, Any], n_resample
     ``r`` draws from numpy's PCG64 seeded with ``(seed, r)``, so a seed gives the
     same values however the resamples are run.
     """
-    gid, gkey, _, _ = engine.group_index(task)
-    thresholds = np.asarray(engine.decode(gkey, task.values.dtype, task.dtype), np.float64)
+    gid, gkey, _, _ = tie_tables.group_index(task)
+    thresholds = np.asarray(codec.decode(gkey, task.values.dtype, task.dtype), np.float64)
     ngroups = gkey.shape[0]
     labels = task.labels.astype(bool)
     pos_rows, neg_rows = np.flatnonzero(labels), np.flatnonzero(~labels)
@@ -637,7 +638,7 @@ def _resample_values(task: Task, column: int, name: str, n_resamples: int, strat
     """The metric of every resample of one task (NaN where undefined)."""
     metric = registry.METRICS[name]
     n = task.values.shape[0]
-    gid, gkey, _, _ = engine.group_index(task)
+    gid, gkey, _, _ = tie_tables.group_index(task)
     is_pos = task.labels.astype(bool)
     pos_gid = np.ascontiguousarray(gid[is_pos])
     neg_gid = np.ascontiguousarray(gid[~is_pos])
@@ -652,7 +653,7 @@ def _resample_values(task: Task, column: int, name: str, n_resamples: int, strat
         neg_bound = float(neg_w.max()) * neg_draws if neg_w.shape[0] else 0.0
     codes = (gid << 1) | task.labels
     out = np.empty((n_resamples, OUT_SIZE), np.float64)
-    nthreads = engine.threads() if n_resamples * n >= engine.PARALLEL_MIN else 1
+    nthreads = workers.threads() if n_resamples * n >= workers.PARALLEL_MIN else 1
     nchunks = max(20 if progress and n_resamples >= 20 else 1, min(n_resamples, 4 * nthreads))
     bounds = np.linspace(0, n_resamples, nchunks + 1).astype(np.int64)
     ro = inputs.readonly
@@ -670,7 +671,7 @@ def _resample_values(task: Task, column: int, name: str, n_resamples: int, strat
             print(f"\rfastrank: bootstrap {done[0]:,}/{n_resamples:,} resamples", end="",
                   file=sys.stderr, flush=True)
 
-    engine.parallel_map(chunk, list(range(nchunks)), nthreads)
+    workers.parallel_map(chunk, list(range(nchunks)), nthreads)
     if progress:
         print(file=sys.stderr, flush=True)
     values = metric.values(out)

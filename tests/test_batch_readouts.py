@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fastrank
-from fastrank._core import engine
+from fastrank._core import batches, workers
 
 READOUTS = [
     ("sensitivity_at_specificity", (0.8,), {}),
@@ -98,8 +98,8 @@ def test_groups_equal_one_task_calls(seed, dtype, levels, readout, with_large):
     ng = int(rng.integers(65, 120))
     sizes = rng.integers(1, 30, ng)
     if with_large:  # past the kernel's own sort of a metric's task, or of a table's
-        sizes[int(rng.integers(0, ng))] = engine.SMALL_TASK + 904 if seed % 2 else \
-            engine.TABLE_TASK + 1000
+        sizes[int(rng.integers(0, ng))] = batches.SMALL_TASK + 904 if seed % 2 else \
+            batches.TABLE_TASK + 1000
     g = rng.permutation(np.repeat(np.arange(ng) * 7 - 50, sizes))  # ids in any order
     y = rng.random(g.shape[0]) < 0.3
     s = _scores(rng, g.shape[0], dtype, levels)
@@ -111,7 +111,7 @@ def test_groups_equal_one_task_calls(seed, dtype, levels, readout, with_large):
 
 
 @pytest.mark.parametrize("name,args,kw", READOUTS[::2])
-@pytest.mark.parametrize("n", [engine.SMALL_TASK + 1, engine.TABLE_TASK, engine.TABLE_TASK + 1])
+@pytest.mark.parametrize("n", [batches.SMALL_TASK + 1, batches.TABLE_TASK, batches.TABLE_TASK + 1])
 def test_columns_of_every_size_equal_one_task_calls(name, args, kw, n):
     """Columns the batch kernel sorts and tables itself (up to TABLE_TASK samples) and
     the ones past it give the one-task calls' bits, ties or none."""
@@ -152,8 +152,8 @@ def test_warning_counts_the_undefined_tasks():
 
 
 @pytest.mark.parametrize("where", ["columns", "groups"])
-@pytest.mark.parametrize(("n", "bad"), [(10, np.nan), (engine.TABLE_TASK + 5, np.inf),
-                                        (engine.SMALL_TASK + 5, -np.inf)])
+@pytest.mark.parametrize(("n", "bad"), [(10, np.nan), (batches.TABLE_TASK + 5, np.inf),
+                                        (batches.SMALL_TASK + 5, -np.inf)])
 def test_a_nan_score_is_named_as_the_batched_auc_names_it(where, n, bad):
     """Small tasks (tabled in the kernel) and large ones (one task each) alike."""
     rng = np.random.default_rng(2)
@@ -178,14 +178,14 @@ def test_a_nan_score_is_named_as_the_batched_auc_names_it(where, n, bad):
 def test_many_short_columns_in_wide_units_equal_one_task_calls(nthreads, monkeypatch):
     """Short columns go many blocks to a kernel call (a unit ending inside a block,
     too): each column's AUC, average precision and readouts are the one-task calls'."""
-    monkeypatch.setattr(engine, "threads", lambda: nthreads)
-    monkeypatch.setattr(engine, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(workers, "threads", lambda: nthreads)
+    monkeypatch.setattr(workers, "PARALLEL_MIN", 1)
     rng = np.random.default_rng(nthreads)
     n, t = 40, 405  # several units per thread, the last a block and 5 columns
-    units = engine._column_units(fastrank._core.inputs.batch(
+    units = batches.column_units(fastrank._core.inputs.batch(
         np.zeros((n, t), bool), np.zeros((n, t)), None, None, None, None), nthreads, True)
-    assert max(j1 - j0 for j0, j1 in units) > engine.BLOCK  # wide units are exercised
-    assert units[-1][1] - units[-1][0] == engine.BLOCK + 5
+    assert max(j1 - j0 for j0, j1 in units) > batches.BLOCK  # wide units are exercised
+    assert units[-1][1] - units[-1][0] == batches.BLOCK + 5
     Y = rng.random((n, t)) < 0.3
     S = np.round(rng.random((n, t)), 1).astype(np.float32)
     for f, args in ((fastrank.roc_auc, {"average": None}),

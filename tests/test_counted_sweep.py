@@ -1,6 +1,6 @@
 """Batch tasks with few positives: their negatives are counted, not sorted.
 
-A task of the batch kernel with at most ``engine.count_choice().limit``
+A task of the batch kernel with at most ``sorting.count_choice().limit``
 positives (and at least as many negatives) counts, for each positive tie
 group, the negatives above it and tied with it, and cuts the two runs of
 negatives that need their values (the break-even group, the partial AUC's
@@ -30,12 +30,12 @@ from hypothesis import strategies as st
 
 import fastrank
 from fastrank import UndefinedMetricWarning
-from fastrank._core import engine
+from fastrank._core import batches, sorting
 
 sys.path.insert(0, str(Path(__file__).parent))
 from strategies import POOLS, PROPERTY_SETTINGS
 
-N_TASKS = engine.FEW_TASKS + 6  # enough columns for the batch kernel
+N_TASKS = batches.FEW_TASKS + 6  # enough columns for the batch kernel
 VALUE_FIELDS = ("average_precision", "average_precision_expected", "roc_auc",
                 "roc_auc_partial", "pr_auc", "d_prime", "prbe", "prbe_threshold", "positives")
 
@@ -66,7 +66,7 @@ def _matrix(rng: np.random.Generator, n: int, t: int, kind: str) -> tuple[np.nda
 
 
 def _limit(monkeypatch: pytest.MonkeyPatch, limit: int) -> None:
-    monkeypatch.setattr(engine, "count_choice", lambda: engine.CountChoice(limit, "test"))
+    monkeypatch.setattr(sorting, "count_choice", lambda: sorting.CountChoice(limit, "test"))
 
 
 def _one_task(y: np.ndarray, s: np.ndarray, max_fpr: float | None) -> list[list[float]]:
@@ -91,7 +91,7 @@ def test_few_positive_tasks_are_the_one_task_calls_bit_for_bit(kind: str,
                                                                max_fpr: float | None) -> None:
     rng = np.random.default_rng(abs(hash((kind, max_fpr))) % 2**32)
     y, s = _matrix(rng, 700, N_TASKS, kind)
-    assert engine.count_choice().limit >= 8
+    assert sorting.count_choice().limit >= 8
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         got = _batch(y, s, max_fpr)
@@ -197,24 +197,24 @@ def test_the_limit_follows_the_vector_width(monkeypatch: pytest.MonkeyPatch, nam
                                             features: str, limit: int) -> None:
     import numba
 
-    engine.count_choice.cache_clear()
+    sorting.count_choice.cache_clear()
     try:
         monkeypatch.setattr(numba.config, "CPU_NAME", name)
         monkeypatch.setattr(numba.config, "CPU_FEATURES", features)
-        choice = engine.count_choice()
+        choice = sorting.count_choice()
         assert choice.limit == limit
         assert "NUMBA_CPU_FEATURES" in choice.reason
     finally:
-        engine.count_choice.cache_clear()
+        sorting.count_choice.cache_clear()
     monkeypatch.undo()
-    assert engine.count_choice().limit in (8, 32, 64)
+    assert sorting.count_choice().limit in (8, 32, 64)
 
 
 def test_show_config_names_the_limit() -> None:
     from fastrank import config as cfgmod
 
     cfg = cfgmod.config()
-    assert str(engine.count_choice().limit) in cfg["unsorted negatives"]
+    assert str(sorting.count_choice().limit) in cfg["unsorted negatives"]
 
 
 def test_fields_cover_the_results() -> None:

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastrank as F
-from fastrank._core import engine
+from fastrank._core import workers
 
 sys.path.insert(0, str(Path(__file__).parent))
 import xc_reference as X
@@ -317,7 +317,7 @@ def test_large_inputs_match_dense_scores(dtype):
     raw = rng.integers(-5, 5, (n, L)) if dtype is np.int64 else rng.standard_normal((n, L))
     S = np.where(rng.random((n, L)) < 0.6, raw.astype(np.float64), -np.inf)
     Ssp = _sparse(S, "csr", dtype)
-    assert Ssp.nnz >= engine.PARALLEL_MIN  # the rows split across the threads
+    assert Ssp.nnz >= workers.PARALLEL_MIN  # the rows split across the threads
     D = np.where(np.isfinite(S), S, -100.0).astype(dtype).astype(np.float64)
     for ties in ("expected", "optimistic"):
         with warnings.catch_warnings():

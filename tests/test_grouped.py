@@ -688,18 +688,18 @@ def test_group_order_in_parts_is_the_one_thread_order(weighted, dtype):
     """The counting sort that orders a large grouped call runs in parts on the
     threads; the parts must put every sample where one pass would (input order
     inside each group), and report "already in order" only when it is."""
-    from fastrank._core import engine
+    from fastrank._core import batch_tasks, workers
 
     rng = np.random.default_rng(7)
-    n = 3 * engine.PARALLEL_MIN + 5  # three parts on three threads
+    n = 3 * workers.PARALLEL_MIN + 5  # three parts on three threads
     codes = rng.integers(0, 997, n)
     values = (rng.random(n) * 50).astype(dtype)
     labels = (rng.random(n) < 0.3).astype(np.uint8)
     w = rng.random(n) if weighted else None
-    with engine.thread_limit(1):
-        one = engine.group_segments(codes, 997, values, labels, w)
-    with engine.thread_limit(3):
-        three = engine.group_segments(codes, 997, values, labels, w)
+    with workers.thread_limit(1):
+        one = batch_tasks.group_segments(codes, 997, values, labels, w)
+    with workers.thread_limit(3):
+        three = batch_tasks.group_segments(codes, 997, values, labels, w)
     want = np.argsort(codes, kind="stable")
     for got in (one, three):
         order, offsets, v, lab, wt = got
@@ -714,21 +714,21 @@ def test_group_order_in_parts_is_the_one_thread_order(weighted, dtype):
             assert wt is None
     # already grouped: no order, and the inputs come back as they are
     sorted_codes = np.sort(codes)
-    with engine.thread_limit(3):
-        order, offsets, v, lab, _ = engine.group_segments(sorted_codes, 997, values, labels, w)
+    with workers.thread_limit(3):
+        order, offsets, v, lab, _ = batch_tasks.group_segments(sorted_codes, 997, values, labels, w)
     assert order is None and v is values and lab is labels
 
 
 def test_large_grouped_call_is_the_same_on_one_and_two_threads():
-    from fastrank._core import engine
+    from fastrank._core import workers
 
     rng = np.random.default_rng(3)
-    n = 2 * engine.PARALLEL_MIN + 11
+    n = 2 * workers.PARALLEL_MIN + 11
     g, y, s = rng.integers(0, 500, n), rng.random(n) < 0.3, rng.random(n)
     w = rng.random(n)
-    with engine.thread_limit(1):
+    with workers.thread_limit(1):
         one = fastrank.all_metrics(y, s, groups=g, sample_weight=w, average=None)
-    with engine.thread_limit(2):
+    with workers.thread_limit(2):
         two = fastrank.all_metrics(y, s, groups=g, sample_weight=w, average=None)
     for field in ("roc_auc", "average_precision", "pr_auc", "prbe", "d_prime"):
         np.testing.assert_array_equal(getattr(one, field), getattr(two, field))

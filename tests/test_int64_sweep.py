@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import fastrank
-from fastrank._core import engine
+from fastrank._core import tie_tables, workers
 
 _EDGES = np.array([-(2**63), -(2**63) + 1, -(2**53) - 1, -1, 0, 1, 2**53 + 1, 2**63 - 2,
                    2**63 - 1], np.int64)
@@ -39,7 +39,7 @@ def _same(a: object, b: object) -> bool:
 # sizes: one kernel call (sweep_one), many distinct values past the tie-counting
 # bound (sorted and swept), and past the bound where a task is cut into score
 # ranges swept on several threads
-@pytest.mark.parametrize("n", [40, 5_000, engine.HASH_MIN + 7, engine.PARALLEL_MIN + 1_000])
+@pytest.mark.parametrize("n", [40, 5_000, tie_tables.HASH_MIN + 7, workers.PARALLEL_MIN + 1_000])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_one_task_equals_its_ranks(n: int, weighted: bool) -> None:
     rng = np.random.default_rng(n + weighted)

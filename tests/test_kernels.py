@@ -331,7 +331,8 @@ def test_ndtri_scalar_equals_array_form_bit_for_bit() -> None:
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.uint64])
 def test_decode_key_equals_decode(dtype: type) -> None:
     # a one-task threshold is decoded without numpy: the same value and type as decode's
-    from fastrank._core.engine import SPECS, decode, decode_key
+    from fastrank._core.codec import decode, decode_key
+    from fastrank._core.inputs import SPECS
 
     dt = np.dtype(dtype)
     rng = np.random.default_rng(7)

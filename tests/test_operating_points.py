@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastrank
-from fastrank._core import engine
+from fastrank._core import tie_tables, workers
 
 sys.path.insert(0, str(Path(__file__).parent))
 from strategies import PROPERTY_SETTINGS
@@ -346,7 +346,7 @@ def test_groups_run_on_every_thread_with_the_one_thread_result() -> None:
     y = rng.random(n) < 0.2
     s = rng.random(n).astype(np.float32)
     many = fastrank.recall_at_precision(y, s, 0.25, groups=g)
-    with engine.thread_limit(1):
+    with workers.thread_limit(1):
         one = fastrank.recall_at_precision(y, s, 0.25, groups=g)
     assert np.array_equal(many.value.values, one.value.values)
     assert np.array_equal(many.threshold, one.threshold)
@@ -388,7 +388,7 @@ def _full_table_readout(monkeypatch, f, y, s, args, kw):
 
     with monkeypatch.context() as m:
         m.setattr(readouts, "tie_counts", lambda task, runs=False: curves.tie_counts(task))
-        m.setattr(engine, "cumulative_runs", full_cumulated)
+        m.setattr(tie_tables, "cumulative_runs", full_cumulated)
         return f(y, s, *args, **kw)
 
 
@@ -418,7 +418,7 @@ def test_the_runs_table_gives_the_full_tables_readouts(monkeypatch, name, args, 
         got = f(y, scores, *args, **kw)
         want = _full_table_readout(monkeypatch, f, y, scores, args, kw)
         assert _agree(name, got, want), (got, want)
-        with engine.thread_limit(1):  # the same table, and so the same bits, on one thread
+        with workers.thread_limit(1):  # the same table, and so the same bits, on one thread
             one = f(y, scores, *args, **kw)
         assert _bits(tuple(got) if isinstance(got, tuple) else got) == \
             _bits(tuple(one) if isinstance(one, tuple) else one), (got, one)
@@ -458,10 +458,10 @@ def test_the_runs_table_does_not_depend_on_the_threads(prevalence, decimals) -> 
     y = rng.random(n) < prevalence
     s = rng.random(n) if decimals is None else np.round(rng.random(n), decimals)
     task = inputs.task(y, s)
-    many = engine.task_table(task, runs=True)
-    with engine.thread_limit(1):
-        one = engine.task_table(task, runs=True)
-    full = engine.task_table(task)
+    many = tie_tables.task_table(task, runs=True)
+    with workers.thread_limit(1):
+        one = tie_tables.task_table(task, runs=True)
+    full = tie_tables.task_table(task)
     for a, b in zip(many, one, strict=True):
         assert np.array_equal(a, b)
     _, gpos, gneg = one
@@ -484,11 +484,11 @@ def test_cumulative_runs_are_the_cumulated_runs_table(n, prevalence, decimals) -
     y = rng.random(n) < prevalence
     s = rng.random(n) + 0.3 * y if decimals is None else np.round(rng.random(n), decimals)
     task = inputs.task(y, s.astype(np.float32) if decimals == 4 else s)
-    key, gpos, gneg = engine.task_table(task, runs=True)
+    key, gpos, gneg = tie_tables.task_table(task, runs=True)
     for limit in (None, 1):
-        for into in (None, engine.runs_scratch(n)):
-            with engine.thread_limit(limit or engine.threads()):
-                got = engine.cumulative_runs(task, into)
+        for into in (None, tie_tables.runs_scratch(n)):
+            with workers.thread_limit(limit or workers.threads()):
+                got = tie_tables.cumulative_runs(task, into)
             assert np.array_equal(got[0], key)
             assert np.array_equal(got[1], np.cumsum(gneg))
             assert np.array_equal(got[2], np.cumsum(gpos))

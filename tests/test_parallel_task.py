@@ -1,6 +1,6 @@
 """One large task on several threads: bit for bit the one-thread result.
 
-A task of at least ``engine.PARALLEL_MIN`` samples is cut into score ranges
+A task of at least ``workers.PARALLEL_MIN`` samples is cut into score ranges
 (split by class in the same pass) that are sorted and swept side by side; the
 ranges' states are then combined exactly. Any cut must give the one-thread
 numbers, for every score dtype, with ties, signed zeros and zero weights.
@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 import fastrank
-from fastrank._core import engine
+from fastrank._core import workers
 
-N = engine.PARALLEL_MIN + 4099
+N = workers.PARALLEL_MIN + 4099
 FIELDS = ("average_precision", "roc_auc", "pr_auc", "prbe", "prbe_threshold", "d_prime",
           "positives", "negatives")
 
@@ -55,10 +55,10 @@ def test_threads_give_the_one_thread_numbers(dtype: str, weights: str | None) ->
             w = rng.random(N) * 3
             if weights == "with zeros":
                 w[rng.random(N) < 0.3] = 0.0
-        with engine.thread_limit(1):
+        with workers.thread_limit(1):
             one = fastrank.all_metrics(y, s, sample_weight=w)
             curve = fastrank.roc_curve(y, s, sample_weight=w)
-        with engine.thread_limit(2):
+        with workers.thread_limit(2):
             two = fastrank.all_metrics(y, s, sample_weight=w)
             curve2 = fastrank.roc_curve(y, s, sample_weight=w)
         _same(one, two)
@@ -73,6 +73,6 @@ def test_nonfinite_score_in_a_large_task_is_named(where: int, bad: float) -> Non
     y = (rng.random(N) < 0.1).astype(np.int64)
     s = rng.normal(size=N)
     s[where] = bad
-    with engine.thread_limit(2):
+    with workers.thread_limit(2):
         with pytest.raises(ValueError, match=rf"non-finite value \(-?(nan|inf) at index {where}\)"):
             fastrank.all_metrics(y, s)

@@ -11,12 +11,12 @@ _CODE = """
 import warnings
 import numpy as np
 import fastrank
-from fastrank._core import engine
+from fastrank._core import sorting
 
 def broken(*args):
     raise RuntimeError("no radix sort here")
 
-engine.sort_values = broken
+sorting.sort_values = broken
 rng = np.random.default_rng(0)
 n = 300_000
 y = rng.random(n) < 0.3
@@ -27,7 +27,7 @@ with warnings.catch_warnings(record=True) as rec:
 fallback = [w for w in rec if "radix sort failed" in str(w.message)]
 assert len(fallback) == 1, [str(w.message) for w in rec]
 assert issubclass(fallback[0].category, RuntimeWarning)
-assert engine.sort_choice(8).path == "numpy" and engine.sort_choice(4).path == "numpy"
+assert sorting.sort_choice(8).path == "numpy" and sorting.sort_choice(4).path == "numpy"
 from scipy.stats import rankdata
 rng = np.random.default_rng(0)
 y = rng.random(n) < 0.3

@@ -7,11 +7,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastrank._core import delong, engine, inputs
+from fastrank._core import codec, delong, inputs, tie_tables
 
 
 def reference_groups(t: inputs.Task) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    keys = engine.keys_of(t.values, t.spec)
+    keys = codec.keys_of(t.values, t.spec)
     order = np.argsort(keys, kind="stable")
     sk = keys[order]
     new = np.ones(sk.shape[0], bool)
@@ -24,7 +24,7 @@ def reference_groups(t: inputs.Task) -> tuple[np.ndarray, np.ndarray, np.ndarray
     lab = t.labels.astype(bool)
     gpos = np.bincount(gid[lab], weights=w[lab], minlength=ngroups).astype(np.float64)
     gneg = np.bincount(gid[~lab], weights=w[~lab], minlength=ngroups).astype(np.float64)
-    return gid, engine.bits_of_keys(sk[new][::-1], t.spec), gpos, gneg
+    return gid, codec.bits_of_keys(sk[new][::-1], t.spec), gpos, gneg
 
 
 @st.composite
@@ -55,7 +55,7 @@ def tasks(draw):  # type: ignore[no-untyped-def]
 @settings(max_examples=150, deadline=None)
 @given(tasks())
 def test_group_index_matches_the_reference(t: inputs.Task) -> None:
-    got = engine.group_index(t)
+    got = tie_tables.group_index(t)
     want = reference_groups(t)
     for a, b in zip(got, want, strict=True):
         np.testing.assert_array_equal(a, b)
@@ -68,13 +68,13 @@ def test_placements_match_the_group_formula(t: inputs.Task) -> None:
     gid, _, gpos, gneg = reference_groups(t)
     v10, v01 = delong.group_placements(gpos, gneg)
     want = np.where(t.labels.astype(bool), v10[gid], v01[gid])
-    np.testing.assert_array_equal(engine.sample_placements(t), want)
+    np.testing.assert_array_equal(tie_tables.sample_placements(t), want)
 
 
 def test_large_tasks_sort_their_rows_with_the_radix_sort() -> None:
-    # From engine.ROWS_RADIX_MIN samples on, the rows come from the radix sort.
+    # From tie_tables.ROWS_RADIX_MIN samples on, the rows come from the radix sort.
     rng = np.random.default_rng(7)
-    n = engine.ROWS_RADIX_MIN + 1234
+    n = tie_tables.ROWS_RADIX_MIN + 1234
     for kind in ("float64", "float32", "int64"):
         y = (rng.random(n) < 0.3).astype(np.int64)
         s = np.round(rng.normal(size=n) * 50)
@@ -83,10 +83,10 @@ def test_large_tasks_sort_their_rows_with_the_radix_sort() -> None:
             s[rng.random(n) < 0.05] = -0.0
         for w in (None, rng.random(n)):
             t = inputs.task(y, s, w, None)
-            for a, b in zip(engine.group_index(t), reference_groups(t), strict=True):
+            for a, b in zip(tie_tables.group_index(t), reference_groups(t), strict=True):
                 np.testing.assert_array_equal(a, b)
         t = inputs.task(y, s, None, None)
         gid, _, gpos, gneg = reference_groups(t)
         v10, v01 = delong.group_placements(gpos, gneg)
         want = np.where(t.labels.astype(bool), v10[gid], v01[gid])
-        np.testing.assert_array_equal(engine.sample_placements(t), want)
+        np.testing.assert_array_equal(tie_tables.sample_placements(t), want)

@@ -289,20 +289,20 @@ def test_text_keys_fit_eight_characters_below_256_in_any_width() -> None:
     256, whatever the array's width (``np.char.add`` and ``astype(str)`` give wide
     ones) and byte order; one longer id, or a character from 256 on, and they do
     not (the caller falls back to codes)."""
-    from fastrank._core import engine
+    from fastrank._core import codec
 
     ids = np.array(["d7", "abcdefgh", "", "a\x00b", "\xff\xff", "b"], dtype="U22")
-    keys = engine.text_keys(ids)
+    keys = codec.text_keys(ids)
     assert keys is not None
     want = [int.from_bytes(w.encode("latin-1").ljust(8, b"\0"), "big") for w in ids.tolist()]
     assert keys.tolist() == want
-    assert np.array_equal(engine.text_keys(ids.astype(">U9")), keys)
-    assert np.array_equal(engine.text_keys(np.array(ids.tolist())), keys)
-    assert engine.text_keys(np.array(["abcdefghi", "a"])) is None
-    assert engine.text_keys(np.array(["a", "\u0100"])) is None
-    assert engine.text_keys(np.array(["a", "abcdefgh\x00z"])) is None  # a 10th character
+    assert np.array_equal(codec.text_keys(ids.astype(">U9")), keys)
+    assert np.array_equal(codec.text_keys(np.array(ids.tolist())), keys)
+    assert codec.text_keys(np.array(["abcdefghi", "a"])) is None
+    assert codec.text_keys(np.array(["a", "\u0100"])) is None
+    assert codec.text_keys(np.array(["a", "abcdefgh\x00z"])) is None  # a 10th character
     big = np.repeat(ids, 40_000)  # long enough to be cut across the threads
-    assert np.array_equal(engine.text_keys(big), np.repeat(keys, 40_000))
+    assert np.array_equal(codec.text_keys(big), np.repeat(keys, 40_000))
 
 
 def _shuffled_run_case(seed: int, ids: str):

@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastrank
-from fastrank._core import engine
+from fastrank._core import score_ranges
 
 from . import oracles
 
@@ -148,7 +148,7 @@ def test_bounds_are_per_class():
     w = np.array([4.0, 1.0, 2.0, 8.0, 1.0])
     t = fastrank._core.inputs.task(y, np.arange(5.0), w)
     assert t.bounds == (4.0 * 2, 8.0 * 3)
-    assert engine.weighted_state(t.bounds, 1.0, 0)[0] is not None
+    assert score_ranges.weighted_state(t.bounds, 1.0, 0)[0] is not None
 
 
 @functools.cache

@@ -5,32 +5,32 @@ import threading
 import numpy as np
 
 import fastrank
-from fastrank._core import engine
+from fastrank._core import workspace
 
 
 def test_scratch_is_reused_and_grows() -> None:
-    engine.release_scratch()
-    a = engine.scratch("test", 1000)
+    workspace.release_scratch()
+    a = workspace.scratch("test", 1000)
     assert a.shape[0] >= 1000
-    assert engine.scratch("test", 500) is a  # large enough: reused
-    b = engine.scratch("test", a.shape[0] + 1)
-    assert b.shape[0] > a.shape[0] and engine.scratch("test", 10) is b
-    assert engine.scratch("other", 10) is not b  # slots are separate
+    assert workspace.scratch("test", 500) is a  # large enough: reused
+    b = workspace.scratch("test", a.shape[0] + 1)
+    assert b.shape[0] > a.shape[0] and workspace.scratch("test", 10) is b
+    assert workspace.scratch("other", 10) is not b  # slots are separate
 
 
 def test_scratch_beyond_the_cap_is_not_kept() -> None:
-    engine.release_scratch()
-    small = engine.scratch("test", 100)
-    big = engine.scratch("test", engine.RETAIN_BYTES + 1)
-    assert big.shape[0] > engine.RETAIN_BYTES
-    assert engine.scratch("test", 100) is small  # the big one was not retained
-    engine.release_scratch()
+    workspace.release_scratch()
+    small = workspace.scratch("test", 100)
+    big = workspace.scratch("test", workspace.RETAIN_BYTES + 1)
+    assert big.shape[0] > workspace.RETAIN_BYTES
+    assert workspace.scratch("test", 100) is small  # the big one was not retained
+    workspace.release_scratch()
 
 
 def test_threads_get_their_own_buffer() -> None:
-    mine = engine.scratch("test", 100)
+    mine = workspace.scratch("test", 100)
     theirs: list[np.ndarray] = []
-    t = threading.Thread(target=lambda: theirs.append(engine.scratch("test", 100)))
+    t = threading.Thread(target=lambda: theirs.append(workspace.scratch("test", 100)))
     t.start()
     t.join()
     assert theirs[0] is not mine

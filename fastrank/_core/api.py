@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels.sweep import OUT_POS
-from . import engine, inputs, reduce, registry
+from . import batch_tasks, batches, codec, engine, inputs, reduce, registry
 from .registry import Request
 
 
@@ -37,8 +37,8 @@ _NO_THRESHOLD.flags.writeable = False
 
 def batch_results(b: inputs.Batch, req: Request) -> reduce.Results:
     """Every task of a canonical batch through the engine, totals in the caller's units."""
-    out, keys = engine.batch_metrics(b, req.max_fpr, req.what)
-    thresholds = np.asarray(engine.decode(keys, b.values.dtype, b.values.dtype),
+    out, keys = batches.batch_metrics(b, req.max_fpr, req.what)
+    thresholds = np.asarray(codec.decode(keys, b.values.dtype, b.values.dtype),
                             dtype=np.float64)
     thresholds[out[:, OUT_POS] == 0] = np.nan
     return reduce.Results(out, thresholds, b.sizes, b.ids, b.mode)
@@ -48,8 +48,8 @@ def threshold_of(key: int, canonical: np.dtype[Any], dtype: np.dtype[Any]) -> An
     """A break-even score (from its bits) as a Python scalar of the caller's kind:
     an exact int for integer scores, a float otherwise (bool scores as 0.0/1.0)."""
     if dtype == canonical:  # the caller's dtype is canonical: no numpy steps
-        return engine.decode_key(key, canonical)
-    value = engine.decode(np.array([key], np.uint64), canonical, dtype)[0].item()
+        return codec.decode_key(key, canonical)
+    value = codec.decode(np.array([key], np.uint64), canonical, dtype)[0].item()
     return float(value) if isinstance(value, bool) else value
 
 
@@ -129,7 +129,7 @@ def compute(name: str, y_true: Any, y_score: Any, *, sample_weight: Any = None,
                              weights=rows)
     b = inputs.batch(y_true, s, sample_weight, pos_label, groups, labels)
     if average == "micro":
-        res = task_results(engine.pooled(b), req, "micro")
+        res = task_results(batch_tasks.pooled(b), req, "micro")
     else:
         res = batch_results(b, req)
     return reduce.finish(req, res, average, return_threshold=return_threshold, stacklevel=level)

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import engine
+from . import tie_tables
 from .arith import dot
 from .inputs import Task
 
@@ -70,8 +70,8 @@ def placements(t: Task) -> np.ndarray:
     """Each sample's placement: V10 for positives, V01 for negatives (a task
     with both classes)."""
     if t.weights is None:
-        return engine.sample_placements(t)
-    gid, _, gpos, gneg = engine.group_index(t)
+        return tie_tables.sample_placements(t)
+    gid, _, gpos, gneg = tie_tables.group_index(t)
     v10, v01 = group_placements(gpos, gneg)
     return np.asarray(np.where(t.labels.astype(bool), v10[gid], v01[gid]))
 

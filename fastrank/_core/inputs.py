@@ -1042,7 +1042,7 @@ def batch(y_true: Any, s: np.ndarray, sample_weight: Any, pos_label: Any, groups
         lab, _ = labels_1d(y_true, n, pos_label)
         w = weights(sample_weight, n)
         codes, ids = group_codes(groups, n)
-        from .engine import group_segments  # the engine's threads order the samples
+        from .batch_tasks import group_segments  # the engine's threads order the samples
 
         order, offsets, values, lab, w = group_segments(codes, ids.shape[0], values, lab, w)
         return Batch(values, dtype, SEGMENTS, n, ids.shape[0], offsets, LAB_SAME, lab,

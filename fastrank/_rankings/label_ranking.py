@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core import api, engine, inputs, registry
+from .._core import api, batches, inputs, registry
 from .._core.arith import matvec
 from ..exceptions import UndefinedMetricWarning
 from . import lists
@@ -137,7 +137,7 @@ def label_ranking_loss(y_true: Any, y_score: Any, *, sample_weight: Any = None) 
     b, w = sample_rows(y_true, y_score, sample_weight)
     # Every sample's tie table (runs of irrelevant labels as one entry: the counts at
     # the entries holding relevant labels are the full table's), laid end to end.
-    fp, tp, _, offsets = engine.batch_tables(b)
+    fp, tp, _, offsets = batches.batch_tables(b)
     starts, ends = offsets[:-1], offsets[1:]
     gpos = np.diff(tp, prepend=0.0)
     has = ends > starts

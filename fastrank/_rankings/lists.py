@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core import api, engine, inputs, reduce
+from .._core import api, heads, inputs, reduce
 from ..exceptions import UndefinedMetricWarning
 from .common import WHAT, sample_mean
 
@@ -229,7 +229,7 @@ class RankedLists:
         np.cumsum(np.bincount(lrows, minlength=n), out=lptr[1:])
         rel = self._is_rel(lgrade)
         nnz = ends - starts
-        h = engine.row_heads(starts, ends, cols, vals, lptr, lcols, rel.astype(np.float64), cut,
+        h = heads.row_heads(starts, ends, cols, vals, lptr, lcols, rel.astype(np.float64), cut,
                              join)
         self.repeat = h.repeat
         tail = (nnz < sizes) & (nnz < cut)

@@ -1,0 +1,1 @@
+"""The private parts of :mod:`fastrank.summaries` (bounded-memory summaries)."""
