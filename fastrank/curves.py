@@ -428,7 +428,7 @@ def _gain_points(task: Task, runs: bool = False) -> tuple[FloatArray, FloatArray
     and the thresholds (``inf`` first); ``runs``: the readouts' table (see
     :func:`~fastrank._core.tie_tables.task_table`), whose flat pieces are merged."""
     fps, tps, thresholds = _cumulative(task, runs)
-    if tps[-1] <= 0:
+    if tps.shape[0] == 0 or tps[-1] <= 0:
         warn_undefined("no positive samples: the gain and lift are undefined (NaN)", level=4)
     depth, gain = gain_points(fps, tps)
     return depth, gain, np.concatenate(([np.inf], thresholds.astype(np.float64)))
@@ -436,7 +436,10 @@ def _gain_points(task: Task, runs: bool = False) -> tuple[FloatArray, FloatArray
 
 def gain_points(fps: FloatArray, tps: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Depth and gain after a (0, 0) start, from cumulative counts at the distinct
-    scores (NaN gains without positives)."""
+    scores (NaN gains without positives; only the start, its gain NaN, where no
+    sample has weight)."""
+    if tps.shape[0] == 0:
+        return np.zeros(1), np.full(1, np.nan)
     pos, total = float(tps[-1]), float(tps[-1] + fps[-1])
     depth = np.concatenate(([0.0], (tps + fps) / total))
     gain = (np.concatenate(([0.0], tps / pos)) if pos > 0
@@ -447,7 +450,10 @@ def gain_points(fps: FloatArray, tps: FloatArray) -> tuple[FloatArray, FloatArra
 def gain_lift_at(fps: FloatArray, tps: FloatArray, depth: FloatArray
                  ) -> tuple[FloatArray, FloatArray]:
     """:func:`gain_at_depth` and :func:`lift_at_depth` at each of ``depth`` (checked
-    shares) from cumulative counts at the distinct scores."""
+    shares) from cumulative counts at the distinct scores (NaN where no sample has
+    weight)."""
+    if tps.shape[0] == 0:
+        return np.full(depth.shape, np.nan), np.full(depth.shape, np.nan)
     xs, gain = gain_points(fps, tps)
     at = np.interp(depth, xs, gain)
     top = gain[1] / xs[1]  # the first segment's slope: its lift, at every depth inside it
@@ -581,7 +587,7 @@ def _at_depths(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
     """Gain and lift at the depths ``d`` of one task (one warning without positives)."""
     task = inputs.task(y_true, y_score, sample_weight, pos_label)
     fps, tps, _ = _cumulative(task, runs=True)  # flat pieces merged: the same values
-    if tps[-1] <= 0:
+    if tps.shape[0] == 0 or tps[-1] <= 0:
         warn_undefined("no positive samples: the gain and lift are undefined (NaN)", level=4)
     return gain_lift_at(fps, tps, d)
 

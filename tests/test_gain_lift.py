@@ -141,3 +141,34 @@ def test_bad_input_is_refused_as_by_every_curve() -> None:
         fastrank.lift_curve([1, 0, 1], [.1, .2])
     with pytest.raises(ValueError, match="1-D"):
         fastrank.gain_at_depth([1, 0], [.2, .1], [[0.5]])
+
+
+ZERO_WEIGHT_REPRODUCER = """
+import warnings
+import numpy as np
+import fastrank
+with warnings.catch_warnings(record=True) as seen:
+    warnings.simplefilter("always")
+    for y, s, w in (([1], [0.5], [0.0]), ([1, 0], [0.5, 0.2], [0, 0])):
+        depth, gain, thr = fastrank.cumulative_gain_curve(y, s, sample_weight=w)
+        assert depth.tolist() == [0.0] and np.isnan(gain).all() and thr.tolist() == [np.inf]
+        depth, lift, thr = fastrank.lift_curve(y, s, sample_weight=w)
+        assert depth.size == lift.size == thr.size == 0
+        assert np.isnan(fastrank.gain_at_depth(y, s, 0.5, sample_weight=w))
+        assert np.isnan(fastrank.lift_at_depth(y, s, [0.0, 0.5], sample_weight=w)).all()
+    ev = fastrank.evaluate({"m": np.array([0.5, 0.2])}, np.array([1, 0]),
+                           sample_weight=np.array([0.0, 0.0]))
+    assert np.isnan(ev.gains([0.25, 0.5], as_frame=False)["lift"]).all()
+assert seen and all(issubclass(x.category, fastrank.UndefinedMetricWarning) for x in seen)
+print("ok")
+"""
+
+
+def test_every_weight_zero_is_nan_with_a_warning_not_a_crash() -> None:
+    """All weights zero left no distinct score: the gain and lift curves indexed the
+    last of none (IndexError). Run where a crash cannot take the test process."""
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-c", ZERO_WEIGHT_REPRODUCER], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]
