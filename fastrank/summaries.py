@@ -803,7 +803,11 @@ class BinnedSummary:
             that lack a class the metric needs. In the exact modes
             ``low == estimate == high``: without weights, bit for bit the
             one-shot function's value; with weights, that of the bins'
-            (rounded) totals.
+            (rounded) totals. ``partial_roc_auc`` with ``correct=True`` is NaN
+            where the rows' area is below chance; the bounds of binned rows
+            hold the value wherever it is defined (it is then at least 0.5),
+            and are NaN only where every order of the bins' rows is below
+            chance.
 
         Examples
         --------
@@ -927,6 +931,10 @@ class BinnedSummary:
         def value(got: Any) -> float:
             return float(got.value if isinstance(got, readouts.OperatingPoint) else got)
 
+        def mcclish(area: Any) -> Any:  # increasing; below 0.5 where the area is below chance
+            diagonal, full = readouts.mcclish_scale(opts["box_x"], opts["box_y"])
+            return 0.5 * (1.0 + (area - diagonal) / (full - diagonal))
+
         def run(span: tuple[int, int]) -> None:
             for j in builtins.range(*span):
                 p, q = scaled[j, 1, ::-1], scaled[j, 0, ::-1]  # bins, highest first
@@ -934,6 +942,13 @@ class BinnedSummary:
                 p, q = p[keep], q[keep]
                 cuts = self._thresholds(j)[::-1][keep]
                 got = readouts.table_readout(name, opts, np.cumsum(q), np.cumsum(p), cuts)
+                if isinstance(got, str) and correct and got == readouts.BELOW_CHANCE \
+                        and not self.exact:
+                    # The bins' area is below chance, the rows' may not be: the raw
+                    # area and its bounds decide (below, after the bounds).
+                    got = readouts.table_readout(name, raw, np.cumsum(q), np.cumsum(p), cuts)
+                    if not isinstance(got, str):
+                        got = mcclish(value(got))
                 if isinstance(got, str):
                     reasons.append(got)
                     continue
@@ -961,10 +976,16 @@ class BinnedSummary:
                 low, high = np.maximum(low, 0.0), np.maximum(high, 0.0)
             if point and name != "best_cutoff":
                 low, high = np.minimum(low, 1.0), np.minimum(high, 1.0)
-            if correct:  # McClish is increasing: map the raw area's bounds
-                diagonal, full = readouts.mcclish_scale(opts["box_x"], opts["box_y"])
-                low, high = (0.5 * (1.0 + (a - diagonal) / (full - diagonal))
-                             for a in (low, high))
+            if correct:
+                # McClish is increasing: map the raw area's bounds. Below chance it is
+                # undefined (NaN), so a defined value is at least 0.5: where even the
+                # upper bound is below chance, the rows' area is too.
+                low, high = mcclish(low), mcclish(high)
+                below = high < 0.5
+                if below.any():
+                    reasons.extend([readouts.BELOW_CHANCE] * int(below.sum()))
+                    est[below] = low[below] = high[below] = math.nan
+                low = np.maximum(low, 0.5)
             est = np.clip(est, low, high)
         return est, low, high, (thr if point else None), reasons
 

@@ -220,3 +220,26 @@ def test_both_bounds_are_reached_by_rows_with_those_counts(name, options) -> Non
         want, _ = one_shot(name, y, s, None, options)
         if not math.isnan(want):
             assert abs(want - bound) <= 2e-12, (name, options, first, want, got)
+
+
+def test_binned_mcclish_area_below_chance_only_in_the_bins_keeps_its_bounds() -> None:
+    """16 bins put the one positive's row among its negatives, whose area is then
+    below chance; the rows' own area is not. The summary returned NaN bounds; they
+    must hold the one-shot value (found by the property test above)."""
+    y = np.zeros(43, bool)
+    y[0] = True
+    s = np.zeros(43)
+    s[0], s[-1] = 1 / 40, 3 / 40
+    b = summary(y, s, None, bins=16)
+    for options in ({"tpr": (0.6, 1.0), "correct": True}, {"fpr": (0.0, 0.5), "correct": True}):
+        want, _ = one_shot("partial_roc_auc", y, s, None, options)
+        got = _quiet(b, "partial_roc_auc", options)
+        assert got.low <= got.estimate <= got.high and got.low <= want <= got.high, got
+        assert got.low == 0.5
+    # Every order of the bins' rows below chance: NaN with one warning, as one-shot.
+    y = np.array([0, 0, 1, 1], bool)
+    s = np.array([0.9, 0.8, 0.1, 0.0])
+    b = summary(y, s, None, bins=4)
+    with pytest.warns(fastrank.UndefinedMetricWarning, match="below the chance"):
+        got = b.compute("partial_roc_auc", fpr=(0.0, 0.5), correct=True)
+    assert math.isnan(got.estimate) and math.isnan(got.low) and math.isnan(got.high)
