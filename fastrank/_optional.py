@@ -11,8 +11,6 @@ _PACKAGES = {
     "matplotlib": ("matplotlib", "plot"),
     "pyarrow": ("pyarrow", "parquet"),
     "dask": ("'dask[array,dataframe]'", "dask"),
-    "torch": ("torch", "torch"),
-    "torchmetrics": ("torchmetrics", "torch"),
 }
 
 

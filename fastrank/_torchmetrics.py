@@ -21,7 +21,7 @@ __all__ = ["TorchMetric"]
 
 
 class TorchMetric(torchmetrics.Metric):
-    """A fastrank metric object as a ``torchmetrics.Metric``, for Lightning's ``self.log``.
+    """The torchmetrics adapter of a fastrank metric object, for Lightning's ``self.log``.
 
     Parameters
     ----------

@@ -440,8 +440,11 @@ class MultilabelMetric(BinaryMetric):
 
     _kind = "multilabel"
 
-    def __init__(self, metric: str, num_labels: int | None = None, **kwargs: Any) -> None:
-        super().__init__(metric, **kwargs)
+    def __init__(self, metric: str, num_labels: int | None = None, *,
+                 summary: BinnedSummary | None = None, sync_on_compute: bool = True,
+                 process_group: Any = None, **options: Any) -> None:
+        super().__init__(metric, summary=summary, sync_on_compute=sync_on_compute,
+                         process_group=process_group, **options)
         if num_labels is not None and (isinstance(num_labels, bool) or not isinstance(
                 num_labels, (int, np.integer)) or num_labels < 1):
             raise ValueError(f"num_labels must be a positive integer; got {num_labels!r}")
@@ -467,9 +470,9 @@ class MultilabelMetric(BinaryMetric):
 
 
 class MulticlassMetric(BinaryMetric):
-    """A fastrank metric of ``(n, n_classes)`` scores and class indices
-    ``0 .. n_classes - 1``: each class against the rest (``average="macro"`` by
-    default, as the one-shot functions), or ``"top_k_accuracy"``.
+    """A fastrank metric of ``(n, n_classes)`` scores and class indices from 0: each
+    class against the rest (``average="macro"`` by default, as the one-shot
+    functions), or ``"top_k_accuracy"``.
 
     Parameters
     ----------
@@ -493,12 +496,15 @@ class MulticlassMetric(BinaryMetric):
 
     _kind = "multiclass"
 
-    def __init__(self, metric: str, num_classes: int, **kwargs: Any) -> None:
+    def __init__(self, metric: str, num_classes: int, *, summary: BinnedSummary | None = None,
+                 sync_on_compute: bool = True, process_group: Any = None,
+                 **options: Any) -> None:
         if isinstance(num_classes, bool) or not isinstance(
                 num_classes, (int, np.integer)) or num_classes < 2:
             raise ValueError(f"num_classes must be an integer of at least 2; got {num_classes!r}")
         self.num_classes = int(num_classes)
-        super().__init__(metric, **kwargs)
+        super().__init__(metric, summary=summary, sync_on_compute=sync_on_compute,
+                         process_group=process_group, **options)
 
     def _empty(self) -> Accumulator | BinnedSummary:
         if self._template is not None:
@@ -618,7 +624,10 @@ def _check_binary(t: np.ndarray) -> None:
     if t.dtype == np.bool_ or not t.size:
         return
     if t.dtype.kind in "iu":
-        bad = t.view(np.dtype(f"u{t.dtype.itemsize}")) > 1  # negatives wrap to large
+        unsigned = t.view(np.dtype(f"u{t.dtype.itemsize}"))  # negatives wrap to large
+        if int(unsigned.max()) <= 1:  # one reduction, no temporary: the common case
+            return
+        bad = unsigned > 1
     elif t.dtype.kind == "f":
         bad = (t != 0) & (t != 1)
     else:
