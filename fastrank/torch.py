@@ -14,10 +14,10 @@ function (``"average_precision"``, ``"roc_auc"``, ...) and its options:
 
 Two kinds of state:
 
-* **exact** (the default): an :class:`~fastrank.accumulator.Accumulator`
-  keeps every row compactly (the score's width plus one byte of label), and
-  ``compute()`` is the one-shot function of the concatenated batches, bit for
-  bit.
+* **exact** (the default): every row, compactly (the score's width plus one
+  byte of label, in :class:`~fastrank.accumulator.Accumulator` chunks sized to
+  their rows, so no capacity doubles), and ``compute()`` is the one-shot
+  function of the concatenated batches, bit for bit.
 * **bounded memory** (``summary=BinnedSummary(...)``): the summary's fixed
   bins; ``compute()`` gives the estimate and :meth:`~BinaryMetric.result` the
   :class:`~fastrank.summaries.Bounds` that certify it.
@@ -131,6 +131,10 @@ _TOP_K: dict[str, Callable[..., Any]] = {
     "r_precision": rankings.r_precision,
 }
 _FIXED = ("sample_weight", "groups", "labels", "pos_label")
+# exact state: a batch of at least this many rows is a chunk of its own (sized to it);
+# smaller ones collect in an open chunk, closed (sized to its rows) at this many bytes
+_MIN_CHUNK_ROWS = 1024
+_OPEN_BYTES = 1 << 20
 
 
 class BinaryMetric:
@@ -210,7 +214,7 @@ class BinaryMetric:
         self.sync_on_compute = bool(sync_on_compute)
         self.process_group = process_group
         self._template = None if summary is None else summary.empty_like()
-        self._state: Accumulator | BinnedSummary = self._empty()
+        self._state: _ExactRows | BinnedSummary = self._empty()
 
     # ------------------------------------------------------------------ state
 
@@ -220,19 +224,19 @@ class BinaryMetric:
         return self._template is not None
 
     @property
-    def state(self) -> Accumulator | BinnedSummary:
-        """This process's state (an Accumulator, or a BinnedSummary when bounded)."""
-        return self._state
+    def rows(self) -> int:
+        """Rows this process has stored (or counted, when bounded)."""
+        return self._state.rows if isinstance(self._state, BinnedSummary) else len(self._state)
 
     @property
     def nbytes(self) -> int:
-        """Bytes the state holds (an Accumulator's capacity included)."""
+        """Bytes the state's arrays hold (capacity included)."""
         return self._state.nbytes
 
-    def _empty(self) -> Accumulator | BinnedSummary:
+    def _empty(self) -> _ExactRows | BinnedSummary:
         if self._template is not None:
             return self._template.empty_like()
-        return Accumulator()
+        return _ExactRows(None)
 
     def reset(self) -> None:
         """Forget every row (the options and bins stay)."""
@@ -289,7 +293,7 @@ class BinaryMetric:
                             f"got {other!r}")
         if other.bounded != self.bounded:
             raise ValueError("cannot merge an exact metric with a bounded one")
-        self._state.merge(other._state)  # type: ignore[arg-type]
+        self._state.merge(other._state)  # type: ignore[arg-type]  # same kinds, checked
         return self
 
     # ------------------------------------------------------------------ results
@@ -329,7 +333,7 @@ class BinaryMetric:
     def _extra(self) -> dict[str, Any]:
         return {}
 
-    def _synced(self) -> Accumulator | BinnedSummary:
+    def _synced(self) -> _ExactRows | BinnedSummary:
         """The state of every process of the group, merged in rank order."""
         if not (self.sync_on_compute and dist.is_available() and dist.is_initialized()):
             return self._state
@@ -375,13 +379,10 @@ class BinaryMetric:
             return
         rows = {k: _to_numpy(v) for k, v in state["rows"].items()}
         if rows:
-            kwargs = self._extra()
-            acc = Accumulator(labels=kwargs.get("labels"))
-            acc.update(rows["y_true"], rows["y_score"], rows.get("sample_weight"),
-                       rows.get("groups"))
-            self._state = acc
-        else:
-            self._state = fresh
+            assert isinstance(fresh, _ExactRows)
+            fresh.update(rows["y_true"], rows["y_score"], rows.get("sample_weight"),
+                         rows.get("groups"))
+        self._state = fresh
 
     def torchmetric(self, **kwargs: Any) -> TorchMetric:
         """This metric as a ``torchmetrics.Metric`` (:class:`TorchMetric`)."""
@@ -506,10 +507,10 @@ class MulticlassMetric(BinaryMetric):
         super().__init__(metric, summary=summary, sync_on_compute=sync_on_compute,
                          process_group=process_group, **options)
 
-    def _empty(self) -> Accumulator | BinnedSummary:
+    def _empty(self) -> _ExactRows | BinnedSummary:
         if self._template is not None:
             return self._template.empty_like()
-        return Accumulator(labels=np.arange(self.num_classes))
+        return _ExactRows(np.arange(self.num_classes))
 
     def _extra(self) -> dict[str, Any]:
         return {"labels": np.arange(self.num_classes)}
@@ -536,7 +537,124 @@ class MulticlassMetric(BinaryMetric):
             onehot = t[:, None] == np.arange(self.num_classes)
             self._state.update(onehot, p, sample_weight=w)
         else:
-            self._state.update(t, p, sample_weight=w)
+            self._state.update(t, p, sample_weight=w, groups=None)
+
+
+class _ExactRows:
+    """Every row, compactly: one Accumulator per large batch (sized to it) and one
+    open Accumulator collecting small batches, closed at :data:`_OPEN_BYTES`.
+
+    An Accumulator alone doubles its capacity when full (up to twice the rows'
+    bytes); chunks sized to their rows keep the state near the rows' own bytes
+    (the score's width and one byte of label, plus weights and group ids when
+    given). Everything that must agree across batches (tasks, groups given or
+    not, the kind of group ids) is checked before a batch is stored; ``data()``
+    joins the chunks (through Accumulator merges, with their dtype checks, where
+    the chunks' dtypes differ).
+    """
+
+    __slots__ = ("chunks", "grouped", "id_kind", "labels", "open", "tasks")
+
+    def __init__(self, labels: np.ndarray | None) -> None:
+        self.labels = labels
+        self.chunks: list[Accumulator] = []
+        self.open = Accumulator(labels=labels)
+        self.tasks: int | None = None
+        self.grouped: bool | None = None
+        self.id_kind: str | None = None
+
+    def __len__(self) -> int:
+        return sum(map(len, self.chunks)) + len(self.open)
+
+    def __repr__(self) -> str:
+        return f"{len(self)} rows in {len(self.chunks) + bool(len(self.open))} chunks"
+
+    @property
+    def nbytes(self) -> int:
+        return sum(c.nbytes for c in self.chunks) + self.open.nbytes
+
+    def _check(self, tasks: int, grouped: bool, id_kind: str | None) -> None:
+        if self.tasks is not None and tasks != self.tasks:
+            raise ValueError(f"earlier batches had {self.tasks} task(s) (score columns); "
+                             f"cannot add {tasks}")
+        if self.grouped is not None and grouped != self.grouped:
+            have = "with" if self.grouped else "without"
+            raise ValueError(f"earlier batches came {have} groups; give groups with every "
+                             "batch or with none")
+        if id_kind is not None and self.id_kind is not None and id_kind != self.id_kind:
+            raise TypeError(f"groups of this batch are {id_kind} ids but earlier batches had "
+                            f"{self.id_kind} ids; give every batch ids of one kind")
+
+    def _note(self, tasks: int, grouped: bool, id_kind: str | None) -> None:
+        self.tasks, self.grouped = tasks, grouped
+        self.id_kind = self.id_kind or id_kind
+
+    def _close(self) -> None:
+        if len(self.open):
+            self.chunks.append(Accumulator(labels=self.labels).merge(self.open))
+            self.open = Accumulator(labels=self.labels)
+
+    def update(self, y_true: np.ndarray, y_score: np.ndarray, sample_weight: np.ndarray | None,
+               groups: np.ndarray | None) -> None:
+        tasks = 1 if y_score.ndim == 1 else y_score.shape[1]
+        kind = None if groups is None or not groups.shape[0] else _id_kind(groups)
+        self._check(tasks, groups is not None, kind)
+        if y_score.shape[0] >= _MIN_CHUNK_ROWS:
+            chunk = Accumulator(labels=self.labels)  # sized to the batch
+            chunk.update(y_true, y_score, sample_weight, groups)
+            self._close()  # the rows keep their order
+            self.chunks.append(chunk)
+        else:
+            self.open.update(y_true, y_score, sample_weight, groups)
+            if self.open.nbytes >= _OPEN_BYTES:
+                self._close()
+        self._note(tasks, groups is not None, kind)
+
+    def merge(self, other: _ExactRows) -> _ExactRows:
+        if not len(other):
+            return self
+        assert other.tasks is not None and other.grouped is not None
+        self._check(other.tasks, other.grouped, other.id_kind)
+        self._close()
+        self.chunks.extend(other.chunks)  # closed chunks are never changed again
+        if len(other.open):
+            self.chunks.append(Accumulator(labels=self.labels).merge(other.open))
+        self._note(other.tasks, other.grouped, other.id_kind)
+        return self
+
+    def data(self) -> dict[str, np.ndarray | None]:
+        parts = [c for c in [*self.chunks, self.open] if len(c)]
+        if len(parts) == 1:
+            return parts[0].data()
+        datas = [c.data() for c in parts]
+        if len({np.asarray(d["y_score"]).dtype for d in datas}) > 1:  # as one Accumulator
+            # promotes them (or refuses integers beyond 2**53 with floats)
+            joined = Accumulator(labels=self.labels)
+            for c in parts:
+                joined.merge(c)
+            return joined.data()
+        out: dict[str, np.ndarray | None] = {
+            "y_true": np.concatenate([d["y_true"] for d in datas]),
+            "y_score": np.concatenate([d["y_score"] for d in datas]),
+            "sample_weight": None, "groups": None}
+        if any(d["sample_weight"] is not None for d in datas):
+            out["sample_weight"] = np.concatenate([
+                np.ones(len(c)) if d["sample_weight"] is None else d["sample_weight"]
+                for c, d in zip(parts, datas, strict=True)])
+        if self.grouped:
+            out["groups"] = np.concatenate([d["groups"] for d in datas])
+        return out
+
+
+def _id_kind(g: np.ndarray) -> str:
+    """Whether group ids are numbers or text (the two may not be mixed)."""
+    if g.dtype.kind in "biuf":
+        return "numeric"
+    if g.dtype.kind in "US":
+        return "text"
+    kinds = {"text" if isinstance(v, (str, bytes)) else "numeric" for v in g.tolist()}
+    return kinds.pop() if len(kinds) == 1 else "mixed"
+
 
 
 def _alias(base: type[BinaryMetric], metric: str, doc: str) -> type[BinaryMetric]:
