@@ -288,9 +288,10 @@ class BinaryMetric:
 
     def merge(self, other: BinaryMetric) -> BinaryMetric:
         """Add another metric's rows (from another worker); returns ``self``."""
-        if type(other) is not type(self) or other.metric != self.metric:
-            raise TypeError(f"can only merge a {type(self).__name__}({self.metric!r}); "
-                            f"got {other!r}")
+        if not isinstance(other, BinaryMetric) or other._kind != self._kind \
+                or other.metric != self.metric or other.options != self.options:
+            raise TypeError(f"can only merge a metric of the same kind, name and options as "
+                            f"{self!r}; got {other!r}")
         if other.bounded != self.bounded:
             raise ValueError("cannot merge an exact metric with a bounded one")
         self._state.merge(other._state)  # type: ignore[arg-type]  # same kinds, checked

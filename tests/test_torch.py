@@ -201,6 +201,13 @@ def test_merge_equals_one_process():
     assert a.merge(b).compute().item() == fastrank.average_precision(y, s)
     with pytest.raises(TypeError, match="can only merge"):
         a.merge(BinaryMetric("average_precision"))
+    with pytest.raises(TypeError, match="can only merge"):
+        a.merge(MultilabelMetric("average_precision", average=None))
+    c = MultilabelMetric("average_precision")  # the alias is the same metric
+    c.update(torch.tensor(s[:10]), torch.tensor(y[:10]))
+    assert a.merge(c).rows == 310
+    import pickle  # the named classes travel (as torch.distributed pickles them)
+    assert pickle.loads(pickle.dumps(a)).compute().item() == a.compute().item()
 
 
 # ---------------------------------------------------------------------- bounded memory
