@@ -131,9 +131,9 @@ _TOP_K: dict[str, Callable[..., Any]] = {
     "r_precision": rankings.r_precision,
 }
 _FIXED = ("sample_weight", "groups", "labels", "pos_label")
-# exact state: a batch of at least this many rows is a chunk of its own (sized to it);
-# smaller ones collect in an open chunk, closed (sized to its rows) at this many bytes
-_MIN_CHUNK_ROWS = 1024
+# exact state: a batch whose scores take at least this many bytes is a chunk of its own
+# (sized to it); smaller ones collect in an open chunk, closed (sized to its rows) when
+# it holds this many bytes. Few chunks: compute() joins them with one copy.
 _OPEN_BYTES = 1 << 20
 
 
@@ -272,8 +272,7 @@ class BinaryMetric:
         if p.shape != t.shape:
             raise ValueError(f"preds and target must have the same shape; got {tuple(p.shape)} "
                              f"and {tuple(t.shape)}")
-        _check_binary(t)
-        return p.reshape(-1), t.reshape(-1)
+        return p.reshape(-1), _binary(t).reshape(-1)
 
     def _store(self, p: np.ndarray, t: np.ndarray, g: np.ndarray | None,
                w: np.ndarray | None) -> None:
@@ -461,8 +460,7 @@ class MultilabelMetric(BinaryMetric):
         if self.num_labels is not None and p.shape[1] != self.num_labels:
             raise ValueError(f"this metric has num_labels={self.num_labels}; got a batch of "
                              f"{p.shape[1]} labels")
-        _check_binary(t)
-        return p, t
+        return p, _binary(t)
 
     def _store(self, p: np.ndarray, t: np.ndarray, g: np.ndarray | None,
                w: np.ndarray | None) -> None:
@@ -543,7 +541,7 @@ class MulticlassMetric(BinaryMetric):
 
 class _ExactRows:
     """Every row, compactly: one Accumulator per large batch (sized to it) and one
-    open Accumulator collecting small batches, closed at :data:`_OPEN_BYTES`.
+    open Accumulator collecting smaller batches, closed at :data:`_OPEN_BYTES`.
 
     An Accumulator alone doubles its capacity when full (up to twice the rows'
     bytes); chunks sized to their rows keep the state near the rows' own bytes
@@ -600,7 +598,7 @@ class _ExactRows:
         tasks = 1 if y_score.ndim == 1 else y_score.shape[1]
         kind = None if groups is None or not groups.shape[0] else _id_kind(groups)
         self._check(tasks, groups is not None, kind)
-        if y_score.shape[0] >= _MIN_CHUNK_ROWS:
+        if y_score.nbytes >= _OPEN_BYTES:
             chunk = Accumulator(labels=self.labels)  # sized to the batch
             chunk.update(y_true, y_score, sample_weight, groups)
             self._close()  # the rows keep their order
@@ -738,24 +736,26 @@ def _host(*values: Any) -> list[Any]:
             None if x is None else np.asarray(x) for x in tensors]
 
 
-def _check_binary(t: np.ndarray) -> None:
-    """Labels 0/1 or bool (torchmetrics' binary targets), checked in one pass."""
+def _binary(t: np.ndarray) -> np.ndarray:
+    """Labels 0/1 or bool (torchmetrics' binary targets) as bool, checked in one
+    reduction in the common case (the canonicaliser reads bool labels fastest)."""
     if t.dtype == np.bool_ or not t.size:
-        return
+        return t
     if t.dtype.kind in "iu":
         unsigned = t.view(np.dtype(f"u{t.dtype.itemsize}"))  # negatives wrap to large
-        if int(unsigned.max()) <= 1:  # one reduction, no temporary: the common case
-            return
+        if int(unsigned.max()) <= 1:
+            return t.astype(np.bool_)
         bad = unsigned > 1
     elif t.dtype.kind == "f":
         bad = (t != 0) & (t != 1)
+        if not bad.any():
+            return t != 0
     else:
         raise ValueError(f"target must hold 0/1 labels (integers, floats or bool); got dtype "
                          f"{t.dtype}")
-    if bad.any():
-        at = int(np.flatnonzero(bad.reshape(-1))[0])
-        raise ValueError(f"target must hold 0/1 labels; got {t.reshape(-1)[at].item()!r} at "
-                         f"flat index {at}")
+    at = int(np.flatnonzero(bad.reshape(-1))[0])
+    raise ValueError(f"target must hold 0/1 labels; got {t.reshape(-1)[at].item()!r} at "
+                     f"flat index {at}")
 
 
 def _check_weight(w: np.ndarray | None, n: int) -> None:
