@@ -749,7 +749,7 @@ def _binary(t: np.ndarray) -> np.ndarray:
     elif t.dtype.kind == "f":
         bad = (t != 0) & (t != 1)
         if not bad.any():
-            return t != 0
+            return t.astype(np.bool_)
     else:
         raise ValueError(f"target must hold 0/1 labels (integers, floats or bool); got dtype "
                          f"{t.dtype}")
