@@ -135,6 +135,10 @@ _FIXED = ("sample_weight", "groups", "labels", "pos_label")
 # (sized to it); smaller ones collect in an open chunk, closed (sized to its rows) when
 # it holds this many bytes. Few chunks: compute() joins them with one copy.
 _OPEN_BYTES = 1 << 20
+# a closed chunk is folded into tie counts when a sample of this many of its scores
+# holds at most 1/_TIE_GAIN distinct values (counts take 16 bytes a distinct value)
+_TIE_SAMPLE = 2048
+_TIE_GAIN = 8
 
 
 class BinaryMetric:
@@ -236,7 +240,7 @@ class BinaryMetric:
     def _empty(self) -> _ExactRows | BinnedSummary:
         if self._template is not None:
             return self._template.empty_like()
-        return _ExactRows(None)
+        return _ExactRows(None, compactable=self._order_free())
 
     def reset(self) -> None:
         """Forget every row (the options and bins stay)."""
@@ -332,6 +336,11 @@ class BinaryMetric:
 
     def _extra(self) -> dict[str, Any]:
         return {}
+
+    def _order_free(self) -> bool:
+        """Whether the value depends only on each task's multiset of (score, label)
+        (the tie-aware curve metrics; not the top-k measures, which rank rows)."""
+        return self.metric in _SCALARS or self.metric in _READOUTS
 
     def _synced(self) -> _ExactRows | BinnedSummary:
         """The state of every process of the group, merged in rank order."""
@@ -509,7 +518,7 @@ class MulticlassMetric(BinaryMetric):
     def _empty(self) -> _ExactRows | BinnedSummary:
         if self._template is not None:
             return self._template.empty_like()
-        return _ExactRows(np.arange(self.num_classes))
+        return _ExactRows(np.arange(self.num_classes))  # rows pair labels with columns
 
     def _extra(self) -> dict[str, Any]:
         return {"labels": np.arange(self.num_classes)}
@@ -541,7 +550,9 @@ class MulticlassMetric(BinaryMetric):
 
 class _ExactRows:
     """Every row, compactly: one Accumulator per large batch (sized to it) and one
-    open Accumulator collecting smaller batches, closed at :data:`_OPEN_BYTES`.
+    open Accumulator collecting smaller batches, closed at :data:`_OPEN_BYTES`;
+    and, where only each task's multiset of (score, label) matters, tied scores
+    as counts.
 
     An Accumulator alone doubles its capacity when full (up to twice the rows'
     bytes); chunks sized to their rows keep the state near the rows' own bytes
@@ -550,27 +561,40 @@ class _ExactRows:
     not, the kind of group ids) is checked before a batch is stored; ``data()``
     joins the chunks (through Accumulator merges, with their dtype checks, where
     the chunks' dtypes differ).
+
+    Ties (``compactable``: a per-task metric, no groups, no weights so far): a
+    closed chunk whose scores are mostly repeated values (sampled) is folded
+    into a table of each task's distinct scores with their positive and negative
+    counts. ``data()`` gives each task's rows back from the counts, sorted by
+    score: the same multiset, so the unweighted metrics are the same, bit for bit.
     """
 
-    __slots__ = ("chunks", "grouped", "id_kind", "labels", "open", "tasks")
+    __slots__ = ("chunks", "compactable", "grouped", "id_kind", "labels", "open", "tasks",
+                 "ties", "weighted")
 
-    def __init__(self, labels: np.ndarray | None) -> None:
+    def __init__(self, labels: np.ndarray | None, compactable: bool = False) -> None:
         self.labels = labels
+        self.compactable = compactable
         self.chunks: list[Accumulator] = []
         self.open = Accumulator(labels=labels)
         self.tasks: int | None = None
         self.grouped: bool | None = None
         self.id_kind: str | None = None
+        self.weighted = False
+        self.ties: _TieTable | None = None
 
     def __len__(self) -> int:
-        return sum(map(len, self.chunks)) + len(self.open)
+        tied = 0 if self.ties is None else self.ties.rows
+        return sum(map(len, self.chunks)) + len(self.open) + tied
 
     def __repr__(self) -> str:
-        return f"{len(self)} rows in {len(self.chunks) + bool(len(self.open))} chunks"
+        tied = "" if self.ties is None else f", {self.ties.rows} as tie counts"
+        return f"{len(self)} rows in {len(self.chunks) + bool(len(self.open))} chunks{tied}"
 
     @property
     def nbytes(self) -> int:
-        return sum(c.nbytes for c in self.chunks) + self.open.nbytes
+        tied = 0 if self.ties is None else self.ties.nbytes
+        return sum(c.nbytes for c in self.chunks) + self.open.nbytes + tied
 
     def _check(self, tasks: int, grouped: bool, id_kind: str | None) -> None:
         if self.tasks is not None and tasks != self.tasks:
@@ -584,14 +608,30 @@ class _ExactRows:
             raise TypeError(f"groups of this batch are {id_kind} ids but earlier batches had "
                             f"{self.id_kind} ids; give every batch ids of one kind")
 
-    def _note(self, tasks: int, grouped: bool, id_kind: str | None) -> None:
+    def _note(self, tasks: int, grouped: bool, id_kind: str | None, weighted: bool) -> None:
         self.tasks, self.grouped = tasks, grouped
         self.id_kind = self.id_kind or id_kind
+        self.weighted = self.weighted or weighted
 
     def _close(self) -> None:
         if len(self.open):
-            self.chunks.append(Accumulator(labels=self.labels).merge(self.open))
+            self._add(Accumulator(labels=self.labels).merge(self.open))
             self.open = Accumulator(labels=self.labels)
+
+    def _add(self, chunk: Accumulator) -> None:
+        """Append a closed chunk, folded into the tie table where that pays."""
+        if self.compactable and not self.weighted and not self.grouped and len(chunk):
+            d = chunk.data()
+            s, y = np.asarray(d["y_score"]), np.asarray(d["y_true"])
+            sample = s.reshape(-1)[:_TIE_SAMPLE]
+            same_dtype = self.ties is None or self.ties.dtype == s.dtype
+            if same_dtype and d["sample_weight"] is None \
+                    and np.unique(sample).size * _TIE_GAIN <= sample.size:
+                if self.ties is None:
+                    self.ties = _TieTable(s.dtype, s.ndim == 1, 1 if s.ndim == 1 else s.shape[1])
+                self.ties.add(s, y)
+                return
+        self.chunks.append(chunk)
 
     def update(self, y_true: np.ndarray, y_score: np.ndarray, sample_weight: np.ndarray | None,
                groups: np.ndarray | None) -> None:
@@ -602,12 +642,13 @@ class _ExactRows:
             chunk = Accumulator(labels=self.labels)  # sized to the batch
             chunk.update(y_true, y_score, sample_weight, groups)
             self._close()  # the rows keep their order
-            self.chunks.append(chunk)
+            self._note(tasks, groups is not None, kind, sample_weight is not None)
+            self._add(chunk)
         else:
             self.open.update(y_true, y_score, sample_weight, groups)
+            self._note(tasks, groups is not None, kind, sample_weight is not None)
             if self.open.nbytes >= _OPEN_BYTES:
                 self._close()
-        self._note(tasks, groups is not None, kind)
 
     def merge(self, other: _ExactRows) -> _ExactRows:
         if not len(other):
@@ -615,14 +656,32 @@ class _ExactRows:
         assert other.tasks is not None and other.grouped is not None
         self._check(other.tasks, other.grouped, other.id_kind)
         self._close()
-        self.chunks.extend(other.chunks)  # closed chunks are never changed again
+        self._note(other.tasks, other.grouped, other.id_kind, other.weighted)
+        for chunk in other.chunks:  # closed chunks are never changed, only read
+            self._add(chunk)
         if len(other.open):
-            self.chunks.append(Accumulator(labels=self.labels).merge(other.open))
-        self._note(other.tasks, other.grouped, other.id_kind)
+            self._add(Accumulator(labels=self.labels).merge(other.open))
+        if other.ties is not None:
+            if self.compactable and not self.weighted and (
+                    self.ties is None or self.ties.dtype == other.ties.dtype):
+                if self.ties is None:
+                    self.ties = _TieTable(other.ties.dtype, other.ties.one_d, other.ties.tasks)
+                self.ties.absorb(other.ties)
+            else:
+                rows = Accumulator(labels=self.labels)
+                rows.update(*other.ties.rows_back())
+                self.chunks.append(rows)
         return self
 
     def data(self) -> dict[str, np.ndarray | None]:
         parts = [c for c in [*self.chunks, self.open] if len(c)]
+        if self.ties is not None:
+            y, s = self.ties.rows_back()
+            if not parts:
+                return {"y_true": y, "y_score": s, "sample_weight": None, "groups": None}
+            tied = Accumulator(labels=self.labels)
+            tied.update(y, s)
+            parts.insert(0, tied)
         if len(parts) == 1:
             return parts[0].data()
         datas = [c.data() for c in parts]
@@ -643,6 +702,56 @@ class _ExactRows:
         if self.grouped:
             out["groups"] = np.concatenate([d["groups"] for d in datas])
         return out
+
+
+class _TieTable:
+    """Each task's distinct scores (sorted) with their positive and negative counts."""
+
+    __slots__ = ("dtype", "neg", "one_d", "pos", "rows", "tasks", "values")
+
+    def __init__(self, dtype: np.dtype[Any], one_d: bool, tasks: int) -> None:
+        self.dtype, self.one_d, self.tasks, self.rows = dtype, one_d, tasks, 0
+        self.values = [np.empty(0, dtype) for _ in range(tasks)]
+        self.pos = [np.empty(0, np.int64) for _ in range(tasks)]
+        self.neg = [np.empty(0, np.int64) for _ in range(tasks)]
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (*self.values, *self.pos, *self.neg))
+
+    def _fold(self, j: int, values: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> None:
+        v = np.concatenate([self.values[j], values])
+        distinct, at = np.unique(v, return_inverse=True)
+        for name, counts in (("pos", pos), ("neg", neg)):
+            both = np.concatenate([getattr(self, name)[j], counts]).astype(np.float64)
+            # exact: counts stay below 2**53
+            getattr(self, name)[j] = np.bincount(at, both, distinct.size).astype(np.int64)
+        self.values[j] = distinct
+
+    def add(self, scores: np.ndarray, labels: np.ndarray) -> None:
+        s2 = scores.reshape(scores.shape[0], -1)
+        y2 = labels.reshape(labels.shape[0], -1).astype(np.bool_)
+        for j in range(self.tasks):
+            y = y2[:, j]
+            self._fold(j, s2[:, j], y.astype(np.int64), (~y).astype(np.int64))
+        self.rows += scores.shape[0]
+
+    def absorb(self, other: _TieTable) -> None:
+        for j in range(self.tasks):
+            self._fold(j, other.values[j], other.pos[j], other.neg[j])
+        self.rows += other.rows
+
+    def rows_back(self) -> tuple[np.ndarray, np.ndarray]:
+        """Labels (bool) and scores, each task's rows sorted by score (positives first
+        in a tie): ``rows`` rows, 1-D or one column per task."""
+        ys, ss = [], []
+        for j in range(self.tasks):
+            counts = np.stack([self.pos[j], self.neg[j]], axis=1).reshape(-1)
+            ss.append(np.repeat(np.repeat(self.values[j], 2), counts))
+            ys.append(np.repeat(np.tile(np.array([True, False]), self.values[j].size), counts))
+        if self.one_d:
+            return ys[0], ss[0]
+        return np.stack(ys, axis=1), np.stack(ss, axis=1)
 
 
 def _id_kind(g: np.ndarray) -> str:

@@ -193,6 +193,55 @@ def test_chunked_rows_equal_one_shot_and_stay_compact():
     assert mixed.compute().item() == fastrank.roc_auc(y, ref)
 
 
+@pytest.mark.parametrize("tasks", [None, 3])
+def test_tied_scores_fold_into_counts_with_the_same_values(tasks):
+    """Chunks of mostly repeated scores become each task's distinct scores with
+    their counts: far fewer bytes, the same values bit for bit (per-task metrics;
+    merged, pickled as torch.distributed gathers them, and through state_dict)."""
+    import pickle
+
+    width = 1 if tasks is None else tasks
+    sizes = [360_000 // width, *[9_000 // width] * 40, 300_000 // width, 50]
+    n = sum(sizes)
+    shape = (n,) if tasks is None else (n, tasks)
+    y = RNG.random(shape) < 0.3
+    s = np.round(RNG.random(shape), 2).astype(np.float32)
+    s[-50:] = RNG.random((50, *shape[1:]))  # distinct scores, left as rows
+    names = {"average_precision": {}, "roc_auc": {}, "pr_auc": {}, "prbe": {},
+             "partial_roc_auc": {"fpr": (0.0, 0.3)},
+             "sensitivity_at_specificity": {"min_specificity": 0.7},
+             "best_cutoff": {"criterion": "f1"}}
+    cls = BinaryMetric if tasks is None else MultilabelMetric
+    for name, options in names.items():
+        m, second = cls(name, **options), cls(name, **options)
+        at = 0
+        for i, k in enumerate(sizes):
+            (m if i < 30 else second).update(torch.tensor(s[at:at + k]),
+                                             torch.tensor(y[at:at + k]))
+            at += k
+        # the open chunk (under 1 MiB) and 101 distinct scores a task, 24 bytes each
+        assert m._state.ties is not None and m._state.ties.rows >= 360_000 // width
+        assert m.nbytes <= 2**20 + 101 * 24 * width
+        m.merge(pickle.loads(pickle.dumps(second)))
+        want = getattr(fastrank, name)(y, s, **options)
+        got = m.result()
+        assert same(getattr(got, "value", got), getattr(want, "value", want))
+        assert same(getattr(got, "threshold", 0), getattr(want, "threshold", 0))
+        if name == "average_precision":
+            loaded = cls(name, **options)
+            loaded.load_state_dict(roundtrip(m.state_dict()))
+            assert same(loaded.compute().numpy(), m.compute().numpy())
+            assert loaded.nbytes <= 2**20 + 101 * 24 * width
+            w = RNG.random(10)  # weights after the counts: rows with counts weigh 1
+            m.update(torch.tensor(s[:10]), torch.tensor(y[:10]), weight=torch.tensor(w))
+            ref = fastrank.average_precision(np.concatenate([y, y[:10]]),
+                                             np.concatenate([s, s[:10]]),
+                                             sample_weight=np.r_[np.ones(n), w])
+            assert np.allclose(m.compute().numpy(), ref, rtol=0, atol=1e-12)
+    top = MultilabelMetric("precision_at_k", k=2) if tasks else GroupedMetric("r_precision")
+    assert not top._state.compactable  # rankings of rows keep their rows
+
+
 def test_merge_equals_one_process():
     y, s, _ = batches(t=3)
     a, b = MultilabelAveragePrecision(), MultilabelAveragePrecision()
