@@ -10,7 +10,7 @@ Rows (float32 scores, int64 0/1 targets, CPU tensors):
   torchmetrics' ``MultilabelAveragePrecision(thresholds=None).update``.
 * T2: the exact state of 1e7 samples (one task, batches of 4,096) against the
   bytes of its float32 scores: distinct scores, and scores with ties (two
-  decimals; bfloat16, also through the exact quantized summary).
+  decimals, folded into counts; bfloat16 through the exact quantized summary).
 * T3: ``compute()`` against the one-shot call on the concatenated data (the
   1e7-sample task; the epoch of T4).
 * T4: an epoch of 200 batches of 4,096 x 100 (update each, compute at the end)
@@ -61,7 +61,7 @@ def _state_bytes(metric: Any) -> int:
 
 
 def _mb(n: float) -> str:
-    return f"{n / 1e6:,.1f} MB"
+    return f"{n / 1e6:,.1f} MB" if n >= 1e6 else f"{n / 1e3:,.1f} kB"
 
 
 def batch(rng: np.random.Generator, n: int, tasks: int) -> tuple[Any, Any]:
@@ -128,8 +128,8 @@ def t2_t3(n: int, repeat: int) -> None:
         for a in range(0, n, step):
             m.update(ts[a:a + step], ty[a:a + step])
         sd = _state_bytes(m)
-        print(f"| {name} | {_mb(s.nbytes)} | {_mb(m.nbytes)} | {m.nbytes / s.nbytes:.2f}x | "
-              f"{_mb(sd)} | {sd / s.nbytes:.2f}x |")
+        print(f"| {name} | {_mb(s.nbytes)} | {_mb(m.nbytes)} | {m.nbytes / s.nbytes:.4f}x | "
+              f"{_mb(sd)} | {sd / s.nbytes:.4f}x |")
         computes.append((name, m, s))
     bf = torch.from_numpy(rng.random(n, dtype=np.float32)).bfloat16()
     q = BinaryMetric("average_precision", summary=fastrank.BinnedSummary(quantized="bfloat16"))

@@ -364,10 +364,14 @@ class BinaryMetric:
         if isinstance(self._state, BinnedSummary):
             return {"metric": self.metric, "bounded": True,
                     "summary": {k: _to_torch(v) for k, v in self._state.__getstate__().items()}}
-        rows: dict[str, Any] = {}
-        if len(self._state):
-            rows = {k: _to_torch(v) for k, v in self._state.data().items()}
-        return {"metric": self.metric, "bounded": False, "rows": rows}
+        rows = self._state.rows_data()
+        ties = self._state.ties
+        return {"metric": self.metric, "bounded": False,
+                "rows": {} if rows is None else {k: _to_torch(v) for k, v in rows.items()},
+                "ties": None if ties is None else {
+                    "one_d": ties.one_d, "values": [torch.from_numpy(v) for v in ties.values],
+                    "pos": [torch.from_numpy(v) for v in ties.pos],
+                    "neg": [torch.from_numpy(v) for v in ties.neg]}}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Replace the state by one from :meth:`state_dict` (of a metric with the
@@ -386,9 +390,12 @@ class BinaryMetric:
             probe.empty_like().merge(fresh)  # raises unless the bins are this metric's
             self._state = probe
             return
+        if state.get("ties") is not None:
+            t = state["ties"]
+            fresh.load_ties(bool(t["one_d"]), *([_to_numpy(v) for v in t[k]]
+                                                 for k in ("values", "pos", "neg")))
         rows = {k: _to_numpy(v) for k, v in state["rows"].items()}
         if rows:
-            assert isinstance(fresh, _ExactRows)
             fresh.update(rows["y_true"], rows["y_score"], rows.get("sample_weight"),
                          rows.get("groups"))
         self._state = fresh
@@ -673,6 +680,38 @@ class _ExactRows:
                 self.chunks.append(rows)
         return self
 
+    def load_ties(self, one_d: bool, values: list[np.ndarray], pos: list[np.ndarray],
+                  neg: list[np.ndarray]) -> None:
+        """Take a tie table (from a state_dict), checked, into this empty state."""
+        if not self.compactable:
+            raise ValueError("this metric keeps rows, not tie counts (its value depends on "
+                             "the rows' order or pairing)")
+        tasks = len(values)
+        if not tasks or len(pos) != tasks or len(neg) != tasks or (one_d and tasks != 1):
+            raise ValueError("state_dict['ties'] needs values, pos and neg for each task")
+        totals = set()
+        for v, p, q in zip(values, pos, neg, strict=True):
+            if v.ndim != 1 or p.shape != v.shape or q.shape != v.shape \
+                    or p.dtype != np.int64 or q.dtype != np.int64 or v.dtype != values[0].dtype:
+                raise ValueError("state_dict['ties'] holds arrays of unequal shapes or dtypes")
+            if v.size and (not bool(np.all(v[1:] > v[:-1])) or not bool(np.isfinite(v).all())
+                           or min(int(p.min()), int(q.min())) < 0):
+                raise ValueError("state_dict['ties'] needs increasing finite scores and "
+                                 "counts of at least 0")
+            totals.add(int(p.sum() + q.sum()))
+        if len(totals) != 1:
+            raise ValueError("state_dict['ties'] holds tasks of different numbers of rows")
+        table = _TieTable(values[0].dtype, one_d, tasks)
+        table.values, table.pos, table.neg = list(values), list(pos), list(neg)
+        table.rows = totals.pop()
+        self.ties = table
+        self._note(tasks, False, None, False)
+
+    def rows_data(self) -> dict[str, np.ndarray | None] | None:
+        """The rows not folded into tie counts (joined), or None."""
+        parts = [c for c in [*self.chunks, self.open] if len(c)]
+        return self._join(parts) if parts else None
+
     def data(self) -> dict[str, np.ndarray | None]:
         parts = [c for c in [*self.chunks, self.open] if len(c)]
         if self.ties is not None:
@@ -682,6 +721,9 @@ class _ExactRows:
             tied = Accumulator(labels=self.labels)
             tied.update(y, s)
             parts.insert(0, tied)
+        return self._join(parts)
+
+    def _join(self, parts: list[Accumulator]) -> dict[str, np.ndarray | None]:
         if len(parts) == 1:
             return parts[0].data()
         datas = [c.data() for c in parts]

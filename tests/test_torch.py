@@ -229,8 +229,11 @@ def test_tied_scores_fold_into_counts_with_the_same_values(tasks):
         assert same(getattr(got, "threshold", 0), getattr(want, "threshold", 0))
         if name == "average_precision":
             loaded = cls(name, **options)
-            loaded.load_state_dict(roundtrip(m.state_dict()))
-            assert same(loaded.compute().numpy(), m.compute().numpy())
+            state = roundtrip(m.state_dict())
+            assert state["ties"] is not None and len(state["rows"]["y_score"]) < 2**20
+            loaded.load_state_dict(state)
+            loaded_value = loaded.compute().numpy()
+            assert same(loaded_value, m.compute().numpy())
             assert loaded.nbytes <= 2**20 + 101 * 24 * width
             w = RNG.random(10)  # weights after the counts: rows with counts weigh 1
             m.update(torch.tensor(s[:10]), torch.tensor(y[:10]), weight=torch.tensor(w))
@@ -240,6 +243,12 @@ def test_tied_scores_fold_into_counts_with_the_same_values(tasks):
             assert np.allclose(m.compute().numpy(), ref, rtol=0, atol=1e-12)
     top = MultilabelMetric("precision_at_k", k=2) if tasks else GroupedMetric("r_precision")
     assert not top._state.compactable  # rankings of rows keep their rows
+    with pytest.raises(ValueError, match="keeps rows, not tie counts"):
+        top.load_state_dict({**state, "metric": top.metric})
+    flipped = [v.flip(0) for v in state["ties"]["values"]]
+    with pytest.raises(ValueError, match="increasing finite scores"):
+        loaded.load_state_dict({**state, "ties": {**state["ties"], "values": flipped}})
+    assert same(loaded.compute().numpy(), loaded_value)  # unchanged
 
 
 def test_merge_equals_one_process():
