@@ -16,8 +16,11 @@ Two kinds of state:
 
 * **exact** (the default): every row, compactly (the score's width plus one
   byte of label, in :class:`~fastrank.accumulator.Accumulator` chunks sized to
-  their rows, so no capacity doubles), and ``compute()`` is the one-shot
-  function of the concatenated batches, bit for bit.
+  their rows, so no capacity doubles; where the value depends only on each
+  task's scores and labels, not on which row is which, chunks of mostly tied
+  scores become each task's distinct scores with their counts), and
+  ``compute()`` is the one-shot function of the concatenated batches, bit for
+  bit (with weights, after tied rows were counted: to the last bits).
 * **bounded memory** (``summary=BinnedSummary(...)``): the summary's fixed
   bins; ``compute()`` gives the estimate and :meth:`~BinaryMetric.result` the
   :class:`~fastrank.summaries.Bounds` that certify it.
