@@ -55,6 +55,8 @@ def _state_bytes(metric: Any) -> int:
             return v.numel() * v.element_size()
         if isinstance(v, dict):
             return sum(size(x) for x in v.values())
+        if isinstance(v, (list, tuple)):
+            return sum(size(x) for x in v)
         return 0
 
     return size(metric.state_dict())
