@@ -32,6 +32,11 @@ Batches and streams (:mod:`fastrank.accumulator`, :mod:`fastrank.summaries`)::
 
     Accumulator (exact), BinnedSummary -> Bounds (fixed memory, certified bounds)
 
+Training loops with torch tensors, synced by torch.distributed (:mod:`fastrank.torch`,
+an optional extra; ``import fastrank`` never imports torch)::
+
+    BinaryMetric, GroupedMetric, MultilabelMetric, MulticlassMetric, TorchMetric
+
 Uncertainty (:mod:`fastrank.uncertainty`)::
 
     roc_auc_ci, partial_roc_auc_ci, delong_covariance, delong_test, delong_test_unpaired,
@@ -151,7 +156,7 @@ _SUBMODULES = frozenset({
     "accumulator", "batch", "cli", "config", "curves", "dask", "datasets", "distributed",
     "evaluation", "exceptions", "metrics", "plots", "rankings", "readers", "readouts", "stats",
     "summaries", "trec",
-    "tables", "uncertainty",
+    "tables", "torch", "uncertainty",
 })
 
 

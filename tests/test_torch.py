@@ -1,0 +1,534 @@
+"""fastrank.torch: metric objects for training loops, torch tensors, torch.distributed.
+
+* exact mode equals the one-shot function of the concatenated batches bit for
+  bit (every kind of task, float dtypes from bfloat16 to float64, tensors that
+  require grad, weights), bounded mode equals a BinnedSummary of them;
+* state_dict round-trips through ``torch.save`` / ``torch.load(weights_only=True)``;
+* a rejected update (shapes, labels, NaN, groups) leaves the state as it was;
+* real ``torch.distributed`` processes (gloo, 2 and 4 on localhost): every
+  rank gets what one process gets over all the data, with uneven batches, an
+  empty rank and a rank of one class;
+* the torchmetrics adapter under Lightning's CPU trainer;
+* the CUDA path where a GPU exists.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import socket
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip(
+    "torch", reason="torch is not installed (pip install 'fastrank-metrics[torch]')")
+
+import fastrank  # noqa: E402
+from fastrank.torch import (  # noqa: E402
+    BinaryAveragePrecision,
+    BinaryMetric,
+    GroupedMetric,
+    MulticlassAUROC,
+    MulticlassMetric,
+    MultilabelAveragePrecision,
+    MultilabelMetric,
+)
+
+sys.path.insert(0, str(Path(__file__).parent))
+import torch_workers  # noqa: E402
+
+# lists without a relevant item, tasks of one class: the one-shot call warns the same way
+pytestmark = pytest.mark.filterwarnings("ignore::fastrank.exceptions.UndefinedMetricWarning")
+RNG = np.random.default_rng(7)
+
+
+def batches(n: int = 300, t: int | None = None, cuts: tuple[int, ...] = (0, 1, 90, 91, 200)):
+    shape = (n,) if t is None else (n, t)
+    y = RNG.random(shape) < 0.4
+    s = np.round(RNG.random(shape), 2)  # ties
+    edges = [*cuts, n]
+    return y, s, list(itertools.pairwise(edges))
+
+
+def same(a, b) -> bool:
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return a.shape == b.shape and bool(np.all((a == b) | (np.isnan(a) & np.isnan(b))))
+
+
+# ---------------------------------------------------------------------- exact = one-shot
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("metric,options", [
+    ("average_precision", {}),
+    ("roc_auc", {}),
+    ("roc_auc", {"max_fpr": 0.2}),
+    ("pr_auc", {}),
+    ("prbe", {}),
+    ("d_prime", {}),
+    ("partial_roc_auc", {"fpr": (0.0, 0.4)}),
+    ("sensitivity_at_specificity", {"min_specificity": 0.8}),
+    ("precision_at_recall", {"min_recall": 0.5}),
+    ("best_cutoff", {"criterion": "f1"}),
+])
+def test_binary_equals_one_shot(dtype, metric, options):
+    y, s, parts = batches()
+    m = BinaryMetric(metric, **options)
+    for a, b in parts:
+        p = torch.tensor(s[a:b], dtype=dtype, requires_grad=dtype.is_floating_point)
+        m.update(p * 1, torch.tensor(y[a:b]).long())  # a tensor with a graph behind it
+    ref_s = torch.tensor(s, dtype=dtype)
+    ref_s = (ref_s.float() if dtype == torch.bfloat16 else ref_s).numpy()
+    want = getattr(fastrank, metric)(y, ref_s, **options)
+    assert same(m.compute().numpy(), getattr(want, "value", want))
+    got = m.result()
+    assert type(got) is type(want)
+    assert m.compute().dtype == torch.float64
+
+
+def test_binary_flattens_any_shape_and_weights():
+    y, s, parts = batches()
+    w = RNG.random(300)
+    m = BinaryAveragePrecision()
+    for a, b in parts:  # (k, 1) shaped batches, as a model's head gives them
+        m.update(torch.tensor(s[a:b, None]), torch.tensor(y[a:b, None]).float(),
+                 weight=torch.tensor(w[a:b]))
+    assert m.compute().item() == fastrank.average_precision(y, s, sample_weight=w)
+
+
+@pytest.mark.parametrize("metric,options", [
+    ("average_precision", {"average": None}),
+    ("average_precision", {"average": "micro"}),
+    ("roc_auc", {}),
+    ("pr_auc", {"average": "weighted"}),
+    ("partial_roc_auc", {"fpr": (0.0, 0.5)}),
+    ("precision_at_k", {"k": 2}),
+    ("ndcg_at_k", {"k": 3}),
+    ("reciprocal_rank", {}),
+])
+def test_multilabel_equals_one_shot(metric, options):
+    y, s, parts = batches(t=5)
+    m = MultilabelMetric(metric, num_labels=5, **options)
+    for a, b in parts:
+        m.update(torch.tensor(s[a:b], dtype=torch.float32), torch.tensor(y[a:b]))
+    want = getattr(fastrank, metric)(y, s.astype(np.float32), **options)
+    assert same(m.compute().numpy(), want)
+
+
+@pytest.mark.parametrize("metric,options", [
+    ("average_precision", {}),
+    ("roc_auc", {"average": None}),
+    ("top_k_accuracy", {"k": 2}),
+])
+def test_multiclass_equals_one_shot(metric, options):
+    _, s, parts = batches(t=4)
+    c = RNG.integers(0, 4, 300)
+    m = MulticlassMetric(metric, num_classes=4, **options)
+    for a, b in parts:
+        m.update(torch.tensor(s[a:b]), torch.tensor(c[a:b]))
+    want = getattr(fastrank, metric)(c, s, labels=np.arange(4), **options)
+    assert same(m.compute().numpy(), want)
+    alias = MulticlassAUROC(num_classes=4)
+    alias.update(torch.tensor(s), torch.tensor(c))
+    assert alias.compute().item() == fastrank.roc_auc(c, s, labels=np.arange(4))
+
+
+@pytest.mark.parametrize("metric,options", [
+    ("average_precision", {}),
+    ("roc_auc", {"average": None}),
+    ("precision_at_k", {"k": 3}),
+    ("ndcg_at_k", {"k": 2}),
+    ("r_precision", {}),
+    ("sensitivity_at_specificity", {"min_specificity": 0.5}),
+])
+def test_grouped_equals_one_shot(metric, options):
+    y, s, parts = batches()
+    g = RNG.integers(0, 30, 300)
+    m = GroupedMetric(metric, **options)
+    for a, b in parts:
+        m.update(torch.tensor(s[a:b]), torch.tensor(y[a:b]), groups=torch.tensor(g[a:b]))
+    want = getattr(fastrank, metric)(y, s, groups=g, **options)
+    want = getattr(want, "value", want)
+    assert same(m.compute().numpy(), getattr(want, "values", want))
+
+
+def test_chunked_rows_equal_one_shot_and_stay_compact():
+    """Large batches are chunks of their own, small ones collect in an open chunk
+    closed at about 1 MiB: every mix of them, with weights on some batches, groups,
+    a dtype that changes, and merges, gives the one-shot value on the concatenation."""
+    sizes = [1500, 10, 140_000, 5, 5, 1100, *[700] * 200, 3, 140_000]
+    n = sum(sizes)
+    y, s = RNG.random(n) < 0.3, RNG.random(n)
+    g = RNG.integers(0, 50, n)
+    w = np.ones(n)
+    m, grouped = BinaryMetric("average_precision"), GroupedMetric("average_precision")
+    other = BinaryMetric("average_precision")
+    at = 0
+    for i, k in enumerate(sizes):
+        sl = slice(at, at + k)
+        weight = None
+        if i % 3 == 0:
+            w[sl] = RNG.random(k)
+            weight = torch.tensor(w[sl])
+        target = other if i >= len(sizes) - 2 else m
+        target.update(torch.tensor(s[sl]), torch.tensor(y[sl]), weight=weight)
+        grouped.update(torch.tensor(s[sl]), torch.tensor(y[sl]), groups=torch.tensor(g[sl]))
+        at += k
+    assert len(m.state_dict()["rows"]["y_score"]) == n - 140_003
+    assert m.merge(other).compute().item() == fastrank.average_precision(y, s, sample_weight=w)
+    assert grouped.compute().item() == fastrank.average_precision(y, s, groups=g)
+    rows_bytes = n * (8 + 1 + 8)  # float64 score, label, weight
+    assert m.nbytes <= rows_bytes + 2 * 2**20  # no doubling: the open chunk at most
+    mixed = BinaryMetric("roc_auc")  # float32 chunks, then float64 ones: promoted exactly
+    for a in range(0, n, 2500):
+        mixed.update(torch.tensor(s[a:a + 2500], dtype=torch.float32 if a % 5000 else
+                                  torch.float64), torch.tensor(y[a:a + 2500]))
+    ref = np.concatenate([s[a:a + 2500].astype(np.float32 if a % 5000 else np.float64)
+                          .astype(np.float64) for a in range(0, n, 2500)])
+    assert mixed.compute().item() == fastrank.roc_auc(y, ref)
+
+
+@pytest.mark.parametrize("tasks", [None, 3])
+def test_tied_scores_fold_into_counts_with_the_same_values(tasks):
+    """Chunks of mostly repeated scores become each task's distinct scores with
+    their counts: far fewer bytes, the same values bit for bit (per-task metrics;
+    merged, pickled as torch.distributed gathers them, and through state_dict)."""
+    import pickle
+
+    width = 1 if tasks is None else tasks
+    sizes = [360_000 // width, *[9_000 // width] * 40, 300_000 // width, 50]
+    n = sum(sizes)
+    shape = (n,) if tasks is None else (n, tasks)
+    y = RNG.random(shape) < 0.3
+    s = np.round(RNG.random(shape), 2).astype(np.float32)
+    s[-50:] = RNG.random((50, *shape[1:]))  # distinct scores, left as rows
+    names = {"average_precision": {}, "roc_auc": {}, "pr_auc": {}, "prbe": {},
+             "partial_roc_auc": {"fpr": (0.0, 0.3)},
+             "sensitivity_at_specificity": {"min_specificity": 0.7},
+             "best_cutoff": {"criterion": "f1"}}
+    cls = BinaryMetric if tasks is None else MultilabelMetric
+    for name, options in names.items():
+        m, second = cls(name, **options), cls(name, **options)
+        at = 0
+        for i, k in enumerate(sizes):
+            (m if i < 30 else second).update(torch.tensor(s[at:at + k]),
+                                             torch.tensor(y[at:at + k]))
+            at += k
+        # the open chunk (under 1 MiB) and 101 distinct scores a task, 24 bytes each
+        assert m._state.ties is not None and m._state.ties.rows >= 360_000 // width
+        assert m.nbytes <= 2**20 + 101 * 24 * width
+        m.merge(pickle.loads(pickle.dumps(second)))
+        want = getattr(fastrank, name)(y, s, **options)
+        got = m.result()
+        assert same(getattr(got, "value", got), getattr(want, "value", want))
+        assert same(getattr(got, "threshold", 0), getattr(want, "threshold", 0))
+        if name == "average_precision":
+            loaded = cls(name, **options)
+            state = roundtrip(m.state_dict())
+            assert state["ties"] is not None and len(state["rows"]["y_score"]) < 2**20
+            loaded.load_state_dict(state)
+            loaded_value = loaded.compute().numpy()
+            assert same(loaded_value, m.compute().numpy())
+            assert loaded.nbytes <= 2**20 + 101 * 24 * width
+            w = RNG.random(10)  # weights after the counts: rows with counts weigh 1
+            m.update(torch.tensor(s[:10]), torch.tensor(y[:10]), weight=torch.tensor(w))
+            ref = fastrank.average_precision(np.concatenate([y, y[:10]]),
+                                             np.concatenate([s, s[:10]]),
+                                             sample_weight=np.r_[np.ones(n), w])
+            assert np.allclose(m.compute().numpy(), ref, rtol=0, atol=1e-12)
+    top = MultilabelMetric("precision_at_k", k=2) if tasks else GroupedMetric("r_precision")
+    assert not top._state.compactable  # rankings of rows keep their rows
+    with pytest.raises(ValueError, match="keeps rows, not tie counts"):
+        top.load_state_dict({**state, "metric": top.metric})
+    flipped = [v.flip(0) for v in state["ties"]["values"]]
+    with pytest.raises(ValueError, match="increasing finite scores"):
+        loaded.load_state_dict({**state, "ties": {**state["ties"], "values": flipped}})
+    assert same(loaded.compute().numpy(), loaded_value)  # unchanged
+
+
+def test_merge_equals_one_process():
+    y, s, _ = batches(t=3)
+    a, b = MultilabelAveragePrecision(), MultilabelAveragePrecision()
+    a.update(torch.tensor(s[:100]), torch.tensor(y[:100]))
+    b.update(torch.tensor(s[100:]), torch.tensor(y[100:]))
+    assert a.merge(b).compute().item() == fastrank.average_precision(y, s)
+    with pytest.raises(TypeError, match="can only merge"):
+        a.merge(BinaryMetric("average_precision"))
+    with pytest.raises(TypeError, match="can only merge"):
+        a.merge(MultilabelMetric("average_precision", average=None))
+    c = MultilabelMetric("average_precision")  # the alias is the same metric
+    c.update(torch.tensor(s[:10]), torch.tensor(y[:10]))
+    assert a.merge(c).rows == 310
+    import pickle  # the named classes travel (as torch.distributed pickles them)
+    assert pickle.loads(pickle.dumps(a)).compute().item() == a.compute().item()
+
+
+# ---------------------------------------------------------------------- bounded memory
+
+
+def test_bounded_equals_the_summary_of_the_batches():
+    y, s, parts = batches(t=3)
+    m = MultilabelMetric("roc_auc", summary=fastrank.BinnedSummary(bins=20), average=None)
+    for a, b in parts:
+        m.update(torch.tensor(s[a:b]), torch.tensor(y[a:b]))
+    ref = fastrank.BinnedSummary(bins=20)
+    ref.update(y, s)
+    got, want = m.result(), ref.compute("roc_auc")
+    for field in ("estimate", "low", "high"):
+        assert same(getattr(got, field), getattr(want, field))
+    exact = fastrank.roc_auc(y, s, average=None)
+    assert np.all((got.low <= exact) & (exact <= got.high))
+    assert same(m.compute().numpy(), want.estimate)
+    assert m.nbytes == ref.nbytes  # fixed memory, whatever the rows
+
+
+def test_bounded_quantized_is_exact():
+    y, s, parts = batches()
+    m = BinaryMetric("average_precision", summary=fastrank.BinnedSummary(quantized="bfloat16"))
+    for a, b in parts:
+        m.update(torch.tensor(s[a:b], dtype=torch.bfloat16), torch.tensor(y[a:b]))
+    ref = torch.tensor(s, dtype=torch.bfloat16).float().numpy()
+    assert m.result().exact
+    assert m.compute().item() == fastrank.average_precision(y, ref)
+
+
+def test_bounded_rejects_what_bins_cannot_give():
+    with pytest.raises(ValueError, match="bounded mode must be one of"):
+        BinaryMetric("precision_at_k", summary=fastrank.BinnedSummary(), k=2)
+    with pytest.raises(ValueError, match="grouped task in bounded mode"):
+        GroupedMetric("average_precision", summary=fastrank.BinnedSummary())
+    s = fastrank.BinnedSummary(bins=4)
+    s.update([0, 1], [0.2, 0.7])
+    with pytest.raises(ValueError, match="must be empty"):
+        BinaryMetric("roc_auc", summary=s)
+
+
+# ---------------------------------------------------------------------- checkpoints
+
+
+def roundtrip(state):
+    buf = io.BytesIO()
+    torch.save(state, buf)
+    buf.seek(0)
+    return torch.load(buf, weights_only=True)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: BinaryMetric("average_precision"),
+    lambda: GroupedMetric("ndcg_at_k", k=2),
+    lambda: MultilabelMetric("roc_auc", average=None),
+    lambda: MulticlassMetric("average_precision", num_classes=3),
+    lambda: MultilabelMetric("roc_auc", summary=fastrank.BinnedSummary(bins=10), average=None),
+    lambda: BinaryMetric("pr_auc", summary=fastrank.BinnedSummary(quantized="float16")),
+])
+def test_state_dict_round_trips(make):
+    m = make()
+    n = 200
+    s = torch.rand(n, 3, generator=torch.Generator().manual_seed(1))
+    y = torch.rand(n, 3, generator=torch.Generator().manual_seed(2)) < 0.5
+    g = torch.arange(n) % 7
+    w = torch.rand(n, dtype=torch.float64)
+
+    def step(metric, a, b):
+        if isinstance(metric, MulticlassMetric):
+            metric.update(s[a:b], y[a:b].long().sum(1) % 3, weight=w[a:b])
+        elif isinstance(metric, MultilabelMetric):
+            metric.update(s[a:b], y[a:b])
+        elif isinstance(metric, GroupedMetric):
+            metric.update(s[a:b, 0], y[a:b, 0], groups=g[a:b])
+        else:
+            metric.update(s[a:b, 0].half(), y[a:b, 0])
+
+    empty = make()
+    empty.load_state_dict(roundtrip(m.state_dict()))  # an empty state too
+    step(m, 0, 120)
+    loaded = make()
+    loaded.load_state_dict(roundtrip(m.state_dict()))
+    for metric in (m, loaded):
+        step(metric, 120, n)
+    assert same(loaded.compute().numpy(), m.compute().numpy())
+    if m.bounded:
+        assert same(loaded.result().high, m.result().high)
+    with pytest.raises(ValueError, match="this state_dict is of metric"):
+        BinaryMetric("prbe").load_state_dict(m.state_dict())
+
+
+# ---------------------------------------------------------------------- bad input
+
+
+def snapshot(m):
+    return {k: (v.clone() if isinstance(v, torch.Tensor) else v)
+            for k, v in m.state_dict()["rows"].items()}
+
+
+@pytest.mark.parametrize("bounded", [False, True])
+def test_bad_updates_raise_and_change_nothing(bounded):
+    def make(cls=BinaryMetric, **kw):
+        if bounded:
+            kw["summary"] = fastrank.BinnedSummary(bins=8)
+        return cls("roc_auc", **kw)
+
+    m = make()
+    m.update(torch.tensor([0.1, 0.9, 0.5]), torch.tensor([0, 1, 1]))
+    before = m.state_dict()
+    bad = [
+        ((torch.tensor([0.2, 0.3]), torch.tensor([1, 0, 1])), "same shape"),
+        ((torch.tensor([0.2, 0.3]), torch.tensor([2, 0])), "0/1 labels; got 2"),
+        ((torch.tensor([0.2, 0.3]), torch.tensor([-1, 1])), "0/1 labels; got -1"),
+        ((torch.tensor([0.2, 0.3]), torch.tensor([0.5, 1.0])), "0/1 labels; got 0.5"),
+        ((torch.tensor([0.2, float("nan")]), torch.tensor([1, 0])), "NaN|finite"),
+        ((torch.tensor([0.2, 0.3]), torch.tensor([1, 0]), torch.tensor([1, 2])),
+         "groups" if not bounded else "takes no groups"),
+    ]
+    for args, match in bad:
+        with pytest.raises(ValueError, match=match):
+            m.update(*args)
+        after = m.state_dict()
+        if bounded:
+            assert same(after["summary"]["_counts"], before["summary"]["_counts"])
+        else:
+            assert all(torch.equal(after["rows"][k], before["rows"][k])
+                       for k in before["rows"] if before["rows"][k] is not None)
+
+    ml = make(MultilabelMetric)
+    ml.update(torch.rand(4, 3), torch.ones(4, 3))
+    with pytest.raises(ValueError, match=r"3 task"):
+        ml.update(torch.rand(4, 2), torch.ones(4, 2))  # another shape than before
+    assert ml.rows == 4
+
+    if not bounded:  # groups with some batches only
+        g = GroupedMetric("average_precision")
+        with pytest.raises(ValueError, match="needs groups"):
+            g.update(torch.tensor([0.1]), torch.tensor([1]))
+        b = BinaryMetric("average_precision")
+        b.update(torch.tensor([0.1, 0.2]), torch.tensor([1, 0]), groups=torch.tensor([1, 1]))
+        with pytest.raises(ValueError, match="earlier batches came with groups"):
+            b.update(torch.tensor([0.4]), torch.tensor([1]))
+        assert b.rows == 2
+        mc = MulticlassMetric("roc_auc", num_classes=3)
+        with pytest.raises(ValueError, match=r"outside 0 \.\. 2"):
+            mc.update(torch.rand(2, 3), torch.tensor([0, 3]))
+        assert mc.rows == 0
+
+
+def test_bad_construction():
+    with pytest.raises(ValueError, match="must be one of"):
+        BinaryMetric("accuracy")
+    with pytest.raises(TypeError, match="options for 'roc_auc'"):
+        BinaryMetric("roc_auc", k=3)
+    with pytest.raises(TypeError, match="cannot be metric options"):
+        BinaryMetric("roc_auc", sample_weight=[1.0])
+    with pytest.raises(TypeError, match="min_specificity"):
+        BinaryMetric("sensitivity_at_specificity")
+    with pytest.raises(ValueError, match="nothing to compute"):
+        BinaryMetric("roc_auc").compute()
+
+
+# ---------------------------------------------------------------------- devices
+
+
+def test_cuda_tensors_are_copied_once_and_equal_the_cpu_path():
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device here (torch.cuda.is_available() is False)")
+    y, s, parts = batches(t=3)
+    m, ref = MultilabelAveragePrecision(average=None), MultilabelAveragePrecision(average=None)
+    for a, b in parts:
+        for dtype in (torch.bfloat16, torch.float16, torch.float32):
+            p = torch.tensor(s[a:b], dtype=dtype)
+            m.update(p.cuda().requires_grad_(), torch.tensor(y[a:b]).cuda())
+            ref.update(p, torch.tensor(y[a:b]))
+    assert same(m.compute().numpy(), ref.compute().numpy())
+
+
+# ---------------------------------------------------------------------- torch.distributed
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize("world", [2, 4])
+def test_distributed_compute_equals_one_process(world, tmp_path):
+    import torch.distributed as dist
+    import torch.multiprocessing as mp
+
+    if not dist.is_available():
+        pytest.skip("this torch build has no torch.distributed")
+    mp.spawn(torch_workers.run_rank, args=(world, free_port(), str(tmp_path)), nprocs=world,
+             join=True)
+    ranks = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(world)]
+    assert all(r == ranks[0] for r in ranks[1:])  # every rank the same, bit for bit
+    # one process over all the data, in rank order
+    ms = torch_workers.metrics()
+    d = torch_workers.dataset(world)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fastrank.UndefinedMetricWarning)
+        torch_workers.feed(ms, d, [b for shard in torch_workers.shards(world) for b in shard])
+        want = torch_workers.values(ms)
+    want["torchmetric_ap"] = [float(fastrank.average_precision(d["y"][:, 0], d["s"][:, 0])).hex()]
+    assert ranks[0] == want
+    # the data really are spread: an empty rank (world 4) and a rank of one class
+    shards = torch_workers.shards(world)
+    assert (world == 4) == any(not sh for sh in shards)
+    a, b = torch_workers.one_class_rows(world)
+    assert not d["y"][a:b].any()
+
+
+# ---------------------------------------------------------------------- torchmetrics, Lightning
+
+
+def test_torchmetric_adapter():
+    pytest.importorskip("torchmetrics", reason="torchmetrics is not installed")
+    y, s, parts = batches()
+    tm = BinaryMetric("average_precision").torchmetric()
+    for a, b in parts:
+        batch_value = tm(torch.tensor(s[a:b]), torch.tensor(y[a:b]))
+        if b - a > 1 and y[a:b].any():
+            assert batch_value.item() == fastrank.average_precision(y[a:b], s[a:b])
+    assert tm.compute().item() == fastrank.average_precision(y, s)
+    state = roundtrip(tm.state_dict())
+    other = BinaryMetric("average_precision").torchmetric()
+    other.load_state_dict(state)
+    assert other.metric.compute().item() == fastrank.average_precision(y, s)
+    tm.reset()
+    assert tm.metric.rows == 0
+
+
+def test_lightning_logs_fastrank_numbers(tmp_path):
+    pytest.importorskip("torchmetrics", reason="torchmetrics is not installed")
+    lightning = pytest.importorskip(
+        "lightning.pytorch", reason="lightning is not installed (pip install lightning)")
+    y, s, _ = batches(n=256)
+    xs = torch.tensor(s, dtype=torch.float32)[:, None]
+    ys = torch.tensor(y)
+
+    class Model(lightning.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.layer = torch.nn.Linear(1, 1)
+            self.ap = MultilabelMetric("average_precision").torchmetric()
+
+        def validation_step(self, batch, _):
+            x, t = batch
+            self.ap.update(x, t[:, None])
+            self.log("val_ap", self.ap, on_epoch=True)
+
+        def configure_optimizers(self):
+            return torch.optim.SGD(self.parameters(), lr=0.1)
+
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(xs, ys), batch_size=50)
+    trainer = lightning.Trainer(accelerator="cpu", devices=1, logger=False,
+                                enable_checkpointing=False, enable_progress_bar=False,
+                                enable_model_summary=False, default_root_dir=tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Lightning's advice (workers, GPUs), not results
+        out = trainer.validate(Model(), dataloaders=loader, verbose=False)
+    assert out[0]["val_ap"] == pytest.approx(
+        fastrank.average_precision(y[:, None], xs.numpy()), abs=0, rel=1e-7)
