@@ -20,7 +20,8 @@ Two kinds of state:
   task's scores and labels, not on which row is which, chunks of mostly tied
   scores become each task's distinct scores with their counts), and
   ``compute()`` is the one-shot function of the concatenated batches, bit for
-  bit (with weights, after tied rows were counted: to the last bits).
+  bit (counted rows come back as rows: a task's value depends only on its tie
+  groups, whatever the order of its rows, weighted or not).
 * **bounded memory** (``summary=BinnedSummary(...)``): the summary's fixed
   bins; ``compute()`` gives the estimate and :meth:`~BinaryMetric.result` the
   :class:`~fastrank.summaries.Bounds` that certify it.
