@@ -139,3 +139,21 @@ def test_the_size_check_can_fail(tree: Path) -> None:
     (tree / "big.py").write_text("x = 1\n" * (MAX_LINES + 1))
     (tree / "small.py").write_text("x = 1\n" * MAX_LINES)
     assert long_modules(tree) == [f"big.py: {MAX_LINES + 1} lines"]
+
+
+def test_every_subpackage_is_in_the_distribution() -> None:
+    """A wheel holds the packages pyproject.toml names: a subpackage it leaves out
+    imports from a checkout (the tests' working directory) but not once installed."""
+    import fnmatch
+    import tomllib
+
+    config = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    setuptools = config["tool"]["setuptools"]
+    listed = setuptools.get("packages")
+    patterns = (setuptools["packages"]["find"]["include"] if isinstance(listed, dict)
+                else listed)
+    packages = [module_name(p, PACKAGE) for p in sorted(PACKAGE.rglob("__init__.py"))
+                if "__pycache__" not in p.parts]
+    assert len(packages) >= 3
+    missing = [p for p in packages if not any(fnmatch.fnmatchcase(p, x) for x in patterns)]
+    assert not missing, f"packages the wheel would leave out: {missing}"
