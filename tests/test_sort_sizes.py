@@ -63,7 +63,7 @@ def test_every_sort_path_gives_the_same_numbers(monkeypatch: pytest.MonkeyPatch)
     runs = [_run(monkeypatch, sort) for sort in ("numpy", "radix", "")]
 
     # the radix sort in every other size bucket, numpy's in the rest
-    def mixed(width: int, n: int = sorting.CALIBRATE_N) -> sorting.SortChoice:
+    def mixed(width: int, n: int = sorting.CALIBRATE_N, compile: bool = True) -> sorting.SortChoice:
         path = "radix" if sorting.size_bucket(n) % 2 else "numpy"
         return sorting.SortChoice(path, "test")
 
@@ -99,3 +99,17 @@ def test_each_size_bucket_is_timed_once_and_shown(monkeypatch: pytest.MonkeyPatc
     out = io.StringIO()
     fastrank.show_config(file=out)
     assert "radix: set by FASTRANK_SORT" in out.getvalue()
+
+
+def test_small_sizes_wait_for_a_compiled_radix_sort(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A small task's sort does not compile the radix sort to time it (a first call
+    would wait seconds for it): numpy's sort until the radix sort is compiled."""
+    monkeypatch.delenv("FASTRANK_SORT", raising=False)
+    monkeypatch.setattr(sorting, "_choices", {})
+    monkeypatch.setattr(sorting, "_radix_ready", lambda width: False)
+    assert sorting.sort_choice(8, 3000, compile=False) is sorting._NOT_READY
+    assert not sorting._choices  # not stored: timed once the radix sort is there
+    assert sorting.sort_choice(8, 3000).n == 3072  # the batch path times it (compiling)
+    assert sorting.sort_choice(8, 3000, compile=False).n == 3072
+    big = sorting.sort_choice(8, 1 << 20, compile=False)  # large sizes: timed, as ever
+    assert big.n == sorting.CALIBRATE_N

@@ -17,7 +17,7 @@ import os
 import threading
 import time
 import warnings
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -105,13 +105,17 @@ def size_bucket(n: int) -> int:
     return min(int(n).bit_length(), LARGE_BUCKET)
 
 
-def sort_choice(width: int, n: int = CALIBRATE_N) -> SortChoice:
+def sort_choice(width: int, n: int = CALIBRATE_N, compile: bool = True) -> SortChoice:
     """Which sort arrays of ``n`` ``width``-byte scores get on this machine.
 
     ``FASTRANK_SORT=numpy|radix`` forces one; otherwise both are timed on the
     same random keys once per process and size bucket (:func:`size_bucket`,
     at the bucket's middle size; the first time a size of the bucket is
-    sorted), and the faster wins.
+    sorted), and the faster wins. Without ``compile``, a size below the large
+    bucket is not timed while the radix sort is neither compiled in this
+    process nor in the kernel cache (:func:`_radix_ready`): numpy's sort then,
+    as before sizes were timed, since compiling the radix sort (1-3 s) for a
+    small task would cost more than the sort's difference could save.
     """
     forced = os.environ.get("FASTRANK_SORT", "").strip().lower()
     if forced in ("numpy", "radix"):
@@ -120,10 +124,39 @@ def sort_choice(width: int, n: int = CALIBRATE_N) -> SortChoice:
     got = _choices.get(key)
     if got is not None:
         return got
+    if not compile and key[1] < LARGE_BUCKET and not _radix_ready(width):
+        return _NOT_READY
     with _choice_lock:
         if key not in _choices:
             _choices[key] = _calibrate(width, key[1])
         return _choices[key]
+
+
+_NOT_READY = SortChoice("numpy", "the radix sort is not compiled yet")
+_ready: set[int] = set()
+_index_read: set[int] = set()
+
+
+def _radix_ready(width: int) -> bool:
+    """Whether the radix sort of ``width``-byte keys can be timed without compiling
+    it: compiled in this process, or held by the kernel cache for this machine
+    (its index read once per process)."""
+    if width in _ready:
+        return True
+    bits = 8 * width
+    kernel: Any = sort_values
+    try:
+        sigs = list(kernel.overloads)
+        if width not in _index_read and not any(x[0].dtype.bitwidth == bits for x in sigs):
+            _index_read.add(width)
+            magic = kernel.targetctx.codegen().magic_tuple()
+            sigs = [k[0] for k in kernel._cache._cache_file._load_index() if k[1] == magic]
+        ok = any(x[0].dtype.bitwidth == bits for x in sigs)
+    except Exception:  # a replaced sort, an unreadable cache: not ready
+        ok = False
+    if ok:
+        _ready.add(width)
+    return ok
 
 
 def sort_choices(width: int) -> list[tuple[int, SortChoice]]:
@@ -131,6 +164,7 @@ def sort_choices(width: int) -> list[tuple[int, SortChoice]]:
     not yet): ``(smallest size, choice)`` pairs, the buckets from :data:`SMALL_SORT`
     up, the last for every larger size."""
     first = (SMALL_SORT + 1).bit_length()
+    sort_choice(width)  # the large bucket first: compiles the radix sort, as ever
     return [(1 << (b - 1), sort_choice(width, 1 << (b - 1)))
             for b in range(first, LARGE_BUCKET + 1)]
 
@@ -187,7 +221,7 @@ def sort_class(vals: np.ndarray, spec: Spec) -> None:
     n = vals.shape[0]
     if n < 2:
         return
-    if n <= SMALL_SORT or sort_choice(vals.itemsize, n).path == "numpy":
+    if n <= SMALL_SORT or sort_choice(vals.itemsize, n, compile=False).path == "numpy":
         vals.sort()
     else:
         b = vals.view(spec.bits)
