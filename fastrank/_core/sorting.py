@@ -1,13 +1,14 @@
 """Which sort runs on this machine, and the sorts of one class's scores.
 
-Which sort runs is decided per machine, once per process, by timing both on
-the same keys (:func:`sort_choice`): numpy's SIMD sort where it is the faster
-(most AVX2 and AVX-512 CPUs), fastrank's radix sort where numpy's is slow (AMD
-Zen 4's AVX-512 path, numpy builds without SIMD dispatch). Small tasks inside a
-batch are always sorted inside the kernel, where a call from Python per task
-would cost more than the task; up to how many positives such a task counts its
-negatives instead of sorting them is :func:`count_choice`, from the vector
-width the kernels are compiled for.
+Which sort runs is decided per machine, once per process and size bucket, by
+timing both on the same keys (:func:`sort_choice`): numpy's SIMD sort where it
+is the faster (most AVX2 CPUs, and small arrays), fastrank's radix sort where
+numpy's is slow (AMD Zen 4's AVX-512 path past about 1,000 keys, numpy builds
+without SIMD dispatch). Small tasks inside a batch are always sorted inside the
+kernel, where a call from Python per task would cost more than the task, and
+larger ones too where the radix sort wins at their size; up to how many
+positives such a task counts its negatives instead of sorting them is
+:func:`count_choice`, from the vector width the kernels are compiled for.
 """
 
 from __future__ import annotations
