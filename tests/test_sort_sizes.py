@@ -113,3 +113,18 @@ def test_small_sizes_wait_for_a_compiled_radix_sort(monkeypatch: pytest.MonkeyPa
     assert sorting.sort_choice(8, 3000, compile=False).n == 3072
     big = sorting.sort_choice(8, 1 << 20, compile=False)  # large sizes: timed, as ever
     assert big.n == sorting.CALIBRATE_N
+
+
+def test_a_slightly_slower_radix_sort_still_keeps_columns_inside(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A column leaves the kernel only where numpy's sort saves more than the steps
+    of a one-task call from Python cost (batches.COLUMN_STEPS)."""
+    def timed(width: int, n: int = sorting.CALIBRATE_N, compile: bool = True
+              ) -> sorting.SortChoice:
+        if sorting.size_bucket(n) == 13:  # 4,096 .. 8,191: radix 2 us slower at 6,144
+            return sorting.SortChoice("numpy", "t", 6144, 30e-6, 32e-6)
+        return sorting.SortChoice("numpy", "t", 49152, 200e-6, 280e-6)  # 80 us slower
+
+    monkeypatch.setattr(sorting, "sort_choice", timed)
+    sizes = np.array([5000, 8191, 8192, 50_000])
+    assert batches.in_kernel(sizes, 4, False).tolist() == [True, True, False, False]

@@ -37,6 +37,7 @@ SMALL_TASK = 4096  # batch tasks up to this size are always sorted inside the ke
 # (AMD Zen 4, 2 threads, AP of 50,000 x 300 float32 at 2% positives): 1.3x the
 # floor kernel's time against 3.0x when every column took the one-task steps.
 BATCH_TASK = 1 << 18
+COLUMN_STEPS = 10e-6  # what a batch task's one-task steps from Python cost, at the least
 FEW_TASKS = 64  # ... when the batch has more tasks than this (else one call per task)
 # Batch tasks whose tie tables (batch_tables) the kernel writes: a larger task's table
 # takes Python steps that hold the GIL, which cost more than the kernel's radix sort
@@ -228,7 +229,11 @@ def in_kernel(sizes: np.ndarray, itemsize: int, weighted: bool) -> np.ndarray:
         return inside | mid
     bucket = np.frexp(sizes.astype(np.float64))[1]  # each size's bit length
     for bl in np.unique(bucket[mid]).tolist():
-        if sorting.sort_choice(itemsize, 1 << (int(bl) - 1)).path == "radix":
+        c = sorting.sort_choice(itemsize, 1 << (int(bl) - 1))
+        # the radix sort where it is the faster, or slower by less than a task's
+        # steps from Python cost (at the bucket's largest size)
+        if c.path == "radix" or (c.n and (c.radix_s - c.numpy_s) * ((2 << (int(bl) - 1)) - 1)
+                                 / c.n < COLUMN_STEPS):
             inside |= mid & (bucket == bl)
     return inside
 
