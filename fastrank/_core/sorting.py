@@ -25,7 +25,7 @@ import numpy as np
 
 from .._kernels.sort import sort_pairs, sort_values
 from .inputs import SPECS, Spec
-from .workspace import buffers
+from .workspace import buffers, scratch
 
 
 class CountChoice(NamedTuple):
@@ -118,9 +118,11 @@ def sort_choice(width: int, n: int = CALIBRATE_N, compile: bool = True) -> SortC
     as before sizes were timed, since compiling the radix sort (1-3 s) for a
     small task would cost more than the sort's difference could save.
     """
-    forced = os.environ.get("FASTRANK_SORT", "").strip().lower()
-    if forced in ("numpy", "radix"):
-        return SortChoice(forced, "set by FASTRANK_SORT")
+    forced = os.environ.get("FASTRANK_SORT")
+    if forced:
+        forced = forced.strip().lower()
+        if forced in ("numpy", "radix"):
+            return SortChoice(forced, "set by FASTRANK_SORT")
     key = (width, size_bucket(n))
     got = _choices.get(key)
     if got is not None:
@@ -226,7 +228,8 @@ def sort_class(vals: np.ndarray, spec: Spec) -> None:
         vals.sort()
     else:
         b = vals.view(spec.bits)
-        sort_values(b, np.empty_like(b), spec.kind, spec.sign, spec.ones, buffers.hist)
+        buf = scratch("sort", n * vals.itemsize)[:n * vals.itemsize].view(spec.bits)
+        sort_values(b, buf, spec.kind, spec.sign, spec.ones, buffers.hist)
 
 
 def sort_weighted(vals: np.ndarray, w: np.ndarray, spec: Spec) -> None:
