@@ -109,8 +109,7 @@ def config() -> dict[str, Any]:
     folder = _cache_dir()
     sorts = {}
     for width, name in ((4, "float32 (and narrower)"), (8, "float64, int64, uint64")):
-        choice = sorting.sort_choice(width)
-        sorts[name] = f"{choice.path}: {choice.reason}"
+        sorts[name] = _sort_sizes(width)
     counted = sorting.count_choice()
     return {
         "fastrank": __version__,
@@ -134,6 +133,28 @@ def config() -> dict[str, Any]:
         "cache folder": folder,
         "cached variants": _cached_variants(),
     }
+
+
+def _sort_sizes(width: int) -> str:
+    """The sort each size of ``width``-byte scores gets: the runs of sizes with one
+    choice, then each size bucket's timings (numpy/radix, microseconds)."""
+    from ._core import sorting
+
+    choices = sorting.sort_choices(width)
+    timed = [(lo, c) for lo, c in choices if c.n]
+    if not timed:  # forced, or the radix sort failed: one reason for every size
+        return f"{choices[0][1].path}: {choices[0][1].reason}"
+    runs: list[list[Any]] = [["numpy", 1, sorting.SMALL_SORT]]
+    for i, (lo, c) in enumerate(choices):
+        hi = choices[i + 1][0] - 1 if i + 1 < len(choices) else 0
+        if runs[-1][0] == c.path:
+            runs[-1][2] = hi
+        else:
+            runs.append([c.path, lo, hi])
+    shown = ", ".join(f"{p} {lo:,}-{hi:,}" if hi else f"{p} {lo:,}+" for p, lo, hi in runs)
+    times = ", ".join(f"{c.n:,}: {c.numpy_s * 1e6:,.1f}/{c.radix_s * 1e6:,.1f}"
+                      for _, c in timed)
+    return f"{shown} keys (timed here, numpy/radix us per sort of n keys: {times})"
 
 
 def _signatures() -> dict[Any, list[tuple[Any, ...]]]:

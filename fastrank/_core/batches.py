@@ -26,7 +26,18 @@ from .inputs import SAMPLE_MAJOR, SPECS, Batch, Task, readonly, task_of
 from .tie_tables import RUNS_ROOM, cumulative_runs_raw, runs_scratch
 from .workspace import EMPTY_F, EMPTY_FW, EMPTY_I, EMPTY_IW, EMPTY_UW, carve, scratch
 
-SMALL_TASK = 4096  # batch tasks up to this size are sorted inside the kernel
+SMALL_TASK = 4096  # batch tasks up to this size are always sorted inside the kernel
+# Batch tasks up to BATCH_TASK are computed inside the batch kernel too (fastrank's
+# radix sort, no Python step per task) where the radix sort is the faster sort at
+# their size on this machine (:func:`in_kernel`); otherwise each takes the one-task
+# engine's steps with numpy's sort (about five kernel calls and a hash try for
+# repeated scores, some 10-20 us). The kernel's per-thread scratch is a block of 16
+# columns (5 bytes per float32 score, 9 per float64) and three class buffers: 42 MB
+# per thread at the limit for float64. Measured with benchmarks/compare_floor.py
+# (AMD Zen 4, 2 threads, AP of 50,000 x 300 float32 at 2% positives): 1.3x the
+# floor kernel's time against 3.0x when every column took the one-task steps.
+BATCH_TASK = 1 << 18
+COLUMN_STEPS = 10e-6  # what a batch task's one-task steps from Python cost, at the least
 FEW_TASKS = 64  # ... when the batch has more tasks than this (else one call per task)
 # Batch tasks whose tie tables (batch_tables) the kernel writes: a larger task's table
 # takes Python steps that hold the GIL, which cost more than the kernel's radix sort
@@ -53,11 +64,15 @@ def batch_metrics(b: Batch, max_fpr: float, what: int) -> tuple[np.ndarray, np.n
     nthreads = workers.threads() if int(b.sizes.sum()) >= workers.PARALLEL_MIN else 1
     if b.layout == SAMPLE_MAJOR:
         together = b.t > FEW_TASKS
-        units = column_units(b, nthreads, together and b.n <= SMALL_TASK)
-        run = _block_runner(b, max_fpr, what, out, prbe, together)
+        inside = together and bool(in_kernel(b.sizes[:1], b.values.itemsize,
+                                             b.weights is not None)[0])
+        units = column_units(b, nthreads, inside)
+        run = _block_runner(b, max_fpr, what, out, prbe, inside)
     else:
-        units = _segment_units(b, nthreads)
-        run = _segment_runner(b, max_fpr, what, out, prbe, b.t > FEW_TASKS)
+        inside_mask = in_kernel(b.sizes, b.values.itemsize, b.weights is not None)
+        units = _segment_units(b, nthreads, BATCH_TASK if bool(
+            (inside_mask & (b.sizes > SMALL_TASK)).any()) else SMALL_TASK)
+        run = _segment_runner(b, max_fpr, what, out, prbe, b.t > FEW_TASKS, inside_mask)
     try:
         workers.parallel_map(run, units, nthreads)
     except _BatchNonFinite as exc:
@@ -199,6 +214,30 @@ class _BatchNonFinite(Exception):
         self.task = task
 
 
+def in_kernel(sizes: np.ndarray, itemsize: int, weighted: bool) -> np.ndarray:
+    """Which tasks of these sizes a batch computes inside its kernel: every one up
+    to :data:`SMALL_TASK` samples, and up to :data:`BATCH_TASK` those where the
+    radix sort is the faster at their size here (:func:`~.sorting.sort_choice`,
+    timed per size bucket; ``FASTRANK_SORT`` forces it) or that are weighted (the
+    one-task engine sorts weighted classes with the radix sort too)."""
+    sizes = np.asarray(sizes, np.int64)
+    inside = sizes <= SMALL_TASK
+    mid = ~inside & (sizes <= BATCH_TASK)
+    if not mid.any():
+        return inside
+    if weighted:
+        return inside | mid
+    bucket = np.frexp(sizes.astype(np.float64))[1]  # each size's bit length
+    for bl in np.unique(bucket[mid]).tolist():
+        c = sorting.sort_choice(itemsize, 1 << (int(bl) - 1))
+        # the radix sort where it is the faster, or slower by less than a task's
+        # steps from Python cost (at the bucket's largest size)
+        if c.path == "radix" or (c.n and (c.radix_s - c.numpy_s) * ((2 << (int(bl) - 1)) - 1)
+                                 / c.n < COLUMN_STEPS):
+            inside |= mid & (bucket == bl)
+    return inside
+
+
 def _segment_units(b: Batch, nthreads: int, alone: int = SMALL_TASK) -> list[tuple[int, int]]:
     """Tasks in runs of about equal work, several runs per thread; a task of more
     than ``alone`` samples ends its run."""
@@ -278,19 +317,20 @@ def _segment_scratch(nmax: int, dtype: np.dtype[Any], weighted: bool) -> tuple[
 
 
 def _segment_runner(b: Batch, max_fpr: float, what: int, out: np.ndarray,
-                    prbe: np.ndarray, together: bool) -> Callable[[tuple[int, int]], None]:
-    """Runs of segments; with ``together``, their small tasks in one kernel call."""
-    limit = SMALL_TASK if together else -1
+                    prbe: np.ndarray, together: bool,
+                    inside: np.ndarray) -> Callable[[tuple[int, int]], None]:
+    """Runs of segments; with ``together``, their tasks marked ``inside`` (see
+    :func:`in_kernel`) in one kernel call."""
 
     def run(unit: tuple[int, int]) -> None:
         j0, j1 = unit
-        sizes = b.sizes[j0:j1]
-        small = np.flatnonzero(sizes <= limit) + j0
+        ins = inside[j0:j1] if together else np.zeros(j1 - j0, bool)
+        small = np.flatnonzero(ins) + j0
         if small.shape[0]:
             _run_small(b, b.values, b.labels, b.lab_mode, b.wshared, b.offsets,
                        small.astype(np.int64), int(b.sizes[small].max()), max_fpr, what, out,
                        prbe)
-        for jj in (np.flatnonzero(sizes > limit) + j0).tolist():
+        for jj in (np.flatnonzero(~ins) + j0).tolist():
             out[jj], prbe[jj] = _task_out(segment_task(b, jj), max_fpr, what, jj)
 
     return run
@@ -336,14 +376,14 @@ def column_units(b: Batch, nthreads: int, small: bool) -> list[tuple[int, int]]:
 def _block_runner(b: Batch, max_fpr: float, what: int, out: np.ndarray,
                   prbe: np.ndarray, together: bool) -> Callable[[tuple[int, int]], None]:
     """Blocks of neighbouring columns of a C-ordered matrix, made task-major first;
-    with ``together``, a block of small tasks in one kernel call."""
+    with ``together``, a block's tasks in one kernel call (see :func:`in_kernel`)."""
     n = b.n
 
     def run(unit: tuple[int, int]) -> None:
         j0, j1 = unit
         bw = j1 - j0
         vals, lb = _block(b, j0, bw)
-        if together and n <= SMALL_TASK:
+        if together:
             offsets = np.arange(bw + 1, dtype=np.int64) * n
             sub_out = np.empty((bw, OUT_SIZE), np.float64)
             sub_prbe = np.empty(bw, np.uint64)

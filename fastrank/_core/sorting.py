@@ -1,13 +1,14 @@
 """Which sort runs on this machine, and the sorts of one class's scores.
 
-Which sort runs is decided per machine, once per process, by timing both on
-the same keys (:func:`sort_choice`): numpy's SIMD sort where it is the faster
-(most AVX2 and AVX-512 CPUs), fastrank's radix sort where numpy's is slow (AMD
-Zen 4's AVX-512 path, numpy builds without SIMD dispatch). Small tasks inside a
-batch are always sorted inside the kernel, where a call from Python per task
-would cost more than the task; up to how many positives such a task counts its
-negatives instead of sorting them is :func:`count_choice`, from the vector
-width the kernels are compiled for.
+Which sort runs is decided per machine, once per process and size bucket, by
+timing both on the same keys (:func:`sort_choice`): numpy's SIMD sort where it
+is the faster (most AVX2 CPUs, and small arrays), fastrank's radix sort where
+numpy's is slow (AMD Zen 4's AVX-512 path past about 1,000 keys, numpy builds
+without SIMD dispatch). Small tasks inside a batch are always sorted inside the
+kernel, where a call from Python per task would cost more than the task, and
+larger ones too where the radix sort wins at their size; up to how many
+positives such a task counts its negatives instead of sorting them is
+:func:`count_choice`, from the vector width the kernels are compiled for.
 """
 
 from __future__ import annotations
@@ -17,14 +18,14 @@ import os
 import threading
 import time
 import warnings
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
 
 from .._kernels.sort import sort_pairs, sort_values
 from .inputs import SPECS, Spec
-from .workspace import buffers
+from .workspace import buffers, scratch
 
 
 class CountChoice(NamedTuple):
@@ -80,45 +81,119 @@ def count_choice() -> CountChoice:
 class SortChoice(NamedTuple):
     path: str  # "numpy" or "radix"
     reason: str
+    n: int = 0  # timed on this many keys (0: not timed)
+    numpy_s: float = 0.0  # the best time of each sort, seconds
+    radix_s: float = 0.0
 
 
-_choices: dict[int, SortChoice] = {}
+_choices: dict[tuple[int, int], SortChoice] = {}
 _choice_lock = threading.Lock()
 CALIBRATE_N = 1 << 17
+# Arrays of up to SMALL_SORT keys are sorted by numpy's sort without a choice: both
+# sorts take well under a microsecond there, and a kernel call costs about as much.
+SMALL_SORT = 32
+# Sizes are put in buckets of a power of two: bucket ``b`` holds the sizes of bit
+# length ``b`` (``2**(b - 1) .. 2**b - 1``), each timed on its own (the two sorts'
+# costs per key cross over with the size: numpy's AVX-512 sort on AMD Zen 4 is the
+# faster below about 1,500 float32 keys and 2.5x slower at 100,000, while fastrank's
+# radix sort passes over the keys a fixed number of times). Buckets from
+# LARGE_BUCKET up share the one timing on CALIBRATE_N keys.
+LARGE_BUCKET = (CALIBRATE_N // 2).bit_length()
 
 
-def sort_choice(width: int) -> SortChoice:
-    """Which sort large arrays of ``width``-byte scores get on this machine.
+def size_bucket(n: int) -> int:
+    """The bucket of sizes ``n`` belongs to (see :data:`LARGE_BUCKET`)."""
+    return min(int(n).bit_length(), LARGE_BUCKET)
 
-    ``FASTRANK_SORT=numpy|radix`` forces one; otherwise both are timed once
-    per process on the same ``CALIBRATE_N`` random keys, and the faster wins.
+
+def sort_choice(width: int, n: int = CALIBRATE_N, compile: bool = True) -> SortChoice:
+    """Which sort arrays of ``n`` ``width``-byte scores get on this machine.
+
+    ``FASTRANK_SORT=numpy|radix`` forces one; otherwise both are timed on the
+    same random keys once per process and size bucket (:func:`size_bucket`,
+    at the bucket's middle size; the first time a size of the bucket is
+    sorted), and the faster wins. Without ``compile``, a size below the large
+    bucket is not timed while the radix sort is neither compiled in this
+    process nor in the kernel cache (:func:`_radix_ready`): numpy's sort then,
+    as before sizes were timed, since compiling the radix sort (1-3 s) for a
+    small task would cost more than the sort's difference could save.
     """
-    forced = os.environ.get("FASTRANK_SORT", "").strip().lower()
-    if forced in ("numpy", "radix"):
-        return SortChoice(forced, "set by FASTRANK_SORT")
+    forced = os.environ.get("FASTRANK_SORT")
+    if forced:
+        forced = forced.strip().lower()
+        if forced in ("numpy", "radix"):
+            return SortChoice(forced, "set by FASTRANK_SORT")
+    key = (width, size_bucket(n))
+    got = _choices.get(key)
+    if got is not None:
+        return got
+    if not compile and key[1] < LARGE_BUCKET and not _radix_ready(width):
+        return _NOT_READY
     with _choice_lock:
-        if width not in _choices:
-            _choices[width] = _calibrate(width)
-        return _choices[width]
+        if key not in _choices:
+            _choices[key] = _calibrate(width, key[1])
+        return _choices[key]
+
+
+_NOT_READY = SortChoice("numpy", "the radix sort is not compiled yet")
+_ready: set[int] = set()
+_index_read: set[int] = set()
+
+
+def _radix_ready(width: int) -> bool:
+    """Whether the radix sort of ``width``-byte keys can be timed without compiling
+    it: compiled in this process, or held by the kernel cache for this machine
+    (its index read once per process)."""
+    if width in _ready:
+        return True
+    bits = 8 * width
+    kernel: Any = sort_values
+    try:
+        sigs = list(kernel.overloads)
+        if width not in _index_read and not any(x[0].dtype.bitwidth == bits for x in sigs):
+            _index_read.add(width)
+            magic = kernel.targetctx.codegen().magic_tuple()
+            sigs = [k[0] for k in kernel._cache._cache_file._load_index() if k[1] == magic]
+        ok = any(x[0].dtype.bitwidth == bits for x in sigs)
+    except Exception:  # a replaced sort, an unreadable cache: not ready
+        ok = False
+    if ok:
+        _ready.add(width)
+    return ok
+
+
+def sort_choices(width: int) -> list[tuple[int, SortChoice]]:
+    """Every size bucket's choice for ``width``-byte scores (each timed now if it was
+    not yet): ``(smallest size, choice)`` pairs, the buckets from :data:`SMALL_SORT`
+    up, the last for every larger size."""
+    first = (SMALL_SORT + 1).bit_length()
+    sort_choice(width)  # the large bucket first: compiles the radix sort, as ever
+    return [(1 << (b - 1), sort_choice(width, 1 << (b - 1)))
+            for b in range(first, LARGE_BUCKET + 1)]
 
 
 _sort_failed: list[bool] = []
 
 
-def _calibrate(width: int) -> SortChoice:
+def _calibrate(width: int, bucket: int) -> SortChoice:
+    # the bucket's middle size (3 * 2**(b - 2)); CALIBRATE_N for the large ones
+    n = CALIBRATE_N if bucket >= LARGE_BUCKET else 3 << (bucket - 2)
     rng = np.random.default_rng(12345)
     dtype = np.float32 if width == 4 else np.float64
-    keys = rng.standard_normal(CALIBRATE_N).astype(dtype)
+    keys = rng.standard_normal(n).astype(dtype)
     spec = SPECS[np.dtype(dtype)]
-    buf = np.empty(CALIBRATE_N, spec.bits)
+    buf = np.empty(n, spec.bits)
+    work = np.empty_like(keys)
+    bits = work.view(spec.bits)
     hist = buffers.hist
 
     def numpy_sort() -> None:
-        keys.copy().sort()
+        work[:] = keys
+        work.sort()
 
     def radix_sort() -> None:
-        a = keys.copy().view(spec.bits)
-        sort_values(a, buf, spec.kind, spec.sign, spec.ones, hist)
+        work[:] = keys
+        sort_values(bits, buf, spec.kind, spec.sign, spec.ones, hist)
 
     try:
         radix_sort()  # compile or load it
@@ -128,29 +203,33 @@ def _calibrate(width: int) -> SortChoice:
             warnings.warn(f"fastrank: its radix sort failed on this machine ({type(exc).__name__}: "
                           f"{exc}); numpy's sort is used instead", RuntimeWarning, stacklevel=2)
         return SortChoice("numpy", f"radix sort failed ({type(exc).__name__}); numpy's sort")
-    best = {}
-    for name, fn in (("numpy", numpy_sort), ("radix", radix_sort)):
-        times = []
-        for _ in range(5):
+    # Each timing covers at least ~2**15 keys' worth of sorting (a few dozen
+    # microseconds), alternating the two sorts so that a busy machine hits both.
+    inner = max(1, (1 << 15) // n)
+    best = {"numpy": np.inf, "radix": np.inf}
+    for _ in range(5):
+        for name, fn in (("numpy", numpy_sort), ("radix", radix_sort)):
             t0 = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t0)
-        best[name] = min(times)
+            for _ in range(inner):
+                fn()
+            best[name] = min(best[name], (time.perf_counter() - t0) / inner)
     winner = "numpy" if best["numpy"] <= best["radix"] else "radix"
-    return SortChoice(winner, f"timed on {CALIBRATE_N:,} {np.dtype(dtype).name} keys: numpy "
-                              f"{best['numpy'] * 1e3:.2f} ms, radix {best['radix'] * 1e3:.2f} ms")
+    return SortChoice(winner, f"timed on {n:,} {np.dtype(dtype).name} keys: numpy "
+                              f"{best['numpy'] * 1e6:,.1f} us, radix {best['radix'] * 1e6:,.1f} us",
+                      n, best["numpy"], best["radix"])
 
 
 def sort_class(vals: np.ndarray, spec: Spec) -> None:
-    """Sort one class's scores ascending in place, by the machine's faster sort."""
+    """Sort one class's scores ascending in place, by the faster sort for its size."""
     n = vals.shape[0]
     if n < 2:
         return
-    if n < CALIBRATE_N // 2 or sort_choice(vals.itemsize).path == "numpy":
+    if n <= SMALL_SORT or sort_choice(vals.itemsize, n, compile=False).path == "numpy":
         vals.sort()
     else:
         b = vals.view(spec.bits)
-        sort_values(b, np.empty_like(b), spec.kind, spec.sign, spec.ones, buffers.hist)
+        buf = scratch("sort", n * vals.itemsize)[:n * vals.itemsize].view(spec.bits)
+        sort_values(b, buf, spec.kind, spec.sign, spec.ones, buffers.hist)
 
 
 def sort_weighted(vals: np.ndarray, w: np.ndarray, spec: Spec) -> None:

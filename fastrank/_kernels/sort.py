@@ -83,10 +83,20 @@ def _lsd(keys, buf, pay, pbuf, shift, nbits, hist, dbits, has_pay):
     for p in range(npass):
         for r in range(nb):
             hist[p, r] = 0
-    for i in range(n):
-        k = np.uint64(keys[i])
-        for p in range(npass):
-            hist[p, (k >> np.uint64(shift + dbits * p)) & mask] += 1
+    if npass == 3:  # the common case, unrolled: the three counts of a key side by side
+        s0 = np.uint64(shift)
+        s1 = np.uint64(shift + dbits)
+        s2 = np.uint64(shift + 2 * dbits)
+        for i in range(n):
+            k = np.uint64(keys[i])
+            hist[0, (k >> s0) & mask] += 1
+            hist[1, (k >> s1) & mask] += 1
+            hist[2, (k >> s2) & mask] += 1
+    else:
+        for i in range(n):
+            k = np.uint64(keys[i])
+            for p in range(npass):
+                hist[p, (k >> np.uint64(shift + dbits * p)) & mask] += 1
     src = keys
     dst = buf
     psrc = pay
@@ -102,13 +112,30 @@ def _lsd(keys, buf, pay, pbuf, shift, nbits, hist, dbits, has_pay):
             c = hist[p, r]
             hist[p, r] = total
             total += c
-        for i in range(n):
-            k = src[i]
+        # two keys per turn: the second's load and digit do not wait for the first's
+        # store (a stable order still: the first is placed first)
+        for i in range(0, n - 1, 2):
+            k0 = src[i]
+            k1 = src[i + 1]
+            d0 = (np.uint64(k0) >> sh) & mask
+            d1 = (np.uint64(k1) >> sh) & mask
+            at0 = hist[p, d0]
+            hist[p, d0] = at0 + 1
+            dst[at0] = k0
+            if has_pay:
+                pdst[at0] = psrc[i]
+            at1 = hist[p, d1]
+            hist[p, d1] = at1 + 1
+            dst[at1] = k1
+            if has_pay:
+                pdst[at1] = psrc[i + 1]
+        if n & 1:
+            k = src[n - 1]
             d = (np.uint64(k) >> sh) & mask
             at = hist[p, d]
             dst[at] = k
             if has_pay:
-                pdst[at] = psrc[i]
+                pdst[at] = psrc[n - 1]
             hist[p, d] = at + 1
         src, dst = dst, src
         if has_pay:
@@ -135,9 +162,13 @@ def _radix(keys, buf, pay, pbuf, varying, hist, has_pay):
     # little spread, so take a wider window.
     top = highest_bit(varying)
     width = 8 * keys.itemsize
+    # 32-bit keys past 2,048 take every bit in three 11-bit passes and no finishing
+    # scan (float32, AMD Zen 4: 5.7-6.8 against 6.4-7.0 ns/key from 4,096 to
+    # 49,000 keys); 64-bit ones keep 24 bits up to 32,768 keys (49,000 float64 keys:
+    # 7.2 against 12.7 ns/key with 32).
     if n <= 2048 and top < width - 1:
         window = 16
-    elif n <= 65536:
+    elif n <= 2048 or (width == 64 and n <= 32768):
         window = 24
     else:
         window = 32
