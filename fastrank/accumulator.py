@@ -25,6 +25,7 @@ import numpy as np
 
 from . import curves, metrics, uncertainty
 from ._core import inputs
+from ._core.ids import id_kind
 from ._core.inputs import readonly as _readonly
 
 __all__ = ["Accumulator"]
@@ -333,9 +334,9 @@ class Accumulator:
 
     def _check_groups(self, g: np.ndarray) -> np.ndarray:
         """Group ids that can be stored with the earlier ones, or TypeError."""
-        kind = _id_kind(g)
+        kind = id_kind(g)
         if self._groups is not None and self._groups.size and g.shape[0]:
-            have = _id_kind(self._groups.view())
+            have = id_kind(self._groups.view())
             if kind != have:
                 raise TypeError(
                     f"groups of this batch are {kind} ids but earlier batches had {have} ids; "
@@ -406,7 +407,7 @@ class Accumulator:
             raise ValueError("cannot merge accumulators whose labels= (classes) differ")
         if other._groups is not None and self._groups is not None and other._groups.size \
                 and self._groups.size:
-            if _id_kind(other._groups.view()) != _id_kind(self._groups.view()):
+            if id_kind(other._groups.view()) != id_kind(self._groups.view()):
                 raise TypeError("the two accumulators' group ids are of different kinds "
                                 "(numbers and text); they cannot be stored together")
         data = (
@@ -475,16 +476,6 @@ class Accumulator:
         if self._coded:
             options["labels"] = self._classes
         return fn(d["y_true"], d["y_score"], **options)
-
-
-def _id_kind(g: np.ndarray) -> str:
-    """Whether group ids are numbers or text (the two may not be mixed)."""
-    if g.dtype.kind in "biuf":
-        return "numeric"
-    if g.dtype.kind in "US":
-        return "text"
-    kinds = {"text" if isinstance(v, (str, bytes)) else "numeric" for v in g.tolist()}
-    return kinds.pop() if len(kinds) == 1 else "mixed"
 
 
 def _id_dtype(a: np.dtype[Any], b: np.dtype[Any]) -> np.dtype[Any]:

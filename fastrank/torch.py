@@ -85,6 +85,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from . import metrics, rankings, readouts
+from ._core.ids import id_kind
 from .accumulator import Accumulator
 from .summaries import METRICS as _BINNED_METRICS
 from .summaries import READOUTS as _BINNED_READOUTS
@@ -647,7 +648,7 @@ class _ExactRows:
     def update(self, y_true: np.ndarray, y_score: np.ndarray, sample_weight: np.ndarray | None,
                groups: np.ndarray | None) -> None:
         tasks = 1 if y_score.ndim == 1 else y_score.shape[1]
-        kind = None if groups is None or not groups.shape[0] else _id_kind(groups)
+        kind = None if groups is None or not groups.shape[0] else id_kind(groups)
         self._check(tasks, groups is not None, kind)
         if y_score.nbytes >= _OPEN_BYTES:
             chunk = Accumulator(labels=self.labels)  # sized to the batch
@@ -798,16 +799,6 @@ class _TieTable:
         if self.one_d:
             return ys[0], ss[0]
         return np.stack(ys, axis=1), np.stack(ss, axis=1)
-
-
-def _id_kind(g: np.ndarray) -> str:
-    """Whether group ids are numbers or text (the two may not be mixed)."""
-    if g.dtype.kind in "biuf":
-        return "numeric"
-    if g.dtype.kind in "US":
-        return "text"
-    kinds = {"text" if isinstance(v, (str, bytes)) else "numeric" for v in g.tolist()}
-    return kinds.pop() if len(kinds) == 1 else "mixed"
 
 
 

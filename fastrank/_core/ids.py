@@ -55,3 +55,13 @@ def rows_by_id(ids: np.ndarray) -> list[tuple[Any, np.ndarray]]:
     rows = np.argsort(codes, kind="stable")
     bounds = np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=len(keys)))))
     return [(keys[k], rows[bounds[k]:bounds[k + 1]]) for k in order]
+
+
+def id_kind(g: np.ndarray) -> str:
+    """Whether group ids are numbers or text (the two may not be mixed)."""
+    if g.dtype.kind in "biuf":
+        return "numeric"
+    if g.dtype.kind in "US":
+        return "text"
+    kinds = {"text" if isinstance(v, (str, bytes)) else "numeric" for v in g.tolist()}
+    return kinds.pop() if len(kinds) == 1 else "mixed"
