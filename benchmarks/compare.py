@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
+from timing import machine
 from workloads import WORKLOADS, workload
 
 import fastrank
@@ -226,16 +227,6 @@ def _cold_call() -> float:
     return float(out.stdout)
 
 
-def _machine() -> str:
-    """The CPU and numpy's SIMD dispatch, as ``fastrank.show_config`` reports them."""
-    import io
-
-    buf = io.StringIO()
-    fastrank.show_config(file=buf)
-    keep = ("cpu:", "cores:", "  baseline:", "  dispatched:", "threads:")
-    return "; ".join(line.strip() for line in buf.getvalue().splitlines()
-                     if line.startswith(keep))
-
 
 def _memory(name: str) -> dict[str, float]:
     code = _MEMORY.format(bench=str(Path(__file__).parent), name=name)
@@ -256,7 +247,7 @@ def main() -> None:
           f"Python {platform.python_version()}, numpy {np.__version__}, "
           f"scikit-learn {sklearn.__version__}"
           + (f", torchmetrics {tm}" if tm else ""))
-    print(f"# {_machine()}")
+    print(f"# {machine()}")
     print()
     raw: dict[str, Any] = {}
     print("| workload | fastrank all_metrics | fastrank AP only | np.sort | np.sort (AVX2) |"

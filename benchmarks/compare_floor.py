@@ -25,7 +25,6 @@ fastrank and the floor alternating. Also one task of 1,000 float64 scores
 from __future__ import annotations
 
 import argparse
-import io
 import platform
 import sys
 import time
@@ -36,7 +35,7 @@ import numba
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from timing import alternate
+from timing import alternate, machine
 
 import fastrank
 
@@ -261,13 +260,6 @@ def floor_ap(S: np.ndarray, Y: np.ndarray, nthreads: int) -> np.ndarray:
                     range(nthreads)))
     return out
 
-
-def machine() -> str:
-    buf = io.StringIO()
-    fastrank.show_config(file=buf)
-    keep = ("cpu:", "cores:", "  baseline:", "  dispatched:", "threads:")
-    return "; ".join(line.strip() for line in buf.getvalue().splitlines()
-                     if line.startswith(keep))
 
 
 def with_threads(k: int, fn):  # type: ignore[no-untyped-def]

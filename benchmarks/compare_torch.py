@@ -21,7 +21,6 @@ Rows (float32 scores, int64 0/1 targets, CPU tensors):
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import platform
 import sys
@@ -32,18 +31,9 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from timing import alternate, fmt_seconds
+from timing import alternate, fmt_seconds, machine
 
 import fastrank
-
-
-def _machine() -> str:
-    """The CPU and numpy's SIMD dispatch, as ``fastrank.show_config`` reports them."""
-    buf = io.StringIO()
-    fastrank.show_config(file=buf)
-    keep = ("cpu:", "cores:", "  baseline:", "  dispatched:", "threads:")
-    return "; ".join(line.strip() for line in buf.getvalue().splitlines()
-                     if line.startswith(keep))
 
 
 def _state_bytes(metric: Any) -> int:
@@ -208,7 +198,7 @@ def main() -> None:
     print(f"# fastrank {fastrank.__version__}, torch {torch.__version__}, torchmetrics "
           f"{torchmetrics.__version__}, numpy {np.__version__}, Python "
           f"{platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
-    print(f"# {_machine()}")
+    print(f"# {machine()}")
     print(f"# torch threads: {torch.get_num_threads()}")
     t1(5 if args.quick else 15)
     t2_t3(10**6 if args.quick else 10**7, 3)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import statistics
 import time
 from collections.abc import Callable
@@ -33,3 +34,14 @@ def fmt_seconds(seconds: float, digits: int = 1) -> str:
     """A time for the comparison tables: milliseconds with ``digits`` decimals below
     10 s, seconds with one above."""
     return f"{seconds * 1e3:,.{digits}f} ms" if seconds < 10 else f"{seconds:,.1f} s"
+
+
+def machine() -> str:
+    """The CPU and numpy's SIMD dispatch, as ``fastrank.show_config`` reports them."""
+    import fastrank
+
+    buf = io.StringIO()
+    fastrank.show_config(file=buf)
+    keep = ("cpu:", "cores:", "  baseline:", "  dispatched:", "threads:")
+    return "; ".join(line.strip() for line in buf.getvalue().splitlines()
+                     if line.startswith(keep))
