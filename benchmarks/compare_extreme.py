@@ -40,8 +40,7 @@ import numpy as np
 import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).parent))
-from compare import _machine
-from timing import alternate
+from timing import alternate, machine
 from timing import fmt_seconds as _fmt
 
 import fastrank
@@ -179,7 +178,7 @@ def main() -> None:
     n = 20_000 if args.quick else 100_000
     repeat = 2 if args.quick else 3
     warnings.simplefilter("ignore", fastrank.UndefinedMetricWarning)
-    print(_machine())
+    print(machine())
     t0 = time.perf_counter()
     S, Y, train = make(n)
     p = fastrank.propensity(train, train.sum() // 20)

@@ -28,8 +28,7 @@ import numpy as np
 import sklearn.metrics as skm
 
 sys.path.insert(0, str(Path(__file__).parent))
-from compare import _machine
-from timing import alternate
+from timing import alternate, machine
 from timing import fmt_seconds as _fmt
 
 import fastrank
@@ -43,7 +42,7 @@ def main() -> None:
     args = parser.parse_args()
     repeat = 2 if args.quick else 3
     warnings.simplefilter("ignore", fastrank.UndefinedMetricWarning)
-    print(_machine())
+    print(machine())
     rng = np.random.default_rng(0)
     if args.trec_only:
         trec_table(rng, repeat, args.ranx)

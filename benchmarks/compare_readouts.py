@@ -33,8 +33,7 @@ import numpy as np
 from sklearn.metrics import precision_recall_curve, roc_auc_score, roc_curve
 
 sys.path.insert(0, str(Path(__file__).parent))
-from compare import _machine
-from timing import alternate
+from timing import alternate, machine
 from timing import fmt_seconds as _fmt
 from workloads import workload
 
@@ -56,7 +55,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     args = parser.parse_args()
     repeat = 3 if args.quick else 7
-    print(_machine())
+    print(machine())
     for name in ("W1", "W2"):
         y, s = workload(name)
         # The same numbers first (outside the timings).

@@ -118,9 +118,9 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the raw figures here")
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).parent))
-    from compare import _machine
+    from timing import machine
 
-    print(f"# numpy {np.__version__}; {_machine()}")
+    print(f"# numpy {np.__version__}; {machine()}")
     raw: dict[str, object] = {}
     worst = 0.0
     controls: list[float] = []
