@@ -11,14 +11,23 @@ scores count by ``ties=``: in expectation over every order of the tied documents
 ties as trec_eval does (by document id, in decreasing order) and so gives its
 numbers.
 
-Measures (``-m`` on the command line): ``map``, ``P@k``, ``recall@k``,
-``success@k``, ``recip_rank``, ``Rprec``, ``ndcg`` and ``ndcg@k`` (trec_eval's
-``P_k``, ``recall_k``, ``success_k`` and ``ndcg_cut_k`` names are accepted too).
-Relevant documents the run did not return count, as in trec_eval: recall, MAP,
-R-precision and nDCG's ideal ranking use every judged relevant document of the
-query. A query of the run without judgments is skipped; a judged query without
-relevant documents is NaN (left out of the mean with one warning), where
-trec_eval averages over its own choice of queries.
+Measures (``-m`` on the command line): ``map``, ``map@k``, ``P@k``, ``recall@k``,
+``success@k``, ``recip_rank``, ``Rprec``, ``Rprec_mult_x`` (precision at the
+first ``ceil(x R)`` ranks, R the query's relevant documents), ``ndcg`` and
+``ndcg@k`` (trec_eval's ``map_cut_k``, ``P_k``, ``recall_k``, ``success_k`` and
+``ndcg_cut_k`` names are accepted too); and trec_eval's measures of the sets
+alone, the same under every tie rule: the counts ``num_ret``, ``num_rel``,
+``num_rel_ret`` and ``num_nonrel_judged_ret`` (retrieved documents judged below
+relevant), ``set_P``, ``set_recall``, ``set_relative_P`` (relevant retrieved over
+the fewer of retrieved and relevant), ``set_F`` (beta 1), ``set_map`` (set_P
+times set_recall) and ``utility`` (trec_eval's default: relevant retrieved
+minus the others retrieved). Relevant documents the run did not return count,
+as in trec_eval: recall, MAP, R-precision and nDCG's ideal ranking use every
+judged relevant document of the query. A query of the run without judgments is
+skipped; a judged query without relevant documents is NaN (left out of the mean
+with one warning), where trec_eval averages over its own choice of queries,
+except in the counts and ``utility``, defined for every judged query; the
+counts' ``mean`` is their sum, as in trec_eval's ``all`` row.
 """
 
 from __future__ import annotations
@@ -133,7 +142,8 @@ class RunScores:
     per_query : dict of str -> ndarray
         Each measure's value per query, in ``queries`` order (NaN where undefined).
     mean : dict of str -> float
-        Each measure's mean over the queries where it is defined.
+        Each measure's mean over the queries where it is defined (the counts
+        ``num_*``: their sum, as trec_eval's ``all`` row).
     """
 
     queries: np.ndarray
@@ -181,7 +191,9 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         ``{qid: {docid: value}}`` (pytrec_eval's and ranx's form); or a pandas
         DataFrame with three columns in that order.
     measures : sequence of str
-        E.g. ``["map", "ndcg@10", "P@10", "recip_rank", "recall@100"]``.
+        E.g. ``["map", "ndcg@10", "P@10", "recip_rank", "recall@100"]``; the
+        choices are :data:`MEASURES` (k a positive integer, x a positive number;
+        trec_eval's names such as ``P_10`` and ``map_cut_10`` too).
     ties : {"expected", "optimistic", "pessimistic", "trec_eval"}
         Tied scores: in expectation, relevant first, relevant last, or by
         document id in decreasing order (trec_eval's order, its exact numbers).
@@ -200,6 +212,9 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     (['q1', 'q2'], [0.75, 0.5], 0.75)
     >>> fastrank.evaluate_run({"q1": {"a": 1}}, {"q1": {"a": 0.5, "b": 0.7}}, "P@1").mean
     {'P@1': 0.0}
+    >>> s = fastrank.evaluate_run(qrels, run, ["num_ret", "num_rel_ret", "set_P", "map_cut_1"])
+    >>> s.mean  # the counts summed over the queries, the others averaged
+    {'num_ret': 5.0, 'num_rel_ret': 3.0, 'set_P': 0.5833333333333333, 'map_cut_1': 0.25}
     """
     rules = (*topk.TIES, "trec_eval")
     if ties not in rules:
