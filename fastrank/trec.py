@@ -13,7 +13,8 @@ numbers.
 
 Measures (``-m`` on the command line): ``map``, ``map@k``, ``P@k``, ``recall@k``,
 ``success@k``, ``recip_rank``, ``Rprec``, ``Rprec_mult_x`` (precision at the
-first ``ceil(x R)`` ranks, R the query's relevant documents), ``ndcg`` and
+first ``floor(x R + 0.9)`` ranks as trec_eval, R the query's relevant documents;
+0 where that is 0), ``ndcg`` and
 ``ndcg@k`` (trec_eval's ``map_cut_k``, ``P_k``, ``recall_k``, ``success_k`` and
 ``ndcg_cut_k`` names are accepted too); and trec_eval's measures of the sets
 alone, the same under every tie rule: the counts ``num_ret``, ``num_rel``,
@@ -543,10 +544,11 @@ def _per_query(kind: str, k: int | None, x: float, lists: topk.RankedLists, ties
         return topk.reciprocal(lists, ties)
     if kind == "Rprec":
         return topk.r_prec(lists, ties)
-    if kind == "Rprec_mult":  # precision at trec_eval's cut-off x R, rounded up
-        cut = np.ceil(x * lists.relevant).astype(np.int64)
+    if kind == "Rprec_mult":  # precision at trec_eval's cut-off: x R, up from a tenth over
+        cut = np.floor(x * lists.relevant + 0.9).astype(np.int64)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(cut > 0, lists.taken(cut, ties) / cut, np.nan)
+            prec = np.where(cut > 0, lists.taken(cut, ties) / np.maximum(cut, 1), 0.0)
+        return np.where(lists.relevant > 0, prec, np.nan)
     n_rel = lists.relevant
     with np.errstate(invalid="ignore", divide="ignore"):
         if kind == "map":  # over every judged relevant document, retrieved or not

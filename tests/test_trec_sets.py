@@ -126,8 +126,8 @@ def _brute(ranked, grades, n_judged_rel, k, x):
         found += hit
         ap += found / i if hit else 0.0
     out[f"map@{k}"] = ap / R if R else math.nan
-    cut = math.ceil(x * R)
-    out[f"Rprec_mult_{x}"] = sum(rel[:cut]) / cut if R else math.nan
+    cut = math.floor(x * R + 0.9)  # trec_eval's cut-off: x R, up from a tenth over
+    out[f"Rprec_mult_{x}"] = (sum(rel[:cut]) / cut if cut else 0.0) if R else math.nan
     return out
 
 
@@ -137,7 +137,7 @@ def test_small_runs_match_brute_force(seed) -> None:
     retrieved: the set measures directly; map@k and Rprec_mult_x as the mean over
     every order of the ties (ties="expected") and in trec_eval's order."""
     rng = np.random.default_rng(seed)
-    k, x = int(rng.integers(1, 6)), float(rng.choice([0.2, 0.5, 1.0, 1.6, 2.0]))
+    k, x = int(rng.integers(1, 6)), float(rng.choice([0.05, 0.2, 0.5, 0.6, 1.0, 1.6, 2.0]))
     qrels: tuple[list, list, list] = ([], [], [])
     run: tuple[list, list, list] = ([], [], [])
     cases = {}
@@ -182,6 +182,14 @@ def test_names_and_bad_names() -> None:
     run = (["q", "q"], ["a", "b"], [1.0, 0.5])
     got = fastrank.evaluate_run(qrels, run, ["map_cut_1", "map@1", "Rprec_mult_2", "utility"])
     assert got.mean == {"map_cut_1": 1.0, "map@1": 1.0, "Rprec_mult_2": 0.5, "utility": 0.0}
+    # trec_eval's cut-off x R: up from a tenth over a whole number, and 0.6 x 5
+    # (3.0000000000000004 in doubles) is 3, not 4
+    five = (["q"] * 5, list("abcde"), [1] * 5)
+    ranked = (["q"] * 5, ["a", "x", "b", "y", "c"], [5.0, 4.0, 3.0, 2.0, 1.0])
+    got = fastrank.evaluate_run(five, ranked, ["Rprec_mult_0.60", "Rprec_mult_0.21",
+                                               "Rprec_mult_0.22", "Rprec_mult_0.01"])
+    assert got.mean == {"Rprec_mult_0.60": 2 / 3, "Rprec_mult_0.21": 1.0,
+                        "Rprec_mult_0.22": 1 / 2, "Rprec_mult_0.01": 0.0}
     for name in ("num_q", "set_F.0.5", "map_cut_0", "Rprec_mult_0", "Rprec_mult_x"):
         with pytest.raises(ValueError, match=r"must|unknown measure") as err:
             fastrank.evaluate_run(qrels, run, [name])
