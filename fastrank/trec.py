@@ -12,23 +12,23 @@ ties as trec_eval does (by document id, in decreasing order) and so gives its
 numbers.
 
 Measures (``-m`` on the command line): ``map``, ``map@k``, ``P@k``, ``recall@k``,
-``success@k``, ``recip_rank``, ``Rprec``, ``Rprec_mult_x`` (precision at the
-first ``floor(x R + 0.9)`` ranks as trec_eval, R the query's relevant documents;
-0 where that is 0), ``ndcg`` and
-``ndcg@k`` (trec_eval's ``map_cut_k``, ``P_k``, ``recall_k``, ``success_k`` and
-``ndcg_cut_k`` names are accepted too); and trec_eval's measures of the sets
-alone, the same under every tie rule: the counts ``num_ret``, ``num_rel``,
-``num_rel_ret`` and ``num_nonrel_judged_ret`` (retrieved documents judged below
-relevant), ``set_P``, ``set_recall``, ``set_relative_P`` (relevant retrieved over
-the fewer of retrieved and relevant), ``set_F`` (beta 1), ``set_map`` (set_P
-times set_recall) and ``utility`` (trec_eval's default: relevant retrieved
-minus the others retrieved). Relevant documents the run did not return count,
-as in trec_eval: recall, MAP, R-precision and nDCG's ideal ranking use every
-judged relevant document of the query. A query of the run without judgments is
-skipped; a judged query without relevant documents is NaN (left out of the mean
-with one warning), where trec_eval averages over its own choice of queries,
-except in the counts and ``utility``, defined for every judged query; the
-counts' ``mean`` is their sum, as in trec_eval's ``all`` row.
+``success@k``, ``recip_rank``, ``Rprec``, ``Rprec_mult_x`` (precision at the first
+``floor(x R + 0.9)`` ranks as trec_eval, R the query's relevant documents; 0 where
+that is 0), ``ndcg`` and ``ndcg@k`` (trec_eval's ``map_cut_k``, ``P_k``,
+``recall_k``, ``success_k`` and ``ndcg_cut_k`` names are accepted too); and
+trec_eval's measures of the sets alone, the same under every tie rule: the counts
+``num_ret``, ``num_rel``, ``num_rel_ret`` and ``num_nonrel_judged_ret`` (retrieved
+documents judged below relevant, from grade 0: trec_eval takes a negative grade as
+pooled, not judged), ``set_P``, ``set_recall``, ``set_relative_P`` (relevant
+retrieved over the fewer of retrieved and relevant), ``set_F`` (beta 1), ``set_map``
+(set_P times set_recall) and ``utility`` (trec_eval's default: relevant retrieved
+minus the others retrieved). Relevant documents the run did not return count, as in
+trec_eval: recall, MAP, R-precision and nDCG's ideal ranking use every judged
+relevant document of the query. A query of the run without judgments is skipped; a
+judged query without relevant documents is NaN (left out of the mean with one
+warning), where trec_eval averages over its own choice of queries, except in the
+counts and ``utility``, defined for every judged query; the counts' ``mean`` is
+their sum, as in trec_eval's ``all`` row.
 """
 
 from __future__ import annotations
@@ -266,8 +266,9 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     queries, bq = q_all[evaluated], remap[bcode]
     judged_ret = None
     if any(m[1] == "num_nonrel_judged_ret" for m in asked):
-        judged_ret = _judged_retrieved(remap[jqc], jdk, remap[_rows(rruns, rq.shape[0])], rdk,
-                                       queries.shape[0])
+        # trec_eval: a negative grade is in the pool but not judged
+        judged_ret = _judged_retrieved(np.where(jr >= 0, remap[jqc], -1), jdk,
+                                       remap[_rows(rruns, rq.shape[0])], rdk, queries.shape[0])
     by = None
     if bq.shape[0] == queries.shape[0]:  # one block per query: the blocks in query order
         order = np.argsort(bq)
@@ -490,7 +491,7 @@ def _listed_twice(name: str, query: Any, doc: Any) -> None:
 def _judged_retrieved(jq: np.ndarray, jd: np.ndarray, rq: np.ndarray, rd: np.ndarray,
                       n: int) -> np.ndarray:
     """Per evaluated query (codes 0 .. n-1; -1 for the others), how many documents
-    the run retrieves that the qrels judge (at any grade): the qrels' pairs ``jq``,
+    the run retrieves that the qrels judge (grade 0 or more): the qrels' pairs ``jq``,
     ``jd`` and the run's ``rq``, ``rd`` (document keys comparable)."""
     jk, rk = jq >= 0, rq >= 0
     jq, jd, rq, rd = jq[jk], jd[jk], rq[rk], rd[rk]

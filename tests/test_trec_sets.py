@@ -114,7 +114,7 @@ def _brute(ranked, grades, n_judged_rel, k, x):
     (retrieved or not), counted directly."""
     rel = [grades.get(d, 0) >= 1 for d in ranked]
     ret, rr, R = len(ranked), sum(rel), n_judged_rel
-    judged = sum(d in grades for d in ranked)
+    judged = sum(grades.get(d, -1) >= 0 for d in ranked)  # negative: pooled, not judged
     p, r = rr / ret, (rr / R if R else math.nan)
     out = {"num_ret": ret, "num_rel": R, "num_rel_ret": rr, "num_nonrel_judged_ret": judged - rr,
            "set_P": p if R else math.nan, "set_recall": r,
