@@ -57,8 +57,10 @@ DEFAULT_METRICS = ("positives", "negatives", "average_precision", "roc_auc", "pr
                    "d_prime", "prbe")
 ALIASES = {"ap": "average_precision", "auc": "roc_auc", "ap_expected": "average_precision_expected"}
 DEMO_PLOT = "fastrank-demo.png"
-TREC_MEASURES = ("map", "P@k", "recall@k", "success@k", "recip_rank", "Rprec", "ndcg",
-                 "ndcg@k")  # fastrank.trec.MEASURES
+TREC_MEASURES = ("map", "map@k", "P@k", "recall@k", "success@k", "recip_rank", "Rprec",
+                 "Rprec_mult_x", "ndcg", "ndcg@k", "num_ret", "num_rel", "num_rel_ret",
+                 "num_nonrel_judged_ret", "set_P", "set_recall", "set_relative_P", "set_F",
+                 "set_map", "utility")  # fastrank.trec.MEASURES
 TREC_TIES = ("expected", "optimistic", "pessimistic", "trec_eval")
 # Show progress by default for inputs of at least this many bytes (on a terminal).
 PROGRESS_BYTES = 32 * 2**20
@@ -618,7 +620,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     trec.add_argument("run", metavar="RUN", help="the ranked run")
     trec.add_argument("-m", "--measure", action="append", required=True, metavar="MEASURE",
                       help=f"a measure ({', '.join(TREC_MEASURES)}; trec_eval's P_10, "
-                           "recall_100, ndcg_cut_10 too); repeat for several")
+                           "recall_100, ndcg_cut_10, map_cut_10 too); repeat for several")
     trec.add_argument("-q", "--per-query", action="store_true",
                       help="every query's values too, not only the means ('all')")
     trec.add_argument("--ties", choices=TREC_TIES, default="expected",
@@ -655,7 +657,9 @@ def _trec(args: argparse.Namespace) -> int:
     if args.format == "trec":
         for name in args.measure:
             for qid, values in rows:
-                print(f"{name:<22}\t{qid}\t{values[name]:.4f}")
+                value = values[name]  # counts (num_*) as whole numbers, as trec_eval
+                shown = f"{value:.0f}" if name.startswith("num_") else f"{value:.4f}"
+                print(f"{name:<22}\t{qid}\t{shown}")
         return 0
     table: dict[str, list[Any]] = {"query": [qid for qid, _ in rows]}
     for name in args.measure:

@@ -11,14 +11,24 @@ scores count by ``ties=``: in expectation over every order of the tied documents
 ties as trec_eval does (by document id, in decreasing order) and so gives its
 numbers.
 
-Measures (``-m`` on the command line): ``map``, ``P@k``, ``recall@k``,
-``success@k``, ``recip_rank``, ``Rprec``, ``ndcg`` and ``ndcg@k`` (trec_eval's
-``P_k``, ``recall_k``, ``success_k`` and ``ndcg_cut_k`` names are accepted too).
-Relevant documents the run did not return count, as in trec_eval: recall, MAP,
-R-precision and nDCG's ideal ranking use every judged relevant document of the
-query. A query of the run without judgments is skipped; a judged query without
-relevant documents is NaN (left out of the mean with one warning), where
-trec_eval averages over its own choice of queries.
+Measures (``-m`` on the command line): ``map``, ``map@k``, ``P@k``, ``recall@k``,
+``success@k``, ``recip_rank``, ``Rprec``, ``Rprec_mult_x`` (precision at the first
+``floor(x R + 0.9)`` ranks as trec_eval, R the query's relevant documents; 0 where
+that is 0), ``ndcg`` and ``ndcg@k`` (trec_eval's ``map_cut_k``, ``P_k``,
+``recall_k``, ``success_k`` and ``ndcg_cut_k`` names are accepted too); and
+trec_eval's measures of the sets alone, the same under every tie rule: the counts
+``num_ret``, ``num_rel``, ``num_rel_ret`` and ``num_nonrel_judged_ret`` (retrieved
+documents judged below relevant, from grade 0: trec_eval takes a negative grade as
+pooled, not judged), ``set_P``, ``set_recall``, ``set_relative_P`` (relevant
+retrieved over the fewer of retrieved and relevant), ``set_F`` (beta 1), ``set_map``
+(set_P times set_recall) and ``utility`` (trec_eval's default: relevant retrieved
+minus the others retrieved). Relevant documents the run did not return count, as in
+trec_eval: recall, MAP, R-precision and nDCG's ideal ranking use every judged
+relevant document of the query. A query of the run without judgments is skipped; a
+judged query without relevant documents is NaN (left out of the mean with one
+warning), where trec_eval averages over its own choice of queries, except in the
+counts and ``utility``, defined for every judged query; the counts' ``mean`` is
+their sum, as in trec_eval's ``all`` row.
 """
 
 from __future__ import annotations
@@ -38,8 +48,16 @@ from .readers import DataError
 
 __all__ = ["MEASURES", "RunScores", "evaluate_run", "read_qrels", "read_run"]
 
-MEASURES = ("map", "P@k", "recall@k", "success@k", "recip_rank", "Rprec", "ndcg", "ndcg@k")
-_ALIASES = {"P_": "P@", "recall_": "recall@", "success_": "success@", "ndcg_cut_": "ndcg@"}
+MEASURES = ("map", "map@k", "P@k", "recall@k", "success@k", "recip_rank", "Rprec",
+            "Rprec_mult_x", "ndcg", "ndcg@k", "num_ret", "num_rel", "num_rel_ret",
+            "num_nonrel_judged_ret", "set_P", "set_recall", "set_relative_P", "set_F", "set_map",
+            "utility")
+_ALIASES = {"P_": "P@", "recall_": "recall@", "success_": "success@", "ndcg_cut_": "ndcg@",
+            "map_cut_": "map@"}
+# Measures of the sets alone (retrieved, relevant, judged): the same under every tie rule.
+_SETS = ("num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "set_P", "set_recall",
+         "set_relative_P", "set_F", "set_map", "utility")
+_COUNTS = ("num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")
 
 
 def _columns(path: str, width: int, what: str, picks: tuple[int, ...]) -> list[list[str]]:
@@ -125,7 +143,8 @@ class RunScores:
     per_query : dict of str -> ndarray
         Each measure's value per query, in ``queries`` order (NaN where undefined).
     mean : dict of str -> float
-        Each measure's mean over the queries where it is defined.
+        Each measure's mean over the queries where it is defined (the counts
+        ``num_*``: their sum, as trec_eval's ``all`` row).
     """
 
     queries: np.ndarray
@@ -133,23 +152,32 @@ class RunScores:
     mean: dict[str, float]
 
 
-def _measure_name(name: str) -> tuple[str, int | None]:
-    """A measure name as (kind, k), trec_eval's spellings accepted."""
+def _measure_name(name: str) -> tuple[str, int | None, float]:
+    """A measure name as (kind, k, x), trec_eval's spellings accepted (x the multiple
+    of R of ``Rprec_mult_x``, else 0)."""
     for old, new in _ALIASES.items():
         if name.startswith(old) and name[len(old):].isdigit():
             name = new + name[len(old):]
-    match = re.fullmatch(r"(P|recall|success|ndcg)@(\d+)", name)
+    mult = re.fullmatch(r"Rprec_mult_(\d+(?:\.\d*)?)", name)
+    if mult:
+        x = float(mult.group(1))
+        if not 0 < x < 1e6:
+            raise ValueError(f"the multiple of {name!r} must be positive (and below a million)")
+        return "Rprec_mult", None, x
+    if name in _SETS:
+        return name, None, 0.0
+    match = re.fullmatch(r"(P|recall|success|ndcg|map)@(\d+)", name)
     if match:
         k = int(match.group(2))
         if k < 1:
             raise ValueError(f"the k of {name!r} must be at least 1")
-        return match.group(1), min(k, np.iinfo(np.int64).max)  # (past every list either way)
+        return match.group(1), min(k, np.iinfo(np.int64).max), 0.0  # (past every list either way)
     plain = {"map": "map", "recip_rank": "recip_rank", "mrr": "recip_rank", "Rprec": "Rprec",
              "ndcg": "ndcg"}
     if name in plain:
-        return plain[name], None
+        return plain[name], None, 0.0
     raise ValueError(f"unknown measure {name!r}; choose from {', '.join(MEASURES)} (k a "
-                     "positive integer)")
+                     "positive integer, x a positive number such as 0.20)")
 
 
 def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measures: Any,
@@ -164,7 +192,9 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         ``{qid: {docid: value}}`` (pytrec_eval's and ranx's form); or a pandas
         DataFrame with three columns in that order.
     measures : sequence of str
-        E.g. ``["map", "ndcg@10", "P@10", "recip_rank", "recall@100"]``.
+        E.g. ``["map", "ndcg@10", "P@10", "recip_rank", "recall@100"]``; the
+        choices are :data:`MEASURES` (k a positive integer, x a positive number;
+        trec_eval's names such as ``P_10`` and ``map_cut_10`` too).
     ties : {"expected", "optimistic", "pessimistic", "trec_eval"}
         Tied scores: in expectation, relevant first, relevant last, or by
         document id in decreasing order (trec_eval's order, its exact numbers).
@@ -183,6 +213,9 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     (['q1', 'q2'], [0.75, 0.5], 0.75)
     >>> fastrank.evaluate_run({"q1": {"a": 1}}, {"q1": {"a": 0.5, "b": 0.7}}, "P@1").mean
     {'P@1': 0.0}
+    >>> s = fastrank.evaluate_run(qrels, run, ["num_ret", "num_rel_ret", "set_P", "map_cut_1"])
+    >>> s.mean  # the counts summed over the queries, the others averaged
+    {'num_ret': 5.0, 'num_rel_ret': 3.0, 'set_P': 0.5833333333333333, 'map_cut_1': 0.25}
     """
     rules = (*topk.TIES, "trec_eval")
     if ties not in rules:
@@ -231,6 +264,11 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     remap = np.full(q_all.shape[0], -1, np.int64)
     remap[evaluated] = np.arange(evaluated.shape[0])
     queries, bq = q_all[evaluated], remap[bcode]
+    judged_ret = None
+    if any(m[1] == "num_nonrel_judged_ret" for m in asked):
+        # trec_eval: a negative grade is in the pool but not judged
+        judged_ret = _judged_retrieved(np.where(jr >= 0, remap[jqc], -1), jdk,
+                                       remap[_rows(rruns, rq.shape[0])], rdk, queries.shape[0])
     by = None
     if bq.shape[0] == queries.shape[0]:  # one block per query: the blocks in query order
         order = np.argsort(bq)
@@ -271,8 +309,9 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         at = int(lists.repeat[listed_twice[0]])
         _listed_twice("run", queries[listed_twice[0]], rd[at if by is None else by[at]])
     jc, jg = jcode[inq], jr[inq]
-    values = workers.parallel_map(lambda m: _per_query(m[1], m[2], lists, rule, jc, jg), asked,
-                                 workers.threads())
+    values = workers.parallel_map(
+        lambda m: _per_query(m[1], m[2], m[3], lists, rule, jc, jg, judged_ret), asked,
+        workers.threads())
     per = {m[0]: v for m, v in zip(asked, values, strict=True)}
     undefined = {name: int(np.isnan(v).sum()) for name, v in per.items()}
     worst = max(undefined.values())
@@ -280,8 +319,9 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         warnings.warn(f"{worst} of {queries.shape[0]} judged queries have no relevant "
                       "document: their measures are NaN and left out of the means",
                       UndefinedMetricWarning, stacklevel=2)
-    mean = {name: (float(np.nanmean(v)) if (~np.isnan(v)).any() else math.nan)
-            for name, v in per.items()}
+    mean = {m[0]: (float(per[m[0]].sum()) if m[1] in _COUNTS  # trec_eval's all: the sum
+                   else float(np.nanmean(per[m[0]])) if (~np.isnan(per[m[0]])).any()
+                   else math.nan) for m in asked}
     return RunScores(queries, per, mean)
 
 
@@ -448,9 +488,51 @@ def _listed_twice(name: str, query: Any, doc: Any) -> None:
                      "than once; give each pair once")
 
 
-def _per_query(kind: str, k: int | None, lists: topk.RankedLists, ties: str,
-               jcodes: np.ndarray, jgrades: np.ndarray) -> np.ndarray:
+def _judged_retrieved(jq: np.ndarray, jd: np.ndarray, rq: np.ndarray, rd: np.ndarray,
+                      n: int) -> np.ndarray:
+    """Per evaluated query (codes 0 .. n-1; -1 for the others), how many documents
+    the run retrieves that the qrels judge (grade 0 or more): the qrels' pairs ``jq``,
+    ``jd`` and the run's ``rq``, ``rd`` (document keys comparable)."""
+    jk, rk = jq >= 0, rq >= 0
+    jq, jd, rq, rd = jq[jk], jd[jk], rq[rk], rd[rk]
+    docs = np.unique(np.concatenate((jd, rd)), return_inverse=True)[1].reshape(-1)
+    width = int(docs.max(initial=0)) + 1
+    judged = jq.astype(np.int64) * width + docs[:jd.shape[0]]
+    hit = np.isin(rq.astype(np.int64) * width + docs[jd.shape[0]:], judged)
+    return np.bincount(rq[hit], minlength=n).astype(np.float64)
+
+
+def _set_measure(kind: str, lists: topk.RankedLists,
+                 judged_ret: np.ndarray | None) -> np.ndarray:
+    """A measure of the sets alone, per query: trec_eval's ``num_*``, ``set_*`` and
+    ``utility`` (its default, +1 per relevant document retrieved, -1 per other)."""
+    ret = lists.sizes.astype(np.float64)
+    rel = np.asarray(lists.relevant, np.float64)
+    rr = np.bincount(lists.list, lists.r, minlength=ret.shape[0]).astype(np.float64)
+    if kind == "num_ret":
+        return ret
+    if kind == "num_rel":
+        return rel
+    if kind == "num_rel_ret":
+        return rr
+    if kind == "num_nonrel_judged_ret":
+        assert judged_ret is not None
+        return judged_ret - rr
+    if kind == "utility":
+        return rr - (ret - rr)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p, r = rr / ret, rr / rel
+        out = {"set_P": p, "set_recall": r, "set_relative_P": rr / np.minimum(ret, rel),
+               "set_map": p * r, "set_F": np.where(rr > 0, 2 * p * r / (p + r), 0.0)}[kind]
+    return np.where(rel > 0, out, np.nan)
+
+
+def _per_query(kind: str, k: int | None, x: float, lists: topk.RankedLists, ties: str,
+               jcodes: np.ndarray, jgrades: np.ndarray,
+               judged_ret: np.ndarray | None) -> np.ndarray:
     """One measure per query (queries by code), from the queries' ranked lists."""
+    if kind in _SETS:
+        return _set_measure(kind, lists, judged_ret)
     ks = np.array([k or 1], np.int64)
     if kind == "P":  # trec_eval: ranks the run does not fill count as not relevant
         hits = topk.at_k("recall_at_k", lists, ks, ties)[:, 0] * lists.relevant
@@ -463,10 +545,15 @@ def _per_query(kind: str, k: int | None, lists: topk.RankedLists, ties: str,
         return topk.reciprocal(lists, ties)
     if kind == "Rprec":
         return topk.r_prec(lists, ties)
+    if kind == "Rprec_mult":  # precision at trec_eval's cut-off: x R, up from a tenth over
+        cut = np.floor(x * lists.relevant + 0.9).astype(np.int64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            prec = np.where(cut > 0, lists.taken(cut, ties) / np.maximum(cut, 1), 0.0)
+        return np.where(lists.relevant > 0, prec, np.nan)
     n_rel = lists.relevant
     with np.errstate(invalid="ignore", divide="ignore"):
         if kind == "map":  # over every judged relevant document, retrieved or not
-            return np.where(n_rel > 0, lists.average_precision(None, ties) / n_rel, np.nan)
+            return np.where(n_rel > 0, lists.average_precision(k, ties) / n_rel, np.nan)
         # nDCG: the ideal ranks every judged grade of the query, retrieved or not
         ideal = topk.best_dcg(jcodes, np.maximum(jgrades, 0.0), lists.first.shape[0], k)
         return np.where(ideal > 0, lists.dcg(lists.item_grade, k, ties) / ideal, np.nan)
