@@ -193,7 +193,7 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         DataFrame with three columns in that order.
     measures : sequence of str
         E.g. ``["map", "ndcg@10", "P@10", "recip_rank", "recall@100"]``; the
-        choices are :data:`MEASURES` (k a positive integer, x a positive number;
+        choices are ``fastrank.trec.MEASURES`` (k a positive integer, x a positive number;
         trec_eval's names such as ``P_10`` and ``map_cut_10`` too).
     ties : {"expected", "optimistic", "pessimistic", "trec_eval"}
         Tied scores: in expectation, relevant first, relevant last, or by
