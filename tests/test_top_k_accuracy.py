@@ -214,3 +214,16 @@ def test_bad_arguments_are_refused() -> None:
         fastrank.top_k_accuracy(y, s, 0, ties="sklearn")
     with pytest.raises(TypeError, match=r"real numbers|bytes"):
         fastrank.top_k_accuracy([0, 1], np.array(["a", "b"]))
+
+
+def test_empty_input_and_bad_weights_are_refused() -> None:
+    y, s = [0, 1, 2], np.eye(3)
+    with pytest.raises(ValueError, match=r"no samples|is empty"):
+        fastrank.top_k_accuracy([], np.empty((0, 3)), 2)
+    with pytest.raises(ValueError, match=r"no samples|is empty"):
+        fastrank.top_k_accuracy([], np.empty(0), 1, ties="sklearn")
+    for w, match in (([1, -1, 1], "non-negative"), ([1, np.nan, 1], "sample_weight"),
+                     ([1, 1], "sample_weight")):
+        for ties in ("expected", "sklearn"):
+            with pytest.raises(ValueError, match=match):
+                fastrank.top_k_accuracy(y, s, 2, sample_weight=w, ties=ties)
