@@ -11,6 +11,8 @@ _PACKAGES = {
     "matplotlib": ("matplotlib", "plot"),
     "pyarrow": ("pyarrow", "parquet"),
     "dask": ("'dask[array,dataframe]'", "dask"),
+    "torch": ("torch", "torch"),
+    "torchmetrics": ("torchmetrics", "torch"),
 }
 
 

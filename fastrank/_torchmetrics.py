@@ -6,13 +6,10 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-try:
-    import torchmetrics
-except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "fastrank.torch.TorchMetric needs torchmetrics, which is not installed: pip install "
-        "torchmetrics (or pip install 'fastrank-metrics[torch]')"
-    ) from exc
+from ._optional import require
+
+require("torchmetrics", "fastrank.torch's torchmetrics adapters")  # how to install it, if missing
+import torchmetrics  # noqa: E402
 
 if TYPE_CHECKING:
     from .torch import BinaryMetric

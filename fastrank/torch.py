@@ -75,21 +75,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-try:
-    import torch
-    import torch.distributed as dist
-except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "fastrank.torch needs torch, which is not installed: pip install torch "
-        "(or pip install 'fastrank-metrics[torch]')"
-    ) from exc
-
 from . import metrics, rankings, readouts
 from ._core.ids import id_kind
+from ._optional import require
 from .accumulator import Accumulator
 from .summaries import METRICS as _BINNED_METRICS
 from .summaries import READOUTS as _BINNED_READOUTS
 from .summaries import BinnedSummary, Bounds
+
+require("torch", "fastrank.torch's metric objects")  # says how to install it where missing
+import torch  # noqa: E402
+import torch.distributed as dist  # noqa: E402
 
 if TYPE_CHECKING:
     from ._torchmetrics import TorchMetric

@@ -64,8 +64,8 @@ def test_import_fastrank_never_imports_torch() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 1
     assert out.stderr.strip().splitlines()[-1] == (
-        "ImportError: fastrank.torch needs torch, which is not installed: pip install torch "
-        "(or pip install 'fastrank-metrics[torch]')")
+        "ImportError: fastrank.torch's metric objects need torch, which is not installed: "
+        "pip install torch (or pip install 'fastrank-metrics[torch]')")
 
 
 def test_a_missing_dependency_is_one_clear_import_error() -> None:
