@@ -34,102 +34,21 @@ their sum, as in trec_eval's ``all`` row.
 from __future__ import annotations
 
 import math
-import re
 import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ._core import codec, workers
+from ._core import workers
 from ._rankings import lists as topk
+from ._trec import ids
+from ._trec import measures as catalog
+from ._trec.files import read_qrels, read_run
+from ._trec.measures import MEASURES
 from .exceptions import UndefinedMetricWarning
-from .readers import DataError
 
 __all__ = ["MEASURES", "RunScores", "evaluate_run", "read_qrels", "read_run"]
-
-MEASURES = ("map", "map@k", "P@k", "recall@k", "success@k", "recip_rank", "Rprec",
-            "Rprec_mult_x", "ndcg", "ndcg@k", "num_ret", "num_rel", "num_rel_ret",
-            "num_nonrel_judged_ret", "set_P", "set_recall", "set_relative_P", "set_F", "set_map",
-            "utility")
-_ALIASES = {"P_": "P@", "recall_": "recall@", "success_": "success@", "ndcg_cut_": "ndcg@",
-            "map_cut_": "map@"}
-# Measures of the sets alone (retrieved, relevant, judged): the same under every tie rule.
-_SETS = ("num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "set_P", "set_recall",
-         "set_relative_P", "set_F", "set_map", "utility")
-_COUNTS = ("num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")
-
-
-def _columns(path: str, width: int, what: str, picks: tuple[int, ...]) -> list[list[str]]:
-    """The columns ``picks`` of a whitespace-separated file whose lines hold at least
-    ``width`` columns (blank lines skipped). When every line holds as many, the
-    file is split once and the columns taken by stride (no list per line: a
-    million-line run reads in about a second); otherwise line by line."""
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    lines = text.split("\n")
-    counts = np.fromiter(map(len, map(str.split, lines)), np.int64, len(lines))
-    short = np.flatnonzero((counts > 0) & (counts < width))
-    if short.shape[0]:
-        i = int(short[0])
-        raise DataError(f"{path}:{i + 1}: a {what} line needs {width} columns; got "
-                        f"{counts[i]}: {lines[i].strip()!r}")
-    filled = counts[counts > 0]
-    if not filled.shape[0]:
-        raise DataError(f"{path}: no {what} lines")
-    if filled.min() == filled.max():
-        tokens = text.split()
-        return [tokens[p::int(filled[0])] for p in picks]
-    rows = [line.split() for line, c in zip(lines, counts.tolist(), strict=True) if c]
-    return [[r[p] for r in rows] for p in picks]
-
-
-def _number(path: str, values: list[str], what: str) -> np.ndarray:
-    try:
-        out = np.array(values, dtype=np.float64)
-    except ValueError:
-        bad = next(v for v in values if not _is_float(v))
-        raise DataError(f"{path}: a {what} is not a number: {bad!r}") from None
-    if not np.isfinite(out).all():
-        raise DataError(f"{path}: a {what} is NaN or infinite")
-    return out
-
-
-def _is_float(v: str) -> bool:
-    try:
-        float(v)
-    except ValueError:
-        return False
-    return True
-
-
-def read_run(path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A TREC run file as ``(qids, docids, scores)`` (strings, strings, float64).
-
-    Each line: ``qid Q0 docid rank score tag``. A document listed twice for one
-    query is a data error.
-    """
-    q, d, v = _columns(path, 5, "run", (0, 2, 4))
-    qids, docs = np.array(q), np.array(d)
-    scores = _number(path, v, "score")
-    qc = _rows(_codes(qids)[1][0], qids.shape[0])
-    dc = _rows(_codes(docs)[1][0], docs.shape[0])
-    j = _repeated(qc, dc)
-    if j is not None:
-        raise DataError(f"{path}: query {qids[j]} lists document {docs[j]} more than once")
-    return qids, docs, scores
-
-
-def read_qrels(path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A TREC qrels file as ``(qids, docids, relevance)`` (strings, strings, float64).
-
-    Each line: ``qid iter docid relevance``; relevance 1 and above is relevant
-    (0 and negative grades are judged not relevant).
-    """
-    q, d, v = _columns(path, 4, "qrels", (0, 2, 3))
-    qids, docs = np.array(q), np.array(d)
-    rel = _number(path, v, "relevance")
-    return qids, docs, rel
 
 
 @dataclass(frozen=True)
@@ -150,34 +69,6 @@ class RunScores:
     queries: np.ndarray
     per_query: dict[str, np.ndarray]
     mean: dict[str, float]
-
-
-def _measure_name(name: str) -> tuple[str, int | None, float]:
-    """A measure name as (kind, k, x), trec_eval's spellings accepted (x the multiple
-    of R of ``Rprec_mult_x``, else 0)."""
-    for old, new in _ALIASES.items():
-        if name.startswith(old) and name[len(old):].isdigit():
-            name = new + name[len(old):]
-    mult = re.fullmatch(r"Rprec_mult_(\d+(?:\.\d*)?)", name)
-    if mult:
-        x = float(mult.group(1))
-        if not 0 < x < 1e6:
-            raise ValueError(f"the multiple of {name!r} must be positive (and below a million)")
-        return "Rprec_mult", None, x
-    if name in _SETS:
-        return name, None, 0.0
-    match = re.fullmatch(r"(P|recall|success|ndcg|map)@(\d+)", name)
-    if match:
-        k = int(match.group(2))
-        if k < 1:
-            raise ValueError(f"the k of {name!r} must be at least 1")
-        return match.group(1), min(k, np.iinfo(np.int64).max), 0.0  # (past every list either way)
-    plain = {"map": "map", "recip_rank": "recip_rank", "mrr": "recip_rank", "Rprec": "Rprec",
-             "ndcg": "ndcg"}
-    if name in plain:
-        return plain[name], None, 0.0
-    raise ValueError(f"unknown measure {name!r}; choose from {', '.join(MEASURES)} (k a "
-                     "positive integer, x a positive number such as 0.20)")
 
 
 def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measures: Any,
@@ -222,11 +113,11 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         raise ValueError(f"ties must be one of {', '.join(map(repr, rules))}; got {ties!r}")
     if isinstance(measures, str):
         measures = [measures]
-    asked = [(m, *_measure_name(m)) for m in measures]
+    asked = [(m, *catalog.measure_name(m)) for m in measures]
     if not asked:
         raise ValueError("give at least one measure")
-    jq, jd, jr = _triple(qrels, "qrels")
-    rq, rd, rs = _triple(run, "run")
+    jq, jd, jr = ids.triple(qrels, "qrels")
+    rq, rd, rs = ids.triple(run, "run")
     for pair in ((jq, rq), (jd, rd)):  # ids of one kind compare as they are; else as text
         if pair[0].dtype.kind != pair[1].dtype.kind or pair[0].dtype.kind not in "iuUS":
             jq, jd, rq, rd = (a.astype(str) for a in (jq, jd, rq, rd))
@@ -239,16 +130,16 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         raise ValueError("relevance grades and run scores must be finite")
     # Query ids as codes (both sets sorted together); document ids as keys that are
     # equal where the ids are (as codes too for trec_eval's order of document ids).
-    q_all, (jruns, rruns) = _codes(jq, rq)
-    jqc = _rows(jruns, jq.shape[0])
+    q_all, (jruns, rruns) = ids.codes(jq, rq)
+    jqc = ids.rows(jruns, jq.shape[0])
     if ties == "trec_eval":
-        d_all, druns = _codes(jd, rd)
-        jdk, rdk = (_rows(runs, x.shape[0]) for runs, x in zip(druns, (jd, rd), strict=True))
+        d_all, druns = ids.codes(jd, rd)
+        jdk, rdk = (ids.rows(runs, x.shape[0]) for runs, x in zip(druns, (jd, rd), strict=True))
     else:
-        jdk, rdk = _doc_keys(jd, rd)
-    twice = _repeated(jqc, jdk)
+        jdk, rdk = ids.doc_keys(jd, rd)
+    twice = ids.repeated(jqc, jdk)
     if twice is not None:
-        _listed_twice("qrels", q_all[jqc[twice]], jd[twice])
+        ids.listed_twice("qrels", q_all[jqc[twice]], jd[twice])
     # The run as blocks of rows of one query; those of judged queries evaluated.
     judged_q = np.zeros(q_all.shape[0], bool)
     judged_q[jqc] = True
@@ -258,7 +149,7 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     if not keep.any():
         raise ValueError("no query of the run has judgments in the qrels")
     if not keep.all():  # rows of queries left out: checked here, the others as ranked
-        _unjudged_repeats(rq, rd, rdk, bcode[~keep], bstart[~keep], bend[~keep])
+        ids.unjudged_repeats(rq, rd, rdk, bcode[~keep], bstart[~keep], bend[~keep])
     bstart, bend, bcode = bstart[keep], bend[keep], bcode[keep]
     evaluated = np.flatnonzero(np.bincount(bcode, minlength=q_all.shape[0]))
     remap = np.full(q_all.shape[0], -1, np.int64)
@@ -267,8 +158,8 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     judged_ret = None
     if any(m[1] == "num_nonrel_judged_ret" for m in asked):
         # trec_eval: a negative grade is in the pool but not judged
-        judged_ret = _judged_retrieved(np.where(jr >= 0, remap[jqc], -1), jdk,
-                                       remap[_rows(rruns, rq.shape[0])], rdk, queries.shape[0])
+        judged_ret = ids.judged_retrieved(np.where(jr >= 0, remap[jqc], -1), jdk,
+                                       remap[ids.rows(rruns, rq.shape[0])], rdk, queries.shape[0])
     by = None
     if bq.shape[0] == queries.shape[0]:  # one block per query: the blocks in query order
         order = np.argsort(bq)
@@ -307,10 +198,10 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     listed_twice = np.flatnonzero(lists.repeat >= 0)
     if listed_twice.shape[0]:
         at = int(lists.repeat[listed_twice[0]])
-        _listed_twice("run", queries[listed_twice[0]], rd[at if by is None else by[at]])
+        ids.listed_twice("run", queries[listed_twice[0]], rd[at if by is None else by[at]])
     jc, jg = jcode[inq], jr[inq]
     values = workers.parallel_map(
-        lambda m: _per_query(m[1], m[2], m[3], lists, rule, jc, jg, judged_ret), asked,
+        lambda m: catalog.per_query(m[1], m[2], m[3], lists, rule, jc, jg, judged_ret), asked,
         workers.threads())
     per = {m[0]: v for m, v in zip(asked, values, strict=True)}
     undefined = {name: int(np.isnan(v).sum()) for name, v in per.items()}
@@ -319,243 +210,7 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         warnings.warn(f"{worst} of {queries.shape[0]} judged queries have no relevant "
                       "document: their measures are NaN and left out of the means",
                       UndefinedMetricWarning, stacklevel=2)
-    mean = {m[0]: (float(per[m[0]].sum()) if m[1] in _COUNTS  # trec_eval's all: the sum
+    mean = {m[0]: (float(per[m[0]].sum()) if m[1] in catalog.COUNTS  # trec_eval's all: the sum
                    else float(np.nanmean(per[m[0]])) if (~np.isnan(per[m[0]])).any()
                    else math.nan) for m in asked}
     return RunScores(queries, per, mean)
-
-
-def _triple(x: Any, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Query ids, document ids and values from three arrays, ``{qid: {docid: value}}``
-    or a three-column table."""
-    if isinstance(x, dict):
-        q: list[Any] = []
-        d: list[Any] = []
-        v: list[Any] = []
-        for qid, docs in x.items():
-            if not isinstance(docs, dict):
-                raise TypeError(f"the {what} dict maps each query to a dict {{docid: value}}; "
-                                f"query {qid!r} maps to {type(docs).__name__}")
-            q.extend([qid] * len(docs))
-            d.extend(docs.keys())
-            v.extend(docs.values())
-        return np.asarray(q), np.asarray(d), np.asarray(v, dtype=np.float64)
-    columns = getattr(x, "columns", None)
-    if columns is not None and hasattr(x, "iloc"):
-        if len(columns) != 3:
-            raise ValueError(f"a {what} table needs three columns (query, document, value); "
-                             f"got {len(columns)}: {list(columns)}")
-        return tuple(np.asarray(x.iloc[:, j]) for j in range(3))  # type: ignore[return-value]
-    try:
-        parts = list(x)
-    except TypeError as exc:
-        raise TypeError(f"the {what} must be three arrays, a dict or a table") from exc
-    if len(parts) != 3:
-        raise ValueError(f"the {what} needs three arrays (query ids, document ids, values); "
-                         f"got {len(parts)}")
-    return np.asarray(parts[0]), np.asarray(parts[1]), np.asarray(parts[2])
-
-
-def _sortable(ids: np.ndarray, pack: bool = True) -> np.ndarray:
-    """Keys that sort and compare as the ids do, cheaper to sort: text ids of at most
-    8 characters, each below 256, as one big-endian uint64 each (a kernel packs
-    them; ``pack`` False when it is known not to fit); longer text whose characters
-    all lie below 256 as fixed-width bytes (a quarter of numpy's 4 bytes per
-    character); other ids as they are."""
-    if ids.dtype.kind != "U" or ids.shape[0] == 0 or ids.dtype.itemsize == 0:
-        return ids
-    keys = codec.text_keys(ids) if pack else None
-    if keys is not None:
-        return keys
-    width = ids.dtype.itemsize // 4
-    points = np.ascontiguousarray(ids).view(np.uint32).reshape(ids.shape[0], width)
-    if int(points.max()) >= 256:
-        return ids
-    return points.astype(np.uint8).view(f"S{width}").reshape(-1)
-
-
-def _codes(*parts: np.ndarray) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
-    """The sorted distinct ids of all ``parts`` together, and each part as runs of one
-    id: where each run starts, and its id's code (``np.unique``'s inverse, run by run).
-    Ids that come in runs (a run file lists its queries one by one) are coded by
-    their runs' first ids only: one comparison per id, and a sort of the runs;
-    otherwise each id is a run of its own. Text ids sort as :func:`_sortable` keys,
-    made part by part (long text arrays are not copied into one)."""
-    ends = np.cumsum([0] + [p.shape[0] for p in parts])
-    n = int(ends[-1])
-    keys: np.ndarray | None = None
-    text = bool(parts) and all(p.dtype.kind == "U" for p in parts)
-    if text:
-        keys = np.empty(n, np.uint64)
-        for p, lo, hi in zip(parts, ends[:-1], ends[1:], strict=True):
-            if codec.text_keys(p, keys[lo:hi]) is None:
-                keys = None
-                break
-    if keys is not None:
-        pick = _picker(parts)
-    else:
-        ids = np.concatenate(parts)
-        keys = _sortable(ids, pack=not text)  # packing failed part by part: not again
-        pick = ids.__getitem__
-    new = np.ones(n, bool)
-    np.not_equal(keys[1:], keys[:-1], out=new[1:])
-    new[ends[:-1][ends[:-1] < n]] = True  # no run crosses from one part to the next
-    starts = np.flatnonzero(new)
-    if starts.shape[0] * 4 > n:
-        starts = np.arange(n)
-    heads, inv = _unique(pick(starts), keys[starts])
-    cut = np.searchsorted(starts, ends)
-    return heads, [(starts[i:j] - lo, inv[i:j])
-                   for i, j, lo in zip(cut[:-1], cut[1:], ends[:-1], strict=True)]
-
-
-def _rows(runs: tuple[np.ndarray, np.ndarray], n: int) -> np.ndarray:
-    """Each of ``n`` ids' code, from its part's runs (:func:`_codes`)."""
-    starts, codes = runs
-    return np.repeat(codes, np.diff(np.append(starts, n)))
-
-
-def _picker(parts: tuple[np.ndarray, ...]) -> Any:
-    """``np.concatenate(parts)[index]``, without the concatenation."""
-    dtype = np.result_type(*parts)
-    ends = np.cumsum([0] + [p.shape[0] for p in parts])
-
-    def pick(index: np.ndarray) -> np.ndarray:
-        out = np.empty(index.shape[0], dtype)
-        for part, lo, hi in zip(parts, ends[:-1], ends[1:], strict=True):
-            mine = (index >= lo) & (index < hi)
-            out[mine] = part[index[mine] - lo]
-        return out
-
-    return pick
-
-
-def _unique(ids: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(ids, return_inverse=True)``, sorting ``keys`` (in the ids' order)."""
-    distinct, inv = np.unique(keys, return_inverse=True)
-    inv = inv.reshape(-1)
-    first = np.empty(distinct.shape[0], np.int64)
-    first[inv[::-1]] = np.arange(ids.shape[0] - 1, -1, -1)  # each one's first place
-    return ids[first], inv
-
-
-def _doc_keys(jd: np.ndarray, rd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Document ids of the qrels and the run as int64 keys, equal where the ids are:
-    integers as they are, text of up to 8 characters below 256 as its packed bytes,
-    other ids as codes."""
-    if jd.dtype.kind in "iu":
-        return tuple(x.view(np.int64) if x.dtype == np.uint64 else x.astype(np.int64)
-                     for x in (jd, rd))  # type: ignore[return-value]
-    keyed = [_sortable(x) for x in (jd, rd)]
-    if not all(k.dtype == np.uint64 for k in keyed):
-        keyed = [_rows(runs, x.shape[0]) for runs, x in zip(_codes(jd, rd)[1], (jd, rd),
-                                                           strict=True)]
-    return tuple(k.view(np.int64) if k.dtype == np.uint64 else k.astype(np.int64)
-                 for k in keyed)  # type: ignore[return-value]
-
-
-def _repeated(qcodes: np.ndarray, dkeys: np.ndarray) -> int | None:
-    """The place of a (query, document) pair's second occurrence, or None when every
-    pair is distinct (numpy's sort of integers is its fastest path, SIMD on most
-    CPUs; its hash-based unique was slower here by 20x)."""
-    lo, hi = (int(dkeys.min()), int(dkeys.max())) if dkeys.shape[0] else (0, 0)
-    if (hi - lo + 1) * (int(qcodes.max(initial=0)) + 1) < 2**62:  # the keys as they are
-        dcodes = dkeys.astype(np.int64) - lo
-    else:
-        dcodes = np.unique(dkeys, return_inverse=True)[1].reshape(-1)
-    key = qcodes.astype(np.int64) * (int(dcodes.max(initial=0)) + 1) + dcodes
-    ordered = np.sort(key)
-    if not bool((ordered[1:] == ordered[:-1]).any()):
-        return None
-    by = np.argsort(key, kind="stable")
-    return int(by[1:][key[by][1:] == key[by][:-1]][0])
-
-
-def _unjudged_repeats(rq: np.ndarray, rd: np.ndarray, rdk: np.ndarray, codes: np.ndarray,
-                      starts: np.ndarray, ends: np.ndarray) -> None:
-    """Refuse a (query, document) pair listed twice among the run's rows of queries
-    without judgments (blocks ``starts``/``ends`` of query ``codes``): those rows are
-    not ranked, so this is their only check, at the cost of those rows alone."""
-    span = ends - starts
-    rows = np.arange(int(span.sum())) + np.repeat(starts - (np.cumsum(span) - span), span)
-    twice = _repeated(np.repeat(codes, span), rdk[rows])
-    if twice is not None:
-        _listed_twice("run", rq[rows[twice]], rd[rows[twice]])
-
-
-def _listed_twice(name: str, query: Any, doc: Any) -> None:
-    raise ValueError(f"the {name} lists query {query.item()!r}, document {doc.item()!r} more "
-                     "than once; give each pair once")
-
-
-def _judged_retrieved(jq: np.ndarray, jd: np.ndarray, rq: np.ndarray, rd: np.ndarray,
-                      n: int) -> np.ndarray:
-    """Per evaluated query (codes 0 .. n-1; -1 for the others), how many documents
-    the run retrieves that the qrels judge (grade 0 or more): the qrels' pairs ``jq``,
-    ``jd`` and the run's ``rq``, ``rd`` (document keys comparable)."""
-    jk, rk = jq >= 0, rq >= 0
-    jq, jd, rq, rd = jq[jk], jd[jk], rq[rk], rd[rk]
-    docs = np.unique(np.concatenate((jd, rd)), return_inverse=True)[1].reshape(-1)
-    width = int(docs.max(initial=0)) + 1
-    judged = jq.astype(np.int64) * width + docs[:jd.shape[0]]
-    hit = np.isin(rq.astype(np.int64) * width + docs[jd.shape[0]:], judged)
-    return np.bincount(rq[hit], minlength=n).astype(np.float64)
-
-
-def _set_measure(kind: str, lists: topk.RankedLists,
-                 judged_ret: np.ndarray | None) -> np.ndarray:
-    """A measure of the sets alone, per query: trec_eval's ``num_*``, ``set_*`` and
-    ``utility`` (its default, +1 per relevant document retrieved, -1 per other)."""
-    ret = lists.sizes.astype(np.float64)
-    rel = np.asarray(lists.relevant, np.float64)
-    rr = np.bincount(lists.list, lists.r, minlength=ret.shape[0]).astype(np.float64)
-    if kind == "num_ret":
-        return ret
-    if kind == "num_rel":
-        return rel
-    if kind == "num_rel_ret":
-        return rr
-    if kind == "num_nonrel_judged_ret":
-        assert judged_ret is not None
-        return judged_ret - rr
-    if kind == "utility":
-        return rr - (ret - rr)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p, r = rr / ret, rr / rel
-        out = {"set_P": p, "set_recall": r, "set_relative_P": rr / np.minimum(ret, rel),
-               "set_map": p * r, "set_F": np.where(rr > 0, 2 * p * r / (p + r), 0.0)}[kind]
-    return np.where(rel > 0, out, np.nan)
-
-
-def _per_query(kind: str, k: int | None, x: float, lists: topk.RankedLists, ties: str,
-               jcodes: np.ndarray, jgrades: np.ndarray,
-               judged_ret: np.ndarray | None) -> np.ndarray:
-    """One measure per query (queries by code), from the queries' ranked lists."""
-    if kind in _SETS:
-        return _set_measure(kind, lists, judged_ret)
-    ks = np.array([k or 1], np.int64)
-    if kind == "P":  # trec_eval: ranks the run does not fill count as not relevant
-        hits = topk.at_k("recall_at_k", lists, ks, ties)[:, 0] * lists.relevant
-        return np.where(lists.relevant > 0, hits / ks[0], np.nan)
-    if kind == "recall":
-        return topk.at_k("recall_at_k", lists, ks, ties)[:, 0]
-    if kind == "success":
-        return topk.hit_rate(lists, ks, ties)[:, 0]
-    if kind == "recip_rank":
-        return topk.reciprocal(lists, ties)
-    if kind == "Rprec":
-        return topk.r_prec(lists, ties)
-    if kind == "Rprec_mult":  # precision at trec_eval's cut-off: x R, up from a tenth over
-        cut = np.floor(x * lists.relevant + 0.9).astype(np.int64)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            prec = np.where(cut > 0, lists.taken(cut, ties) / np.maximum(cut, 1), 0.0)
-        return np.where(lists.relevant > 0, prec, np.nan)
-    n_rel = lists.relevant
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if kind == "map":  # over every judged relevant document, retrieved or not
-            return np.where(n_rel > 0, lists.average_precision(k, ties) / n_rel, np.nan)
-        # nDCG: the ideal ranks every judged grade of the query, retrieved or not
-        ideal = topk.best_dcg(jcodes, np.maximum(jgrades, 0.0), lists.first.shape[0], k)
-        return np.where(ideal > 0, lists.dcg(lists.item_grade, k, ties) / ideal, np.nan)
-
-

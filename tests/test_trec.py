@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastrank
+from fastrank._trec import ids as trec_ids
 from fastrank.readers import DataError
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
@@ -230,11 +231,9 @@ def test_ids_are_coded_as_numpy_unique_codes_them(words, repeat) -> None:
     """Text ids are coded through cheaper keys (their bytes, packed into integers when
     short) and by runs when they come in runs: the same distinct ids and codes as
     np.unique, so the same joins and the same trec_eval (strcmp) order."""
-    from fastrank import trec
-
     for ids in (np.array(words), np.repeat(np.array(words), repeat)):
-        heads, (runs,) = trec._codes(ids)
-        codes = trec._rows(runs, len(ids))
+        heads, (runs,) = trec_ids.codes(ids)
+        codes = trec_ids.rows(runs, len(ids))
         want_heads, want_codes = np.unique(ids, return_inverse=True)
         assert heads.tolist() == want_heads.tolist()
         assert codes.tolist() == want_codes.reshape(-1).tolist()
@@ -242,12 +241,12 @@ def test_ids_are_coded_as_numpy_unique_codes_them(words, repeat) -> None:
         # part by part: the codes of the two together
         cut = len(ids) // 2
         a, b = np.array(ids[:cut].tolist(), dtype=str), np.array(ids[cut:].tolist(), dtype=str)
-        heads, (ra, rb) = trec._codes(a, b)
+        heads, (ra, rb) = trec_ids.codes(a, b)
         assert heads.tolist() == want_heads.tolist()
-        ca, cb = trec._rows(ra, len(a)), trec._rows(rb, len(b))
+        ca, cb = trec_ids.rows(ra, len(a)), trec_ids.rows(rb, len(b))
         assert ca.tolist() + cb.tolist() == want_codes.reshape(-1).tolist()
         # the text keys themselves: equal and ordered as the ids are, when they fit
-        keys = trec._sortable(ids)
+        keys = trec_ids.sortable(ids)
         if keys.dtype == np.uint64:
             order = np.argsort(ids, kind="stable")
             assert (np.diff(keys[order].astype(object)) >= 0).all()

@@ -1,0 +1,1 @@
+"""The private parts of :mod:`fastrank.trec`: ids, files, measures."""

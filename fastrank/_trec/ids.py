@@ -1,0 +1,188 @@
+"""Query and document ids of runs and qrels: the three arrays of either, ids as
+sortable keys and integer codes, pairs listed twice refused, judged documents
+retrieved."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._core import codec
+
+
+def triple(x: Any, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Query ids, document ids and values from three arrays, ``{qid: {docid: value}}``
+    or a three-column table."""
+    if isinstance(x, dict):
+        q: list[Any] = []
+        d: list[Any] = []
+        v: list[Any] = []
+        for qid, docs in x.items():
+            if not isinstance(docs, dict):
+                raise TypeError(f"the {what} dict maps each query to a dict {{docid: value}}; "
+                                f"query {qid!r} maps to {type(docs).__name__}")
+            q.extend([qid] * len(docs))
+            d.extend(docs.keys())
+            v.extend(docs.values())
+        return np.asarray(q), np.asarray(d), np.asarray(v, dtype=np.float64)
+    columns = getattr(x, "columns", None)
+    if columns is not None and hasattr(x, "iloc"):
+        if len(columns) != 3:
+            raise ValueError(f"a {what} table needs three columns (query, document, value); "
+                             f"got {len(columns)}: {list(columns)}")
+        return tuple(np.asarray(x.iloc[:, j]) for j in range(3))  # type: ignore[return-value]
+    try:
+        parts = list(x)
+    except TypeError as exc:
+        raise TypeError(f"the {what} must be three arrays, a dict or a table") from exc
+    if len(parts) != 3:
+        raise ValueError(f"the {what} needs three arrays (query ids, document ids, values); "
+                         f"got {len(parts)}")
+    return np.asarray(parts[0]), np.asarray(parts[1]), np.asarray(parts[2])
+
+
+def sortable(ids: np.ndarray, pack: bool = True) -> np.ndarray:
+    """Keys that sort and compare as the ids do, cheaper to sort: text ids of at most
+    8 characters, each below 256, as one big-endian uint64 each (a kernel packs
+    them; ``pack`` False when it is known not to fit); longer text whose characters
+    all lie below 256 as fixed-width bytes (a quarter of numpy's 4 bytes per
+    character); other ids as they are."""
+    if ids.dtype.kind != "U" or ids.shape[0] == 0 or ids.dtype.itemsize == 0:
+        return ids
+    keys = codec.text_keys(ids) if pack else None
+    if keys is not None:
+        return keys
+    width = ids.dtype.itemsize // 4
+    points = np.ascontiguousarray(ids).view(np.uint32).reshape(ids.shape[0], width)
+    if int(points.max()) >= 256:
+        return ids
+    return points.astype(np.uint8).view(f"S{width}").reshape(-1)
+
+
+def codes(*parts: np.ndarray) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
+    """The sorted distinct ids of all ``parts`` together, and each part as runs of one
+    id: where each run starts, and its id's code (``np.unique``'s inverse, run by run).
+    Ids that come in runs (a run file lists its queries one by one) are coded by
+    their runs' first ids only: one comparison per id, and a sort of the runs;
+    otherwise each id is a run of its own. Text ids sort as :func:`sortable` keys,
+    made part by part (long text arrays are not copied into one)."""
+    ends = np.cumsum([0] + [p.shape[0] for p in parts])
+    n = int(ends[-1])
+    keys: np.ndarray | None = None
+    text = bool(parts) and all(p.dtype.kind == "U" for p in parts)
+    if text:
+        keys = np.empty(n, np.uint64)
+        for p, lo, hi in zip(parts, ends[:-1], ends[1:], strict=True):
+            if codec.text_keys(p, keys[lo:hi]) is None:
+                keys = None
+                break
+    if keys is not None:
+        pick = picker(parts)
+    else:
+        ids = np.concatenate(parts)
+        keys = sortable(ids, pack=not text)  # packing failed part by part: not again
+        pick = ids.__getitem__
+    new = np.ones(n, bool)
+    np.not_equal(keys[1:], keys[:-1], out=new[1:])
+    new[ends[:-1][ends[:-1] < n]] = True  # no run crosses from one part to the next
+    starts = np.flatnonzero(new)
+    if starts.shape[0] * 4 > n:
+        starts = np.arange(n)
+    heads, inv = unique(pick(starts), keys[starts])
+    cut = np.searchsorted(starts, ends)
+    return heads, [(starts[i:j] - lo, inv[i:j])
+                   for i, j, lo in zip(cut[:-1], cut[1:], ends[:-1], strict=True)]
+
+
+def rows(runs: tuple[np.ndarray, np.ndarray], n: int) -> np.ndarray:
+    """Each of ``n`` ids' code, from its part's runs (:func:`codes`)."""
+    starts, codes = runs
+    return np.repeat(codes, np.diff(np.append(starts, n)))
+
+
+def picker(parts: tuple[np.ndarray, ...]) -> Any:
+    """``np.concatenate(parts)[index]``, without the concatenation."""
+    dtype = np.result_type(*parts)
+    ends = np.cumsum([0] + [p.shape[0] for p in parts])
+
+    def pick(index: np.ndarray) -> np.ndarray:
+        out = np.empty(index.shape[0], dtype)
+        for part, lo, hi in zip(parts, ends[:-1], ends[1:], strict=True):
+            mine = (index >= lo) & (index < hi)
+            out[mine] = part[index[mine] - lo]
+        return out
+
+    return pick
+
+
+def unique(ids: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(ids, return_inverse=True)``, sorting ``keys`` (in the ids' order)."""
+    distinct, inv = np.unique(keys, return_inverse=True)
+    inv = inv.reshape(-1)
+    first = np.empty(distinct.shape[0], np.int64)
+    first[inv[::-1]] = np.arange(ids.shape[0] - 1, -1, -1)  # each one's first place
+    return ids[first], inv
+
+
+def doc_keys(jd: np.ndarray, rd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Document ids of the qrels and the run as int64 keys, equal where the ids are:
+    integers as they are, text of up to 8 characters below 256 as its packed bytes,
+    other ids as codes."""
+    if jd.dtype.kind in "iu":
+        return tuple(x.view(np.int64) if x.dtype == np.uint64 else x.astype(np.int64)
+                     for x in (jd, rd))  # type: ignore[return-value]
+    keyed = [sortable(x) for x in (jd, rd)]
+    if not all(k.dtype == np.uint64 for k in keyed):
+        keyed = [rows(runs, x.shape[0]) for runs, x in zip(codes(jd, rd)[1], (jd, rd),
+                                                           strict=True)]
+    return tuple(k.view(np.int64) if k.dtype == np.uint64 else k.astype(np.int64)
+                 for k in keyed)  # type: ignore[return-value]
+
+
+def repeated(qcodes: np.ndarray, dkeys: np.ndarray) -> int | None:
+    """The place of a (query, document) pair's second occurrence, or None when every
+    pair is distinct (numpy's sort of integers is its fastest path, SIMD on most
+    CPUs; its hash-based unique was slower here by 20x)."""
+    lo, hi = (int(dkeys.min()), int(dkeys.max())) if dkeys.shape[0] else (0, 0)
+    if (hi - lo + 1) * (int(qcodes.max(initial=0)) + 1) < 2**62:  # the keys as they are
+        dcodes = dkeys.astype(np.int64) - lo
+    else:
+        dcodes = np.unique(dkeys, return_inverse=True)[1].reshape(-1)
+    key = qcodes.astype(np.int64) * (int(dcodes.max(initial=0)) + 1) + dcodes
+    ordered = np.sort(key)
+    if not bool((ordered[1:] == ordered[:-1]).any()):
+        return None
+    by = np.argsort(key, kind="stable")
+    return int(by[1:][key[by][1:] == key[by][:-1]][0])
+
+
+def unjudged_repeats(rq: np.ndarray, rd: np.ndarray, rdk: np.ndarray, codes: np.ndarray,
+                      starts: np.ndarray, ends: np.ndarray) -> None:
+    """Refuse a (query, document) pair listed twice among the run's rows of queries
+    without judgments (blocks ``starts``/``ends`` of query ``codes``): those rows are
+    not ranked, so this is their only check, at the cost of those rows alone."""
+    span = ends - starts
+    rows = np.arange(int(span.sum())) + np.repeat(starts - (np.cumsum(span) - span), span)
+    twice = repeated(np.repeat(codes, span), rdk[rows])
+    if twice is not None:
+        listed_twice("run", rq[rows[twice]], rd[rows[twice]])
+
+
+def listed_twice(name: str, query: Any, doc: Any) -> None:
+    raise ValueError(f"the {name} lists query {query.item()!r}, document {doc.item()!r} more "
+                     "than once; give each pair once")
+
+
+def judged_retrieved(jq: np.ndarray, jd: np.ndarray, rq: np.ndarray, rd: np.ndarray,
+                      n: int) -> np.ndarray:
+    """Per evaluated query (codes 0 .. n-1; -1 for the others), how many documents
+    the run retrieves that the qrels judge (grade 0 or more): the qrels' pairs ``jq``,
+    ``jd`` and the run's ``rq``, ``rd`` (document keys comparable)."""
+    jk, rk = jq >= 0, rq >= 0
+    jq, jd, rq, rd = jq[jk], jd[jk], rq[rk], rd[rk]
+    docs = np.unique(np.concatenate((jd, rd)), return_inverse=True)[1].reshape(-1)
+    width = int(docs.max(initial=0)) + 1
+    judged = jq.astype(np.int64) * width + docs[:jd.shape[0]]
+    hit = np.isin(rq.astype(np.int64) * width + docs[jd.shape[0]:], judged)
+    return np.bincount(rq[hit], minlength=n).astype(np.float64)
