@@ -200,9 +200,9 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         at = int(lists.repeat[listed_twice[0]])
         ids.listed_twice("run", queries[listed_twice[0]], rd[at if by is None else by[at]])
     jc, jg = jcode[inq], jr[inq]
-    values = workers.parallel_map(
-        lambda m: catalog.per_query(m[1], m[2], m[3], lists, rule, jc, jg, judged_ret), asked,
-        workers.threads())
+    data = catalog.Queries(lists, rule, jc, jg, judged_ret)
+    values = workers.parallel_map(lambda m: catalog.per_query(m[1], m[2], m[3], data), asked,
+                                  workers.threads())
     per = {m[0]: v for m, v in zip(asked, values, strict=True)}
     undefined = {name: int(np.isnan(v).sum()) for name, v in per.items()}
     worst = max(undefined.values())

@@ -4,6 +4,7 @@ from the queries' ranked lists."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -79,10 +80,35 @@ def set_measure(kind: str, lists: topk.RankedLists,
     return np.where(rel > 0, out, np.nan)
 
 
-def per_query(kind: str, k: int | None, x: float, lists: topk.RankedLists, ties: str,
-               jcodes: np.ndarray, jgrades: np.ndarray,
-               judged_ret: np.ndarray | None) -> np.ndarray:
+@dataclass(frozen=True)
+class Queries:
+    """What the measures read, made once per call for every measure.
+
+    Attributes
+    ----------
+    lists : RankedLists
+        Each evaluated query's ranking (queries by code 0 .. n-1).
+    ties : str
+        The tie rule the lists are read by (``"trec_eval"`` arrives here as
+        ``"expected"`` over scores made distinct in trec_eval's order).
+    jcodes, jgrades : ndarray
+        Every judgment of an evaluated query: its query code and grade.
+    judged_ret : ndarray or None
+        Per query, how many retrieved documents are judged (grade 0 or more);
+        made only when a measure asks for it.
+    """
+
+    lists: topk.RankedLists
+    ties: str
+    jcodes: np.ndarray
+    jgrades: np.ndarray
+    judged_ret: np.ndarray | None
+
+
+def per_query(kind: str, k: int | None, x: float, data: Queries) -> np.ndarray:
     """One measure per query (queries by code), from the queries' ranked lists."""
+    lists, ties, jcodes, jgrades = data.lists, data.ties, data.jcodes, data.jgrades
+    judged_ret = data.judged_ret
     if kind in SETS:
         return set_measure(kind, lists, judged_ret)
     ks = np.array([k or 1], np.int64)
