@@ -42,7 +42,7 @@ import numpy as np
 
 from ._core import workers
 from ._rankings import lists as topk
-from ._trec import ids
+from ._trec import ids, judged
 from ._trec import measures as catalog
 from ._trec.files import read_qrels, read_run
 from ._trec.measures import MEASURES
@@ -72,7 +72,8 @@ class RunScores:
 
 
 def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measures: Any,
-                 *, ties: str = "expected") -> RunScores:
+                 *, ties: str = "expected", judged_only: bool = False, depth: int | None = None,
+                 relevance_level: float = 1, all_queries: bool = False) -> RunScores:
     """Score a run against relevance judgments, per query.
 
     Parameters
@@ -128,6 +129,10 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         raise ValueError("qrels and run each need three arrays of one length")
     if not (np.isfinite(jr).all() and np.isfinite(rs).all()):
         raise ValueError("relevance grades and run scores must be finite")
+    # trec_eval's -M and -J: the run cut and thinned first (judged.py); -l and -c below
+    depth, level = judged.check_options(depth, judged_only, relevance_level, all_queries)
+    rq, rd, rs, had = judged.trim(jq, jd, jr, rq, rd, rs, ties, depth, judged_only)
+    rel_from = max(level, 0.0)  # a negative grade is never relevant: pooled, not judged
     # Query ids as codes (both sets sorted together); document ids as keys that are
     # equal where the ids are (as codes too for trec_eval's order of document ids).
     q_all, (jruns, rruns) = ids.codes(jq, rq)
@@ -146,12 +151,14 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     bstart, bcode = rruns
     bend = np.append(bstart[1:], rq.shape[0])
     keep = judged_q[bcode]
-    if not keep.any():
+    # -c: every judged query; else those of the run (before -M and -J) with judgments
+    also = judged_q & (True if all_queries else np.isin(q_all, had))
+    if not (keep.any() or also.any()):
         raise ValueError("no query of the run has judgments in the qrels")
     if not keep.all():  # rows of queries left out: checked here, the others as ranked
         ids.unjudged_repeats(rq, rd, rdk, bcode[~keep], bstart[~keep], bend[~keep])
     bstart, bend, bcode = bstart[keep], bend[keep], bcode[keep]
-    evaluated = np.flatnonzero(np.bincount(bcode, minlength=q_all.shape[0]))
+    evaluated = np.flatnonzero(np.bincount(bcode, minlength=q_all.shape[0]) | also)
     remap = np.full(q_all.shape[0], -1, np.int64)
     remap[evaluated] = np.arange(evaluated.shape[0])
     queries, bq = q_all[evaluated], remap[bcode]
@@ -161,7 +168,7 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         judged_ret = ids.judged_retrieved(np.where(jr >= 0, remap[jqc], -1), jdk,
                                        remap[ids.rows(rruns, rq.shape[0])], rdk, queries.shape[0])
     by = None
-    if bq.shape[0] == queries.shape[0]:  # one block per query: the blocks in query order
+    if bq.shape[0] == queries.shape[0] and bq.shape[0]:  # one block per query, in order
         order = np.argsort(bq)
         starts, ends = bstart[order], bend[order]
     else:  # a query's documents in several places: its rows brought together
@@ -172,6 +179,7 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         ptr = np.concatenate(([0], np.cumsum(np.bincount(bq, span, minlength=queries.shape[0])
                                              .astype(np.int64))))
         starts, ends = ptr[:-1], ptr[1:]
+    starts, ends, rdk, rs, empty = judged.pad_empty(starts, ends, rdk, rs, jdk)  # -c, -J
     if ties == "trec_eval":  # scores made distinct: by score, then docid decreasing
         # trec_eval orders docids as text (strcmp; numpy's order of str is the same
         # code point order), whatever their type here: 10 before 7
@@ -188,22 +196,26 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     # items (retrieved or not), those from grade 1 its relevant ones.
     jcode = remap[jqc]
     inq = jcode >= 0
-    n_rel = np.bincount(jcode[inq & (jr >= 1)], minlength=queries.shape[0]).astype(np.float64)
-    item = np.flatnonzero(inq & (jr > 0))
+    n_rel = np.bincount(jcode[inq & (jr >= rel_from)],
+                        minlength=queries.shape[0]).astype(np.float64)
+    item = np.flatnonzero(inq & ((jr > 0) | (jr >= rel_from)))
     if item.shape[0] > 1 and not bool((jcode[item][1:] >= jcode[item][:-1]).all()):
         item = item[np.argsort(jcode[item], kind="stable")]
     # One ranking of each query for every measure.
     lists = topk.RankedLists.of_runs(starts, ends, rdk, rs, jcode[item], jdk[item], jr[item],
-                                    n_rel, min_grade=1.0)
+                                    n_rel, min_grade=rel_from)
     listed_twice = np.flatnonzero(lists.repeat >= 0)
     if listed_twice.shape[0]:
         at = int(lists.repeat[listed_twice[0]])
         ids.listed_twice("run", queries[listed_twice[0]], rd[at if by is None else by[at]])
     jc, jg = jcode[inq], jr[inq]
-    data = catalog.Queries(lists, rule, jc, jg, judged_ret)
+    retrieved = judged.ranked(starts, ends, rdk, rs, jcode, jdk, jr, rule, level) \
+        if any(m[1] in judged.KINDS for m in asked) else None
+    data = catalog.Queries(lists, rule, jc, jg, judged_ret, retrieved)
     values = workers.parallel_map(lambda m: catalog.per_query(m[1], m[2], m[3], data), asked,
                                   workers.threads())
-    per = {m[0]: v for m, v in zip(asked, values, strict=True)}
+    per = {m[0]: np.where(empty, 0.0, v) if m[1] in judged.EMPTY_ZERO else v
+           for m, v in zip(asked, values, strict=True)}
     undefined = {name: int(np.isnan(v).sum()) for name, v in per.items()}
     worst = max(undefined.values())
     if worst:
@@ -211,6 +223,7 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
                       "document: their measures are NaN and left out of the means",
                       UndefinedMetricWarning, stacklevel=2)
     mean = {m[0]: (float(per[m[0]].sum()) if m[1] in catalog.COUNTS  # trec_eval's all: the sum
-                   else float(np.nanmean(per[m[0]])) if (~np.isnan(per[m[0]])).any()
-                   else math.nan) for m in asked}
+                   else math.nan if np.isnan(per[m[0]]).all()
+                   else math.exp(float(np.nanmean(np.log(per[m[0]]))))
+                   if m[1] in catalog.GEOMETRIC else float(np.nanmean(per[m[0]]))) for m in asked}
     return RunScores(queries, per, mean)
