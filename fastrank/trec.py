@@ -158,7 +158,8 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     if not keep.all():  # rows of queries left out: checked here, the others as ranked
         ids.unjudged_repeats(rq, rd, rdk, bcode[~keep], bstart[~keep], bend[~keep])
     bstart, bend, bcode = bstart[keep], bend[keep], bcode[keep]
-    evaluated = np.flatnonzero(np.bincount(bcode, minlength=q_all.shape[0]) | also)
+    blocks = np.bincount(bcode, minlength=q_all.shape[0])
+    evaluated = np.flatnonzero(blocks | also)
     remap = np.full(q_all.shape[0], -1, np.int64)
     remap[evaluated] = np.arange(evaluated.shape[0])
     queries, bq = q_all[evaluated], remap[bcode]
@@ -168,7 +169,7 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         judged_ret = ids.judged_retrieved(np.where(jr >= 0, remap[jqc], -1), jdk,
                                        remap[ids.rows(rruns, rq.shape[0])], rdk, queries.shape[0])
     by = None
-    if bq.shape[0] == queries.shape[0] and bq.shape[0]:  # one block per query, in order
+    if bq.shape[0] == queries.shape[0] == np.count_nonzero(blocks):  # a block per query
         order = np.argsort(bq)
         starts, ends = bstart[order], bend[order]
     else:  # a query's documents in several places: its rows brought together
