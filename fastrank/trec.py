@@ -29,6 +29,56 @@ judged query without relevant documents is NaN (left out of the mean with one
 warning), where trec_eval averages over its own choice of queries, except in the
 counts and ``utility``, defined for every judged query; the counts' ``mean`` is
 their sum, as in trec_eval's ``all`` row.
+
+Measures of judged documents, which tell a retrieved document judged relevant
+(grade at or above the relevance level), judged non-relevant (grade from 0 below
+it), pooled but not judged (a negative grade, as trec_eval reads it) and absent
+from the qrels (not pooled); with ``ties="trec_eval"`` each is trec_eval 10's
+number, and the other tie rules give:
+
+============== ============================================ ==============================
+measure        trec_eval's definition, per query            other tie rules
+============== ============================================ ==============================
+``bpref``      over the relevant documents, 1 less the      ``"expected"``: exact; a
+               judged non-relevant ones above each (at      relevant document among b tied
+               most R) over min(R, N judged non-relevant);  judged non-relevant ones has
+               NaN without relevant documents               0 .. b of them above, uniformly
+``gm_bpref``   bpref floored at 1e-5; its mean geometric    the floor of the expected bpref
+``infAP``      trec_eval's inferred AP (Yilmaz and Aslam),  ``"expected"``: refused where a
+               precision above each relevant document       relevant document ties with a
+               read among the judged ones                   document of another kind
+``rbp``,       rank-biased precision, (1 - p) sum of gain   ``"expected"``: exact (each
+``rbp.p=x``    p ** (rank - 1), p 0.9 unless given; the     document's mean of p ** rank
+               gain the grade over the query's top judged   over its tie group's ranks)
+               grade when that is above 1
+``rbp_resid``, what unjudged and absent documents and the   ``"expected"``: exact, as rbp
+``..p=x``      ranks past the run could add to rbp: p **
+               num_ret + (1 - p) sum of their p ** (rank -
+               1); 0 where every retrieved one is judged
+``unj_k``      the first k ranks' unjudged and absent       ``"expected"``: exact (each
+               documents over k (5, 10, 20 in all_trec)     document's chance of a rank
+                                                            within k)
+============== ============================================ ==============================
+
+Under ``"optimistic"`` the documents of a tie group rank by grade (relevant first),
+then pooled but not judged, then absent; ``"pessimistic"`` the reverse. Options,
+trec_eval's flags:
+
+====================== ====== ========================================================
+option                 flag   meaning
+====================== ====== ========================================================
+``depth=n``            ``-M`` only each query's first n documents count (trec_eval's
+                              order: score, then document id as text, decreasing);
+                              the optimistic and pessimistic rules cut their own
+                              order; ``"expected"`` refuses a cut through tied scores
+``judged_only=True``   ``-J`` documents not judged (absent or of negative grade)
+                              removed from the run, after ``depth``
+``relevance_level=l``  ``-l`` grades at or above l (and from 0) are relevant for
+                              every binary measure; nDCG and rbp keep the grades
+``all_queries=True``   ``-c`` every query of the qrels evaluated, those the run lacks
+                              (or ``judged_only`` empties) as an empty run: 0, NaN
+                              where undefined as above
+====================== ====== ========================================================
 """
 
 from __future__ import annotations
@@ -90,6 +140,22 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     ties : {"expected", "optimistic", "pessimistic", "trec_eval"}
         Tied scores: in expectation, relevant first, relevant last, or by
         document id in decreasing order (trec_eval's order, its exact numbers).
+    judged_only : bool
+        trec_eval's ``-J``: retrieved documents the qrels do not judge (absent, or
+        of negative grade) removed from the run before every measure.
+    depth : int or None
+        trec_eval's ``-M``: only each query's first ``depth`` documents count, in
+        the order of ``ties`` (trec_eval's: score decreasing, then document id as
+        text decreasing); under ``"expected"`` a cut through tied scores raises
+        ValueError. Applied before ``judged_only``, as trec_eval does.
+    relevance_level : float
+        trec_eval's ``-l``: the grade from which a judged document is relevant
+        (for every binary measure; nDCG's gains and rbp's stay the grades). A
+        negative grade is never relevant: trec_eval reads it as pooled, not judged.
+    all_queries : bool
+        trec_eval's ``-c``: every query of the qrels is evaluated; those the run
+        lacks score as an empty run does (0; NaN where the measure needs a
+        relevant document the query lacks).
 
     Returns
     -------
@@ -108,6 +174,17 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     >>> s = fastrank.evaluate_run(qrels, run, ["num_ret", "num_rel_ret", "set_P", "map_cut_1"])
     >>> s.mean  # the counts summed over the queries, the others averaged
     {'num_ret': 5.0, 'num_rel_ret': 3.0, 'set_P': 0.5833333333333333, 'map_cut_1': 0.25}
+
+    Measures of judged documents (document ``b`` of q1 is not in the qrels) and
+    trec_eval's options:
+
+    >>> j = fastrank.evaluate_run(qrels, run, ["bpref", "rbp.p=0.5", "unj_5"], ties="trec_eval")
+    >>> j.per_query["unj_5"].tolist(), j.mean["rbp.p=0.5"]
+    ([0.2, 0.2], 0.375)
+    >>> fastrank.evaluate_run(qrels, run, ["P@2", "num_ret"], depth=1, judged_only=True).per_query
+    {'P@2': array([0.5, 0. ]), 'num_ret': array([1., 0.])}
+    >>> fastrank.evaluate_run(qrels, run, "num_rel_ret", relevance_level=2).mean
+    {'num_rel_ret': 1.0}
     """
     rules = (*topk.TIES, "trec_eval")
     if ties not in rules:

@@ -236,7 +236,7 @@ def _orders(docs, scores, grades, ties):
                                             -sign * _merit(grades.get(d))))]
     groups = [[d for d in docs if scores[docs.index(d)] == s]
               for s in sorted(set(scores), reverse=True)]
-    return [sum(map(list, perm), []) for perm in
+    return [list(itertools.chain.from_iterable(perm)) for perm in
             itertools.product(*(itertools.permutations(g) for g in groups))]
 
 

@@ -150,6 +150,7 @@ def trim(jq: np.ndarray, jd: np.ndarray, jr: np.ndarray, rq: np.ndarray, rd: np.
         if ties == "expected":  # the last kept and first dropped documents tie
             s = rs[order]
             split = cut[1:] & ~cut[:-1] & (q[1:] == q[:-1]) & (s[1:] == s[:-1])
+            split &= np.isin(q[1:], jqc)  # (queries without judgments are not evaluated)
             if split.any():
                 i = int(np.flatnonzero(split)[0])
                 raise ValueError(
