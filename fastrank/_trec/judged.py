@@ -95,7 +95,16 @@ def grades_of(jq: np.ndarray, jd: np.ndarray, jr: np.ndarray, rq: np.ndarray,
     comparable with each other."""
     use = jq >= 0
     jq, jd, jr = jq[use], jd[use], jr[use]
-    jdc, rdc, width = codes_of(jd, rd)
+    nq = int(max(jq.max(initial=0), rq.max(initial=0))) + 1
+    both = np.concatenate((jd, rd))
+    if both.dtype.kind in "iu" and both.shape[0]:  # integer keys in a narrow range: as they are
+        lo, hi = int(both.min()), int(both.max())
+        if (hi - lo + 1) * nq < 2**62:
+            jdc, rdc, width = jd.astype(np.int64) - lo, rd.astype(np.int64) - lo, hi - lo + 1
+        else:
+            jdc, rdc, width = codes_of(jd, rd)
+    else:
+        jdc, rdc, width = codes_of(jd, rd)
     jkey = jq.astype(np.int64) * max(width, 1) + jdc
     rkey = rq.astype(np.int64) * max(width, 1) + rdc
     order = np.argsort(jkey, kind="stable")
