@@ -443,3 +443,50 @@ def test_rbp_names_and_bad_options() -> None:
             fastrank.evaluate_run(qrels, run, ["map"], **{flag: 1})
     assert fastrank.evaluate_run(qrels, run, ["num_ret"], depth=np.int64(2)).mean == \
         {"num_ret": 2.0}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_integer_ids_give_what_their_text_gives(seed) -> None:
+    """Query and document ids as integers (their own keys, no text codes) score as
+    the same ids written as text, under every tie rule and option: trec_eval
+    orders document ids as text either way."""
+    rng = np.random.default_rng(4000 + seed)
+    cases = _random_case(rng, n_queries=5, most=7)
+    qrels, run = _arrays(cases)
+    num = {d: i for i, d in enumerate(sorted({*qrels[1], *run[1]}))}
+    as_int = ([int(q[1:]) for q in qrels[0]], [num[d] for d in qrels[1]], qrels[2])
+    run_int = ([int(q[1:]) for q in run[0]], [num[d] for d in run[1]], run[2])
+    as_text = (as_int[0], [str(d) for d in as_int[1]], qrels[2])
+    run_text = (run_int[0], [str(d) for d in run_int[1]], run[2])
+    names = [*ALL, "infAP", "gm_bpref"]
+    ties = str(rng.choice(["trec_eval", "optimistic", "pessimistic"]))
+    options = {"judged_only": bool(seed % 2), "all_queries": bool(seed % 3),
+               "depth": int(rng.integers(1, 5)) if seed % 4 else None}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fastrank.UndefinedMetricWarning)
+        a = fastrank.evaluate_run(as_int, run_int, names, ties=ties, **options)
+        b = fastrank.evaluate_run(as_text, run_text, names, ties=ties, **options)
+    assert a.queries.tolist() == b.queries.tolist()
+    for m in names:
+        assert np.array_equal(a.per_query[m], b.per_query[m], equal_nan=True), (seed, m)
+
+
+def test_runs_left_with_nothing() -> None:
+    """-J removing every document of the run, and -c with a run of no judged query:
+    every judged query scored as an empty run (trec_eval refuses only when no query
+    is left to evaluate)."""
+    qrels = (["q1", "q1", "q2"], ["a", "b", "c"], [1, 0, 2])
+    run = (["q1", "q2", "q9"], ["x", "y", "c"], [1.0, 2.0, 3.0])
+    names = ["num_ret", "num_rel", "map", "P@5", "bpref", "infAP", "rbp", "rbp_resid",
+             "unj_5", "utility", "set_P", "ndcg", "gm_bpref"]
+    got = fastrank.evaluate_run(qrels, run, names, judged_only=True)
+    assert got.queries.tolist() == ["q1", "q2"]
+    for m in names:
+        want = {"num_rel": [1.0, 1.0], "gm_bpref": [1e-5, 1e-5]}.get(m, [0.0, 0.0])
+        assert got.per_query[m].tolist() == want, m
+    alone = (["q9"], ["c"], [3.0])
+    with pytest.raises(ValueError, match="no query of the run has judgments"):
+        fastrank.evaluate_run(qrels, alone, names)
+    got = fastrank.evaluate_run(qrels, alone, names, all_queries=True)
+    assert got.queries.tolist() == ["q1", "q2"] and got.mean["num_rel"] == 2.0
+    assert got.mean["gm_bpref"] == pytest.approx(1e-5) and got.mean["map"] == 0.0
