@@ -229,7 +229,7 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     bend = np.append(bstart[1:], rq.shape[0])
     keep = judged_q[bcode]
     # -c: every judged query; else those of the run (before -M and -J) with judgments
-    also = judged_q & (True if all_queries else np.isin(q_all, had))
+    also = judged.evaluated_too(judged_q, q_all, had, all_queries)
     if not (keep.any() or also.any()):
         raise ValueError("no query of the run has judgments in the qrels")
     if not keep.all():  # rows of queries left out: checked here, the others as ranked

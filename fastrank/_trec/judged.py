@@ -125,9 +125,10 @@ def merit(grade: np.ndarray) -> np.ndarray:
 
 def trim(jq: np.ndarray, jd: np.ndarray, jr: np.ndarray, rq: np.ndarray, rd: np.ndarray,
          rs: np.ndarray, ties: str, depth: int | None, judged_only: bool
-         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """The run as trec_eval's ``-M depth`` and then ``-J`` leave it, and the ids of
-    the queries it held before (evaluated even where nothing is left).
+    the queries it held before (evaluated even where nothing is left; None when
+    neither option is given).
 
     ``-M`` keeps each query's first ``depth`` documents in the order of ``ties``:
     trec_eval's (score decreasing, then document id decreasing as text), the
@@ -135,9 +136,9 @@ def trim(jq: np.ndarray, jd: np.ndarray, jr: np.ndarray, rq: np.ndarray, rd: np.
     group across the cut is refused, since which of its documents remain is a
     matter of chance. ``-J`` then removes the documents the qrels do not judge
     (absent or of negative grade)."""
-    before = np.unique(rq)
     if depth is None and not judged_only:
-        return rq, rd, rs, before
+        return rq, rd, rs, None
+    before = np.unique(rq)
     jqc, rqc, _ = codes_of(jq, rq)
     grade = grades_of(jqc, jd, jr, rqc, rd) if (judged_only or ties in ("optimistic",
                                                                        "pessimistic")) else None
@@ -172,6 +173,18 @@ def trim(jq: np.ndarray, jd: np.ndarray, jr: np.ndarray, rq: np.ndarray, rd: np.
         assert grade is not None
         keep &= grade >= 0
     return rq[keep], rd[keep], rs[keep], before
+
+
+def evaluated_too(judged_q: np.ndarray, q_all: np.ndarray, had: np.ndarray | None,
+                  all_queries: bool) -> np.ndarray:
+    """Which of the queries ``q_all`` (judged where ``judged_q``) are evaluated
+    whether or not the run, as :func:`trim` leaves it, holds a document of theirs:
+    every judged one under ``-c``; else those the run held before :func:`trim`."""
+    if all_queries:
+        return judged_q
+    if had is None:
+        return np.zeros_like(judged_q)
+    return judged_q & np.isin(q_all, had)
 
 
 def pad_empty(starts: np.ndarray, ends: np.ndarray, keys: np.ndarray, scores: np.ndarray,
