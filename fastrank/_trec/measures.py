@@ -33,7 +33,8 @@ GEOMETRIC = ("gm_bpref",)  # the all row a geometric mean
 
 def measure_name(name: str) -> tuple[str, int | None, float]:
     """A measure name as (kind, k, x), trec_eval's spellings accepted (x the multiple
-    of R of ``Rprec_mult_x``, else 0)."""
+    of R of ``Rprec_mult_x``, the p of ``rbp`` and ``rbp_resid``, else 0; trec_eval
+    takes p as ``-m rbp.p=0.8`` and prints ``rbp_p=0.8``: both are accepted)."""
     for old, new in ALIASES.items():
         if name.startswith(old) and name[len(old):].isdigit():
             name = new + name[len(old):]
