@@ -29,6 +29,56 @@ judged query without relevant documents is NaN (left out of the mean with one
 warning), where trec_eval averages over its own choice of queries, except in the
 counts and ``utility``, defined for every judged query; the counts' ``mean`` is
 their sum, as in trec_eval's ``all`` row.
+
+Measures of judged documents, which tell a retrieved document judged relevant
+(grade at or above the relevance level), judged non-relevant (grade from 0 below
+it), pooled but not judged (a negative grade, as trec_eval reads it) and absent
+from the qrels (not pooled); with ``ties="trec_eval"`` each is trec_eval 10's
+number, and the other tie rules give:
+
+============== ============================================ ==============================
+measure        trec_eval's definition, per query            other tie rules
+============== ============================================ ==============================
+``bpref``      over the relevant documents, 1 less the      ``"expected"``: exact; a
+               judged non-relevant ones above each (at      relevant document among b tied
+               most R) over min(R, N judged non-relevant);  judged non-relevant ones has
+               NaN without relevant documents               0 .. b of them above, uniformly
+``gm_bpref``   bpref floored at 1e-5; its mean geometric    the floor of the expected bpref
+``infAP``      trec_eval's inferred AP (Yilmaz and Aslam),  ``"expected"``: refused where a
+               precision above each relevant document       relevant document ties with a
+               read among the judged ones                   document of another kind
+``rbp``,       rank-biased precision, (1 - p) sum of gain   ``"expected"``: exact (each
+``rbp.p=x``    p ** (rank - 1), p 0.9 unless given; the     document's mean of p ** rank
+               gain the grade over the query's top judged   over its tie group's ranks)
+               grade when that is above 1
+``rbp_resid``, what unjudged and absent documents and the   ``"expected"``: exact, as rbp
+``..p=x``      ranks past the run could add to rbp: p **
+               num_ret + (1 - p) sum of their p ** (rank -
+               1); 0 where every retrieved one is judged
+``unj_k``      the first k ranks' unjudged and absent       ``"expected"``: exact (each
+               documents over k (5, 10, 20 in all_trec)     document's chance of a rank
+                                                            within k)
+============== ============================================ ==============================
+
+Under ``"optimistic"`` the documents of a tie group rank by grade (relevant first),
+then pooled but not judged, then absent; ``"pessimistic"`` the reverse. Options,
+trec_eval's flags:
+
+====================== ====== ========================================================
+option                 flag   meaning
+====================== ====== ========================================================
+``depth=n``            ``-M`` only each query's first n documents count (trec_eval's
+                              order: score, then document id as text, decreasing);
+                              the optimistic and pessimistic rules cut their own
+                              order; ``"expected"`` refuses a cut through tied scores
+``judged_only=True``   ``-J`` documents not judged (absent or of negative grade)
+                              removed from the run, after ``depth``
+``relevance_level=l``  ``-l`` grades at or above l (and from 0) are relevant for
+                              every binary measure; nDCG and rbp keep the grades
+``all_queries=True``   ``-c`` every query of the qrels evaluated, those the run lacks
+                              (or ``judged_only`` empties) as an empty run: 0, NaN
+                              where undefined as above
+====================== ====== ========================================================
 """
 
 from __future__ import annotations
@@ -42,7 +92,7 @@ import numpy as np
 
 from ._core import workers
 from ._rankings import lists as topk
-from ._trec import ids
+from ._trec import ids, judged
 from ._trec import measures as catalog
 from ._trec.files import read_qrels, read_run
 from ._trec.measures import MEASURES
@@ -72,7 +122,8 @@ class RunScores:
 
 
 def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measures: Any,
-                 *, ties: str = "expected") -> RunScores:
+                 *, ties: str = "expected", judged_only: bool = False, depth: int | None = None,
+                 relevance_level: float = 1, all_queries: bool = False) -> RunScores:
     """Score a run against relevance judgments, per query.
 
     Parameters
@@ -89,6 +140,22 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     ties : {"expected", "optimistic", "pessimistic", "trec_eval"}
         Tied scores: in expectation, relevant first, relevant last, or by
         document id in decreasing order (trec_eval's order, its exact numbers).
+    judged_only : bool
+        trec_eval's ``-J``: retrieved documents the qrels do not judge (absent, or
+        of negative grade) removed from the run before every measure.
+    depth : int or None
+        trec_eval's ``-M``: only each query's first ``depth`` documents count, in
+        the order of ``ties`` (trec_eval's: score decreasing, then document id as
+        text decreasing); under ``"expected"`` a cut through tied scores raises
+        ValueError. Applied before ``judged_only``, as trec_eval does.
+    relevance_level : float
+        trec_eval's ``-l``: the grade from which a judged document is relevant
+        (for every binary measure; nDCG's gains and rbp's stay the grades). A
+        negative grade is never relevant: trec_eval reads it as pooled, not judged.
+    all_queries : bool
+        trec_eval's ``-c``: every query of the qrels is evaluated; those the run
+        lacks score as an empty run does (0; NaN where the measure needs a
+        relevant document the query lacks).
 
     Returns
     -------
@@ -107,6 +174,17 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     >>> s = fastrank.evaluate_run(qrels, run, ["num_ret", "num_rel_ret", "set_P", "map_cut_1"])
     >>> s.mean  # the counts summed over the queries, the others averaged
     {'num_ret': 5.0, 'num_rel_ret': 3.0, 'set_P': 0.5833333333333333, 'map_cut_1': 0.25}
+
+    Measures of judged documents (document ``b`` of q1 is not in the qrels) and
+    trec_eval's options:
+
+    >>> j = fastrank.evaluate_run(qrels, run, ["bpref", "rbp.p=0.5", "unj_5"], ties="trec_eval")
+    >>> j.per_query["unj_5"].tolist(), j.mean["rbp.p=0.5"]
+    ([0.2, 0.2], 0.375)
+    >>> fastrank.evaluate_run(qrels, run, ["P@2", "num_ret"], depth=1, judged_only=True).per_query
+    {'P@2': array([0.5, 0. ]), 'num_ret': array([1., 0.])}
+    >>> fastrank.evaluate_run(qrels, run, "num_rel_ret", relevance_level=2).mean
+    {'num_rel_ret': 1.0}
     """
     rules = (*topk.TIES, "trec_eval")
     if ties not in rules:
@@ -128,6 +206,10 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         raise ValueError("qrels and run each need three arrays of one length")
     if not (np.isfinite(jr).all() and np.isfinite(rs).all()):
         raise ValueError("relevance grades and run scores must be finite")
+    # trec_eval's -M and -J: the run cut and thinned first (judged.py); -l and -c below
+    depth, level = judged.check_options(depth, judged_only, relevance_level, all_queries)
+    rq, rd, rs, had = judged.trim(jq, jd, jr, rq, rd, rs, ties, depth, judged_only)
+    rel_from = max(level, 0.0)  # a negative grade is never relevant: pooled, not judged
     # Query ids as codes (both sets sorted together); document ids as keys that are
     # equal where the ids are (as codes too for trec_eval's order of document ids).
     q_all, (jruns, rruns) = ids.codes(jq, rq)
@@ -146,12 +228,15 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     bstart, bcode = rruns
     bend = np.append(bstart[1:], rq.shape[0])
     keep = judged_q[bcode]
-    if not keep.any():
+    # -c: every judged query; else those of the run (before -M and -J) with judgments
+    also = judged.evaluated_too(judged_q, q_all, had, all_queries)
+    if not (keep.any() or also.any()):
         raise ValueError("no query of the run has judgments in the qrels")
     if not keep.all():  # rows of queries left out: checked here, the others as ranked
         ids.unjudged_repeats(rq, rd, rdk, bcode[~keep], bstart[~keep], bend[~keep])
     bstart, bend, bcode = bstart[keep], bend[keep], bcode[keep]
-    evaluated = np.flatnonzero(np.bincount(bcode, minlength=q_all.shape[0]))
+    blocks = np.bincount(bcode, minlength=q_all.shape[0])
+    evaluated = np.flatnonzero(blocks | also)
     remap = np.full(q_all.shape[0], -1, np.int64)
     remap[evaluated] = np.arange(evaluated.shape[0])
     queries, bq = q_all[evaluated], remap[bcode]
@@ -161,7 +246,7 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         judged_ret = ids.judged_retrieved(np.where(jr >= 0, remap[jqc], -1), jdk,
                                        remap[ids.rows(rruns, rq.shape[0])], rdk, queries.shape[0])
     by = None
-    if bq.shape[0] == queries.shape[0]:  # one block per query: the blocks in query order
+    if bq.shape[0] == queries.shape[0] == np.count_nonzero(blocks):  # a block per query
         order = np.argsort(bq)
         starts, ends = bstart[order], bend[order]
     else:  # a query's documents in several places: its rows brought together
@@ -172,6 +257,7 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         ptr = np.concatenate(([0], np.cumsum(np.bincount(bq, span, minlength=queries.shape[0])
                                              .astype(np.int64))))
         starts, ends = ptr[:-1], ptr[1:]
+    starts, ends, rdk, rs, empty = judged.pad_empty(starts, ends, rdk, rs, jdk)  # -c, -J
     if ties == "trec_eval":  # scores made distinct: by score, then docid decreasing
         # trec_eval orders docids as text (strcmp; numpy's order of str is the same
         # code point order), whatever their type here: 10 before 7
@@ -188,22 +274,26 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     # items (retrieved or not), those from grade 1 its relevant ones.
     jcode = remap[jqc]
     inq = jcode >= 0
-    n_rel = np.bincount(jcode[inq & (jr >= 1)], minlength=queries.shape[0]).astype(np.float64)
-    item = np.flatnonzero(inq & (jr > 0))
+    n_rel = np.bincount(jcode[inq & (jr >= rel_from)],
+                        minlength=queries.shape[0]).astype(np.float64)
+    item = np.flatnonzero(inq & ((jr > 0) | (jr >= rel_from)))
     if item.shape[0] > 1 and not bool((jcode[item][1:] >= jcode[item][:-1]).all()):
         item = item[np.argsort(jcode[item], kind="stable")]
     # One ranking of each query for every measure.
     lists = topk.RankedLists.of_runs(starts, ends, rdk, rs, jcode[item], jdk[item], jr[item],
-                                    n_rel, min_grade=1.0)
+                                    n_rel, min_grade=rel_from)
     listed_twice = np.flatnonzero(lists.repeat >= 0)
     if listed_twice.shape[0]:
         at = int(lists.repeat[listed_twice[0]])
         ids.listed_twice("run", queries[listed_twice[0]], rd[at if by is None else by[at]])
     jc, jg = jcode[inq], jr[inq]
-    data = catalog.Queries(lists, rule, jc, jg, judged_ret)
+    retrieved = judged.ranked(starts, ends, rdk, rs, jcode, jdk, jr, rule, level) \
+        if any(m[1] in judged.KINDS for m in asked) else None
+    data = catalog.Queries(lists, rule, jc, jg, judged_ret, retrieved)
     values = workers.parallel_map(lambda m: catalog.per_query(m[1], m[2], m[3], data), asked,
                                   workers.threads())
-    per = {m[0]: v for m, v in zip(asked, values, strict=True)}
+    per = {m[0]: np.where(empty, 0.0, v) if m[1] in judged.EMPTY_ZERO else v
+           for m, v in zip(asked, values, strict=True)}
     undefined = {name: int(np.isnan(v).sum()) for name, v in per.items()}
     worst = max(undefined.values())
     if worst:
@@ -211,6 +301,7 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
                       "document: their measures are NaN and left out of the means",
                       UndefinedMetricWarning, stacklevel=2)
     mean = {m[0]: (float(per[m[0]].sum()) if m[1] in catalog.COUNTS  # trec_eval's all: the sum
-                   else float(np.nanmean(per[m[0]])) if (~np.isnan(per[m[0]])).any()
-                   else math.nan) for m in asked}
+                   else math.nan if np.isnan(per[m[0]]).all()
+                   else math.exp(float(np.nanmean(np.log(per[m[0]]))))
+                   if m[1] in catalog.GEOMETRIC else float(np.nanmean(per[m[0]]))) for m in asked}
     return RunScores(queries, per, mean)

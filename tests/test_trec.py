@@ -171,7 +171,7 @@ def test_bad_files_are_data_errors(tmp_path) -> None:
     with pytest.raises(ValueError, match="must be at least 1"):
         fastrank.evaluate_run((["q"], ["a"], [1]), (["q"], ["a"], [1.0]), ["P@0"])
     with pytest.raises(ValueError, match="unknown measure"):
-        fastrank.evaluate_run((["q"], ["a"], [1]), (["q"], ["a"], [1.0]), ["bpref"])
+        fastrank.evaluate_run((["q"], ["a"], [1]), (["q"], ["a"], [1.0]), ["no_such_measure"])
     with pytest.raises(ValueError, match="no query of the run has judgments"):
         fastrank.evaluate_run((["q"], ["a"], [1]), (["x"], ["a"], [1.0]), ["map"])
     with pytest.raises(ValueError, match="ties must be one of"):

@@ -9,15 +9,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._rankings import lists as topk
+from . import judged
 
 MEASURES = ("map", "map@k", "P@k", "recall@k", "success@k", "recip_rank", "Rprec",
             "Rprec_mult_x", "ndcg", "ndcg@k", "num_ret", "num_rel", "num_rel_ret",
             "num_nonrel_judged_ret", "set_P", "set_recall", "set_relative_P", "set_F", "set_map",
-            "utility")
+            "utility", "bpref", "gm_bpref", "infAP", "rbp", "rbp_resid", "unj@k")
 
 
 ALIASES = {"P_": "P@", "recall_": "recall@", "success_": "success@", "ndcg_cut_": "ndcg@",
-            "map_cut_": "map@"}
+            "map_cut_": "map@", "unj_": "unj@"}
 
 
 SETS = ("num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "set_P", "set_recall",
@@ -27,9 +28,13 @@ SETS = ("num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "set_P", "
 COUNTS = ("num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")
 
 
+GEOMETRIC = ("gm_bpref",)  # the all row a geometric mean
+
+
 def measure_name(name: str) -> tuple[str, int | None, float]:
     """A measure name as (kind, k, x), trec_eval's spellings accepted (x the multiple
-    of R of ``Rprec_mult_x``, else 0)."""
+    of R of ``Rprec_mult_x``, the p of ``rbp`` and ``rbp_resid``, else 0; trec_eval
+    takes p as ``-m rbp.p=0.8`` and prints ``rbp_p=0.8``: both are accepted)."""
     for old, new in ALIASES.items():
         if name.startswith(old) and name[len(old):].isdigit():
             name = new + name[len(old):]
@@ -41,7 +46,17 @@ def measure_name(name: str) -> tuple[str, int | None, float]:
         return "Rprec_mult", None, x
     if name in SETS:
         return name, None, 0.0
-    match = re.fullmatch(r"(P|recall|success|ndcg|map)@(\d+)", name)
+    rbp = re.fullmatch(r"(rbp|rbp_resid)(?:[._]p=(.*))?", name)  # trec_eval: -m rbp.p=0.8
+    if rbp:
+        p = 0.9 if rbp.group(2) is None else float(rbp.group(2)) if re.fullmatch(
+            r"\d*\.?\d+(?:[eE][-+]?\d+)?", rbp.group(2)) else -1.0
+        if not 0 < p < 1:
+            raise ValueError(f"the p of {name!r} must be a number between 0 and 1 (exclusive), "
+                             f"as in {rbp.group(1)}.p=0.8")
+        return rbp.group(1), None, p
+    if name in judged.KINDS:
+        return name, None, 0.0
+    match = re.fullmatch(r"(P|recall|success|ndcg|map|unj)@(\d+)", name)
     if match:
         k = int(match.group(2))
         if k < 1:
@@ -96,6 +111,9 @@ class Queries:
     judged_ret : ndarray or None
         Per query, how many retrieved documents are judged (grade 0 or more);
         made only when a measure asks for it.
+    retrieved : Retrieved or None
+        Each query's retrieved documents with their grades, for the measures of
+        judged documents (``judged.KINDS``); made only when one is asked for.
     """
 
     lists: topk.RankedLists
@@ -103,6 +121,7 @@ class Queries:
     jcodes: np.ndarray
     jgrades: np.ndarray
     judged_ret: np.ndarray | None
+    retrieved: judged.Retrieved | None = None
 
 
 def per_query(kind: str, k: int | None, x: float, data: Queries) -> np.ndarray:
@@ -111,6 +130,9 @@ def per_query(kind: str, k: int | None, x: float, data: Queries) -> np.ndarray:
     judged_ret = data.judged_ret
     if kind in SETS:
         return set_measure(kind, lists, judged_ret)
+    if kind in judged.KINDS:
+        assert data.retrieved is not None
+        return judged.measure(kind, k, x, data.retrieved)
     ks = np.array([k or 1], np.int64)
     if kind == "P":  # trec_eval: ranks the run does not fill count as not relevant
         hits = topk.at_k("recall_at_k", lists, ks, ties)[:, 0] * lists.relevant
