@@ -33,7 +33,6 @@ their sum, as in trec_eval's ``all`` row.
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -111,9 +110,7 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     rules = (*topk.TIES, "trec_eval")
     if ties not in rules:
         raise ValueError(f"ties must be one of {', '.join(map(repr, rules))}; got {ties!r}")
-    if isinstance(measures, str):
-        measures = [measures]
-    asked = [(m, *catalog.measure_name(m)) for m in measures]
+    asked = [(m, *catalog.measure_name(m)) for m in catalog.expand(measures)]
     if not asked:
         raise ValueError("give at least one measure")
     jq, jd, jr = ids.triple(qrels, "qrels")
@@ -210,7 +207,5 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         warnings.warn(f"{worst} of {queries.shape[0]} judged queries have no relevant "
                       "document: their measures are NaN and left out of the means",
                       UndefinedMetricWarning, stacklevel=2)
-    mean = {m[0]: (float(per[m[0]].sum()) if m[1] in catalog.COUNTS  # trec_eval's all: the sum
-                   else float(np.nanmean(per[m[0]])) if (~np.isnan(per[m[0]])).any()
-                   else math.nan) for m in asked}
+    mean = {m[0]: catalog.summary(m[1], per[m[0]]) for m in asked}  # trec_eval's all row
     return RunScores(queries, per, mean)
