@@ -37,7 +37,7 @@ def per_query(kind: str, k: int | None, x: float, data: Queries) -> np.ndarray:
     if kind == "iprec_at_recall":
         return iprec(lists, ties, [x])[:, 0]
     if kind == "11pt_avg":
-        return iprec(lists, ties, ELEVEN).mean(axis=1)
+        return np.asarray(iprec(lists, ties, ELEVEN).mean(axis=1))
     if kind == "binG":
         return bin_g(lists, ties)
     ideal = Ideal(data)
@@ -188,7 +188,7 @@ class Ideal:
     def at(self, running: np.ndarray, q: np.ndarray, j: np.ndarray) -> np.ndarray:
         """The running sum of query ``q`` over its first ``j`` ideal items (all of
         them when ``j`` is past them)."""
-        return running[self.start[q] + q + np.minimum(j, self.count[q])]
+        return np.asarray(running[self.start[q] + q + np.minimum(j, self.count[q])])
 
     def dcg(self) -> np.ndarray:
         """The running ideal DCG (see :meth:`running`)."""
@@ -236,6 +236,7 @@ def ndcg_rel(lists: topk.RankedLists, ties: str, ideal: Ideal) -> np.ndarray:
     best = ideal.dcg()
     cum = lists.discounts(None, "log")
     retrieved = np.bincount(lists.item_list[lists.item_group >= 0], minlength=n)
+    full: np.ndarray  # each list's DCG, whole
     if ties == "expected":
         items, total, part = _group_dcg(lists, cum)
         full = np.bincount(lists.list, part, minlength=n)
@@ -252,13 +253,13 @@ def ndcg_rel(lists: topk.RankedLists, ties: str, ideal: Ideal) -> np.ndarray:
         owner = lists.list[g][span]
         sums = np.bincount(owner, value / ideal.at(best, owner, t), minlength=n)
     else:
-        owner, rank, gain, _ = placed(lists, ties)
-        dcg = seg_cumsum(gain / np.log2(rank + 2.0), owner, n)
+        owner, at, gain, _ = placed(lists, ties)
+        dcg = seg_cumsum(gain / np.log2(at + 2.0), owner, n)
         full = np.zeros(n)
         if owner.shape[0]:
             last = np.flatnonzero(np.r_[owner[1:] != owner[:-1], True])
             full[owner[last]] = dcg[last]
-        sums = np.bincount(owner, dcg / ideal.at(best, owner, rank + 1), minlength=n)
+        sums = np.bincount(owner, dcg / ideal.at(best, owner, at + 1), minlength=n)
     count = ideal.count.astype(np.float64)
     q = np.arange(n)
     with np.errstate(invalid="ignore", divide="ignore"):
