@@ -138,12 +138,12 @@ def summary(kind: str, values: np.ndarray) -> float:
     1e-5), the others the mean; NaN queries left out (NaN when all are)."""
     if kind in COUNTS:
         return float(values.sum())
-    defined = values[~np.isnan(values)]
-    if not defined.shape[0]:
+    defined = ~np.isnan(values)
+    if not defined.any():
         return math.nan
     if kind == "gm_map":
-        return float(np.exp(np.mean(np.log(np.maximum(defined, MIN_GEO_MEAN)))))
-    return float(np.mean(defined))
+        return float(np.exp(np.mean(np.log(np.maximum(values[defined], MIN_GEO_MEAN)))))
+    return float(np.nanmean(values))
 
 
 def measure_name(name: str) -> tuple[str, int | None, float]:
