@@ -95,6 +95,34 @@ def test_every_robust2003_run_matches_trec_eval_10(tmp_path) -> None:
     assert compared == 14 * (101 * PER_QUERY + 2)
 
 
+@pytest.mark.skipif(not ROBUST.is_dir(), reason=f"{ROBUST} is absent (real TREC data)")
+def test_every_robust2003_run_under_every_tie_rule(tmp_path) -> None:
+    """The heavily tied runs (MU03rob01 ties 90% of its rows) under the other rules:
+    every value defined and within [0, 1]; where relevant documents first (last) is
+    the best (worst) order, binG, relative_P and AP (gm_map) lie between them, with
+    the expectation and trec_eval's order."""
+    qrels = fastrank.read_qrels(_unzipped(ROBUST / "qrels.robust2003.txt.gz", tmp_path))
+    names = [n for n in NEW if n != "G"]
+    bounded = ["binG", "gm_map", *expand("relative_P")]
+    for name in RUNS:
+        run = fastrank.read_run(_unzipped(ROBUST / "runs" / f"input.{name}.gz", tmp_path))
+        got = {t: fastrank.evaluate_run(qrels, run, names, ties=t)
+               for t in ("expected", "optimistic", "pessimistic", "trec_eval")}
+        for t, r in got.items():
+            for m, v in r.per_query.items():
+                if m != "num_q":
+                    assert np.isfinite(v).all() and (v >= 0).all() and (v <= 1).all(), (t, m)
+        for m in bounded:
+            low, high = got["pessimistic"].per_query[m], got["optimistic"].per_query[m]
+            for t in ("expected", "trec_eval"):
+                v = got[t].per_query[m]
+                assert (low <= v + 1e-12).all() and (v <= high + 1e-12).all(), (name, t, m)
+        for m in got["trec_eval"].per_query:  # without ties all four are one order
+            if name in ("humR03dc", "uic0301"):
+                np.testing.assert_allclose(got["pessimistic"].per_query[m],
+                                           got["optimistic"].per_query[m], rtol=1e-10)
+
+
 TEST = DATA / "trec_eval"
 
 
