@@ -1,5 +1,7 @@
-"""trec_eval's measures by name: the names accepted, and each measure per query
-from the queries' ranked lists."""
+"""trec_eval's measures by name: the names accepted (:func:`expand` reads trec_eval's
+``-m`` syntax, :func:`measure_name` each name), each measure per query from the
+queries' ranked lists (those of :mod:`.ranked` there), and the all row
+(:func:`summary`)."""
 
 from __future__ import annotations
 
