@@ -16,15 +16,21 @@ from __future__ import annotations
 import gzip
 import itertools
 import math
+import sys
 import warnings
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import fastrank
 from fastrank._trec.measures import expand
+
+sys.path.insert(0, str(Path(__file__).parent))
+from strategies import PROPERTY_SETTINGS
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 NEW = ["num_q", "gm_map", "iprec_at_recall", "11pt_avg", "relative_P", "binG", "G",
@@ -483,3 +489,35 @@ def test_running_sums_are_each_lists_own() -> None:
         got = seg_cumsum(v, owner, n)
         for q in np.unique(owner)[:60].tolist():
             assert np.array_equal(got[owner == q], np.cumsum(v[owner == q])), q
+
+
+@settings(PROPERTY_SETTINGS, max_examples=60)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["expected", "optimistic", "pessimistic",
+                                                   "trec_eval"]))
+def test_each_query_alone_and_rows_in_any_order(seed, ties) -> None:
+    """Each query's values are the same bits evaluated with the others or alone, and
+    with the rows of the run and the qrels in any order."""
+    rng = np.random.default_rng(seed)
+    qrels: tuple[list, list, list] = ([], [], [])
+    run: tuple[list, list, list] = ([], [], [])
+    for q in range(int(rng.integers(1, 5))):
+        n = int(rng.integers(1, 30))
+        for i in range(n):
+            run[0].append(f"q{q}"), run[1].append(f"d{i}"), run[2].append(float(rng.integers(0, 4)))
+        for i in range(int(rng.integers(1, n + 5))):
+            qrels[0].append(f"q{q}"), qrels[1].append(f"d{i}")
+            qrels[2].append(int(rng.integers(-1, 4)) if i else int(rng.integers(1, 4)))
+    names = [*NEW, "iprec_at_recall.0.3"] if ties != "expected" else \
+        ["num_q", "gm_map", "iprec_at_recall.0.3", "11pt_avg", "relative_P.2,9", "binG",
+         "ndcg_rel", "Rndcg"]
+    whole = fastrank.evaluate_run(qrels, run, names, ties=ties)
+    pr, pq = rng.permutation(len(run[0])), rng.permutation(len(qrels[0]))
+    shuffled = fastrank.evaluate_run(tuple(np.asarray(c)[pq] for c in qrels),
+                                     tuple(np.asarray(c)[pr] for c in run), names, ties=ties)
+    for m, v in whole.per_query.items():
+        assert np.array_equal(v, shuffled.per_query[m], equal_nan=True), m
+    for j, q in enumerate(whole.queries.tolist()):
+        one = [tuple(np.asarray(c)[np.asarray(x[0]) == q] for c in x) for x in (qrels, run)]
+        alone = fastrank.evaluate_run(one[0], one[1], names, ties=ties)
+        for m, v in alone.per_query.items():
+            assert v[0] == whole.per_query[m][j], (q, m)

@@ -26,9 +26,7 @@ ELEVEN = tuple(i / 10 for i in range(11))  # trec_eval's recall levels 0.0, 0.1,
 def per_query(kind: str, k: int | None, x: float, data: Queries) -> np.ndarray:
     """One of :data:`KINDS` per query (queries by code)."""
     lists = data.lists
-    ties = data.ties
-    if ties == "expected" and bool((lists.m == 1).all()):
-        ties = "optimistic"  # no ties: one order, placed document by document
+    ties = data.ties  # trec_eval's order arrives as "expected" over distinct scores
     if kind == "relative_P":  # relevant in the top k over the most the top k can hold
         R = lists.relevant
         got = lists.taken(np.full(R.shape[0], k or 1, np.int64), data.ties)
@@ -42,7 +40,7 @@ def per_query(kind: str, k: int | None, x: float, data: Queries) -> np.ndarray:
         return bin_g(lists, ties)
     ideal = Ideal(data)
     if kind == "G":
-        if ties == "expected":
+        if ties == "expected" and not bool((lists.m == 1).all()):
             raise ValueError("G has no closed form over the orders of tied documents, and "
                              "this run ties scores: use ties='trec_eval', 'optimistic' or "
                              "'pessimistic'")
@@ -77,9 +75,9 @@ def seg_cumsum(values: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
 def placed(lists: topk.RankedLists, ties: str
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The retrieved items of positive grade in one order of each tie group (highest
-    grade first for ``"optimistic"``, and for lists without ties; lowest first, after
-    the group's other documents, for ``"pessimistic"``): each one's list, 0-based
-    rank, grade and whether it is relevant, by list and rank."""
+    grade first for ``"optimistic"``, and for ``"expected"`` on lists without ties;
+    lowest first, after the group's other documents, for ``"pessimistic"``): each
+    one's list, 0-based rank, grade and whether it is relevant, by list and rank."""
     head = lists.item_group >= 0
     grp, grade, rel = lists.item_group[head], lists.item_grade[head], lists.item_rel[head]
     by = np.lexsort((grade if ties == "pessimistic" else -grade, grp))
