@@ -7,28 +7,76 @@ judge them (``qid iter docid relevance``; relevance 1 and above is relevant, and
 the grade is the gain of nDCG). :func:`evaluate_run` joins the two and computes
 each measure per query with the functions of :mod:`fastrank.rankings`, so tied
 scores count by ``ties=``: in expectation over every order of the tied documents
-(the default), optimistically, pessimistically, or ``"trec_eval"``, which breaks
-ties as trec_eval does (by document id, in decreasing order) and so gives its
-numbers.
+(the default), optimistically (relevant documents first within ties, the higher
+grade first), pessimistically (last), or ``"trec_eval"``, which breaks ties as
+trec_eval does (by document id, in decreasing order) and so gives its numbers.
 
-Measures (``-m`` on the command line): ``map``, ``map@k``, ``P@k``, ``recall@k``,
-``success@k``, ``recip_rank``, ``Rprec``, ``Rprec_mult_x`` (precision at the first
-``floor(x R + 0.9)`` ranks as trec_eval, R the query's relevant documents; 0 where
-that is 0), ``ndcg`` and ``ndcg@k`` (trec_eval's ``map_cut_k``, ``P_k``,
-``recall_k``, ``success_k`` and ``ndcg_cut_k`` names are accepted too); and
-trec_eval's measures of the sets alone, the same under every tie rule: the counts
-``num_ret``, ``num_rel``, ``num_rel_ret`` and ``num_nonrel_judged_ret`` (retrieved
-documents judged below relevant, from grade 0: trec_eval takes a negative grade as
-pooled, not judged), ``set_P``, ``set_recall``, ``set_relative_P`` (relevant
-retrieved over the fewer of retrieved and relevant), ``set_F`` (beta 1), ``set_map``
-(set_P times set_recall) and ``utility`` (trec_eval's default: relevant retrieved
-minus the others retrieved). Relevant documents the run did not return count, as in
-trec_eval: recall, MAP, R-precision and nDCG's ideal ranking use every judged
-relevant document of the query. A query of the run without judgments is skipped; a
-judged query without relevant documents is NaN (left out of the mean with one
-warning), where trec_eval averages over its own choice of queries, except in the
-counts and ``utility``, defined for every judged query; the counts' ``mean`` is
-their sum, as in trec_eval's ``all`` row.
+Measures (``-m`` on the command line; R is the query's number of relevant documents,
+retrieved or not; "linear" means the tie-expected value is the measure over the
+expected counts or gains at each rank, so exactly the expectation over every order):
+
+========================= =============================================== ================
+name                      what                                            ties="expected"
+========================= =============================================== ================
+``map``, ``map@k``        average precision (at k: trec_eval's map_cut_k) closed form
+``gm_map``                AP per query; its mean is the geometric mean    closed form (the
+                          of each AP, floored at 1e-5, as trec_eval's     geometric mean
+                          all row                                         of expected APs)
+``P@k``, ``recall@k``     precision, recall in the top k                  linear
+``relative_P@k``          relevant in the top k over min(k, R)            linear
+``success@k``             a relevant document in the top k                closed form
+``recip_rank``            1 / the rank of the first relevant document     closed form
+``Rprec``                 precision at rank R                             linear
+``Rprec_mult_x``          precision at the first ``floor(x R + 0.9)``     linear
+                          ranks, as trec_eval (0 where that is 0)
+``iprec_at_recall_r``     interpolated precision at recall level r (0 to  of the points at
+                          1): the most precision at any point with        the ends of the
+                          ``round(r R)`` relevant documents or more       tie groups (not
+                                                                          the expectation)
+``11pt_avg``              mean of iprec_at_recall at 0.0, 0.1 ... 1.0     as iprec
+``ndcg``, ``ndcg@k``      nDCG, gain the grade (trec_eval's ndcg_cut_k)   linear
+``ndcg_rel``              nDCG at each retrieved document of positive     closed form
+                          gain, and the whole nDCG for each one not
+                          retrieved, averaged over them
+``Rndcg``                 mean nDCG at the ranks where the ideal ranking  linear
+                          moves to a lower grade (R the last), and at
+                          the run's end when it is at least R + 2 long
+``binG``                  over relevant documents, 1 / log2(2 + the       closed form
+                          other documents above it), summed, over R
+``G``                     trec_eval's G: gain g at rank i adds g /        refused (no
+                          log2(2 + ideal cost - gain down to i), over     closed form),
+                          the query's total gain                          unless no ties
+``num_ret``               documents retrieved                             the same under
+                                                                          every rule
+``num_rel``               R                                               the same
+``num_rel_ret``           relevant documents retrieved                    the same
+``num_nonrel_judged_ret`` retrieved documents judged below relevant (from the same
+                          grade 0: trec_eval takes a negative grade as
+                          pooled, not judged)
+``num_q``                 1 per evaluated query (its all row: how many)   the same
+``set_P``                 precision of the retrieved set                  the same
+``set_recall``            recall of the retrieved set                     the same
+``set_relative_P``        relevant retrieved over min(retrieved, R)       the same
+``set_F``                 F (beta 1) of set_P and set_recall              the same
+``set_map``               set_P times set_recall                          the same
+``utility``               trec_eval's default: relevant retrieved minus   the same
+                          the others retrieved
+========================= =============================================== ================
+
+Names: trec_eval's spellings work too (``P_10``, ``recall_100``, ``ndcg_cut_10``,
+``map_cut_10``, ``success_1``, ``relative_P_5``, ``iprec_at_recall_0.20``), and its
+``-m`` syntax: ``P.5,10`` asks for ``P_5`` and ``P_10`` (likewise ``recall``,
+``ndcg_cut``, ``map_cut``, ``relative_P``, ``success``, ``iprec_at_recall``,
+``Rprec_mult``, ``unj``); each of those root names alone asks for trec_eval's default
+cut-offs (5, 10, 15, 20, 30, 100, 200, 500, 1000; success 1, 5, 10; recall levels
+0.00, 0.10 ... 1.00; multiples 0.20, 0.40 ... 2.00; unj 5, 10, 20); ``official`` and ``all_trec`` are
+trec_eval's sets, in the order it prints them. Relevant documents the run did not
+return count, as in trec_eval: recall, MAP, R-precision and the ideal rankings of the
+gain measures use every judged document of the query. A query of the run without
+judgments is skipped; a judged query without relevant documents is NaN (left out of
+the mean with one warning), where trec_eval averages over its own choice of queries,
+except in the counts and ``utility``, defined for every judged query; the counts'
+``mean`` is their sum, as in trec_eval's ``all`` row.
 
 Measures of judged documents, which tell a retrieved document judged relevant
 (grade at or above the relevance level), judged non-relevant (grade from 0 below
@@ -83,7 +131,6 @@ option                 flag   meaning
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -133,13 +180,21 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         :func:`read_qrels` and :func:`read_run` return them; or
         ``{qid: {docid: value}}`` (pytrec_eval's and ranx's form); or a pandas
         DataFrame with three columns in that order.
-    measures : sequence of str
+    measures : str or sequence of str
         E.g. ``["map", "ndcg@10", "P@10", "recip_rank", "recall@100"]``; the
-        choices are ``fastrank.trec.MEASURES`` (k a positive integer, x a positive number;
-        trec_eval's names such as ``P_10`` and ``map_cut_10`` too).
+        choices are ``fastrank.trec.MEASURES`` (k a positive integer, x a positive number,
+        r a recall level from 0 to 1; trec_eval's names such as ``P_10`` and
+        ``map_cut_10`` too), and trec_eval's ``-m`` syntax: ``P.5,10`` (one name per
+        cut-off: ``P_5``, ``P_10``), a root name alone for its default cut-offs
+        (``P``, ``recall``, ``ndcg_cut``, ``map_cut``, ``relative_P``, ``success``,
+        ``iprec_at_recall``, ``Rprec_mult``), and the sets ``official`` and
+        ``all_trec``. The results are keyed by these names, expanded.
     ties : {"expected", "optimistic", "pessimistic", "trec_eval"}
         Tied scores: in expectation, relevant first, relevant last, or by
         document id in decreasing order (trec_eval's order, its exact numbers).
+        ``iprec_at_recall_r`` and ``11pt_avg`` under ``"expected"`` read the
+        precision-recall points at the ends of the tie groups, and ``G`` refuses
+        ``"expected"`` where the run ties scores (see the module's table).
     judged_only : bool
         trec_eval's ``-J``: retrieved documents the qrels do not judge (absent, or
         of negative grade) removed from the run before every measure.
@@ -185,13 +240,14 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     {'P@2': array([0.5, 0. ]), 'num_ret': array([1., 0.])}
     >>> fastrank.evaluate_run(qrels, run, "num_rel_ret", relevance_level=2).mean
     {'num_rel_ret': 1.0}
+
+    >>> fastrank.evaluate_run(qrels, run, ["P.1,2", "success", "num_q"]).mean  # trec_eval's -m
+    {'P_1': 0.5, 'P_2': 0.625, 'success_1': 0.5, 'success_5': 1.0, 'success_10': 1.0, 'num_q': 2.0}
     """
     rules = (*topk.TIES, "trec_eval")
     if ties not in rules:
         raise ValueError(f"ties must be one of {', '.join(map(repr, rules))}; got {ties!r}")
-    if isinstance(measures, str):
-        measures = [measures]
-    asked = [(m, *catalog.measure_name(m)) for m in measures]
+    asked = [(m, *catalog.measure_name(m)) for m in catalog.expand(measures)]
     if not asked:
         raise ValueError("give at least one measure")
     jq, jd, jr = ids.triple(qrels, "qrels")
@@ -300,8 +356,5 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         warnings.warn(f"{worst} of {queries.shape[0]} judged queries have no relevant "
                       "document: their measures are NaN and left out of the means",
                       UndefinedMetricWarning, stacklevel=2)
-    mean = {m[0]: (float(per[m[0]].sum()) if m[1] in catalog.COUNTS  # trec_eval's all: the sum
-                   else math.nan if np.isnan(per[m[0]]).all()
-                   else math.exp(float(np.nanmean(np.log(per[m[0]]))))
-                   if m[1] in catalog.GEOMETRIC else float(np.nanmean(per[m[0]]))) for m in asked}
+    mean = {m[0]: catalog.summary(m[1], per[m[0]]) for m in asked}  # trec_eval's all row
     return RunScores(queries, per, mean)
