@@ -69,8 +69,11 @@ Names: trec_eval's spellings work too (``P_10``, ``recall_100``, ``ndcg_cut_10``
 ``ndcg_cut``, ``map_cut``, ``relative_P``, ``success``, ``iprec_at_recall``,
 ``Rprec_mult``, ``unj``); each of those root names alone asks for trec_eval's default
 cut-offs (5, 10, 15, 20, 30, 100, 200, 500, 1000; success 1, 5, 10; recall levels
-0.00, 0.10 ... 1.00; multiples 0.20, 0.40 ... 2.00; unj 5, 10, 20); ``official`` and ``all_trec`` are
-trec_eval's sets, in the order it prints them. Relevant documents the run did not
+0.00, 0.10 ... 1.00; multiples 0.20, 0.40 ... 2.00; unj 5, 10, 20); ``official`` and
+``all_trec`` are trec_eval's sets, in the order it prints them (under
+``ties="expected"``, a measure of ``all_trec`` without a closed form for the run's
+ties, G or infAP, is NaN with one warning; asked by name, it raises
+:class:`~fastrank.UnsupportedOptionError`). Relevant documents the run did not
 return count, as in trec_eval: recall, MAP, R-precision and the ideal rankings of the
 gain measures use every judged document of the query. A query of the run without
 judgments is skipped; a judged query without relevant documents is NaN (left out of
@@ -143,7 +146,7 @@ from ._trec import ids, judged
 from ._trec import measures as catalog
 from ._trec.files import read_qrels, read_run
 from ._trec.measures import MEASURES
-from .exceptions import UndefinedMetricWarning
+from .exceptions import UndefinedMetricWarning, UnsupportedOptionError
 
 __all__ = ["MEASURES", "RunScores", "evaluate_run", "read_qrels", "read_run"]
 
@@ -247,7 +250,13 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     rules = (*topk.TIES, "trec_eval")
     if ties not in rules:
         raise ValueError(f"ties must be one of {', '.join(map(repr, rules))}; got {ties!r}")
-    asked = [(m, *catalog.measure_name(m)) for m in catalog.expand(measures)]
+    names = [measures] if isinstance(measures, str) else list(measures)
+    asked = [(m, *catalog.measure_name(m)) for m in catalog.expand(names)]
+    # a measure asked through a set (all_trec) that has no closed form under this
+    # tie rule is NaN with a warning; asked by name, it is refused
+    sets = [m for m in names if m in catalog.NAME_SETS]
+    lenient = set(catalog.expand(sets)) - set(catalog.expand([m for m in names
+                                                              if m not in sets]))
     if not asked:
         raise ValueError("give at least one measure")
     jq, jd, jr = ids.triple(qrels, "qrels")
@@ -346,11 +355,17 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     retrieved = judged.ranked(starts, ends, rdk, rs, jcode, jdk, jr, rule, level) \
         if any(m[1] in judged.KINDS for m in asked) else None
     data = catalog.Queries(lists, rule, jc, jg, judged_ret, retrieved)
-    values = workers.parallel_map(lambda m: catalog.per_query(m[1], m[2], m[3], data), asked,
-                                  workers.threads())
+    values = workers.parallel_map(lambda m: _measure(m, data, lenient), asked, workers.threads())
+    refused = [m[0] for m, v in zip(asked, values, strict=True) if v is None]
+    if refused:
+        warnings.warn(f"{', '.join(refused)} of {', '.join(sets)} have no closed form over the "
+                      f"orders of this run's tied documents under ties={ties!r}: NaN; ask "
+                      "with ties='trec_eval', 'optimistic' or 'pessimistic' for them",
+                      UndefinedMetricWarning, stacklevel=2)
+        values = [np.full(queries.shape[0], np.nan) if v is None else v for v in values]
     per = {m[0]: np.where(empty, 0.0, v) if m[1] in judged.EMPTY_ZERO else v
            for m, v in zip(asked, values, strict=True)}
-    undefined = {name: int(np.isnan(v).sum()) for name, v in per.items()}
+    undefined = {name: int(np.isnan(v).sum()) for name, v in per.items() if name not in refused}
     worst = max(undefined.values())
     if worst:
         warnings.warn(f"{worst} of {queries.shape[0]} judged queries have no relevant "
@@ -358,3 +373,15 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
                       UndefinedMetricWarning, stacklevel=2)
     mean = {m[0]: catalog.summary(m[1], per[m[0]]) for m in asked}  # trec_eval's all row
     return RunScores(queries, per, mean)
+
+
+def _measure(m: tuple[str, str, int | None, float], data: catalog.Queries,
+             lenient: set[str]) -> np.ndarray | None:
+    """One measure per query; None where it came from a set of measures and has no
+    closed form under the call's tie rule."""
+    try:
+        return catalog.per_query(m[1], m[2], m[3], data)
+    except UnsupportedOptionError:
+        if m[0] in lenient:
+            return None
+        raise

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..exceptions import UnsupportedOptionError
+
 KINDS = ("bpref", "gm_bpref", "infAP", "rbp", "rbp_resid", "unj")
 
 MIN_GEO_MEAN = 1e-5  # trec_eval's floor of a value before its logarithm
@@ -163,7 +165,7 @@ def trim(jq: np.ndarray, jd: np.ndarray, jr: np.ndarray, rq: np.ndarray, rd: np.
             split &= np.isin(q[1:], jqc)  # (queries without judgments are not evaluated)
             if split.any():
                 i = int(np.flatnonzero(split)[0])
-                raise ValueError(
+                raise UnsupportedOptionError(
                     f"depth={depth} cuts through documents tied on score (query "
                     f"{rq[order[i]]!r}, score {s[i]!r}), and which of them remain is a matter "
                     "of chance under ties='expected'; use ties='trec_eval', 'optimistic' or "
@@ -290,10 +292,10 @@ def inf_ap(r: Retrieved) -> np.ndarray:
             if r.query.shape[0] else np.zeros(0, np.int64)
         sizes = r.size[r.position == r.start]
         if ((relg > 0) & (relg < sizes)).any():
-            raise ValueError("infAP depends on the order of a relevant document among tied "
-                             "documents of other kinds, and its expectation over those orders "
-                             "has no closed form here; use ties='trec_eval', 'optimistic' or "
-                             "'pessimistic' for infAP")
+            raise UnsupportedOptionError(
+                "infAP depends on the order of a relevant document among tied documents of "
+                "other kinds, and its expectation over those orders has no closed form here; "
+                "use ties='trec_eval', 'optimistic' or 'pessimistic' for infAP")
     first_row = np.arange(r.query.shape[0]) - r.position
 
     def above(x: np.ndarray) -> np.ndarray:

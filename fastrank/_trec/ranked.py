@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._rankings import lists as topk
+from ..exceptions import UnsupportedOptionError
 
 if TYPE_CHECKING:
     from .measures import Queries
@@ -41,9 +42,9 @@ def per_query(kind: str, k: int | None, x: float, data: Queries) -> np.ndarray:
     ideal = Ideal(data)
     if kind == "G":
         if ties == "expected" and not bool((lists.m == 1).all()):
-            raise ValueError("G has no closed form over the orders of tied documents, and "
-                             "this run ties scores: use ties='trec_eval', 'optimistic' or "
-                             "'pessimistic'")
+            raise UnsupportedOptionError(
+                "G has no closed form over the orders of tied documents, and this run ties "
+                "scores: use ties='trec_eval', 'optimistic' or 'pessimistic'")
         return gain_g(lists, ties, ideal)
     if kind == "ndcg_rel":
         return ndcg_rel(lists, ties, ideal)
