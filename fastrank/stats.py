@@ -405,7 +405,7 @@ def wilcoxon_p(differences: np.ndarray) -> float:
         for w in weights:  # exact in float64: every count is below 2**50
             counts[w:top + w + 1] += counts[:top + 1].copy()
             top += w
-        at = int(round(2.0 * r_plus))
+        at = round(2.0 * r_plus)
         below, above = counts[:at + 1].sum(), counts[at:].sum()
         return float(min(1.0, 2.0 * min(below, above) / 2.0**m))
     mean = m * (m + 1) / 4.0

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import os
+import secrets
 import textwrap
 import warnings
 from collections.abc import Callable, Mapping
@@ -60,7 +61,7 @@ def check_alpha(alpha: object) -> float:
 def check_seed(seed: object) -> int:
     """A non-negative integer seed; None draws one (kept, so the result can be redone)."""
     if seed is None:
-        return int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
+        return secrets.randbits(63)
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise TypeError(f"seed must be a non-negative integer or None; got {seed!r}")
     if seed < 0:
@@ -180,7 +181,7 @@ class RunComparison:
             if sig and ma != mb:
                 winner, loser = (a, b) if ma > mb else (b, a)
                 out[winner].append(loser)
-        for run, losers in out.items():
+        for losers in out.values():
             losers.sort(key=self.runs.index)
         return out
 
@@ -224,8 +225,8 @@ class RunComparison:
         #  run   P@1       recip_rank
         a  good  1.0000^b  1.0000^b
         b  bad   0.0000    0.5000
-        x^b: above run b; Fisher's randomization test (every sign pattern), two-sided,
-        Holm-adjusted p <= 0.25 across the 1 comparison of each measure; 3 queries
+        x^b: significantly above run b; Fisher's randomization test (every sign pattern),
+        two-sided, Holm-adjusted p <= 0.25 across the 1 comparison of each measure; 3 queries
         """
         if isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= 15:
             raise ValueError(f"digits must be an integer from 0 to 15; got {digits!r}")
@@ -245,8 +246,8 @@ class RunComparison:
         widths = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
         lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
                  for r in rows]
-        lines += textwrap.wrap(f"x^{labels[1]}: above run {labels[1]}; {self.describe()}", 88,
-                               break_on_hyphens=False)
+        key = f"x^{labels[1]}: significantly above run {labels[1]}; {self.describe()}"
+        lines += textwrap.wrap(key, 88, break_on_hyphens=False)
         return "\n".join(lines)
 
     def __str__(self) -> str:
