@@ -145,7 +145,12 @@ def test_trec_with_one_run_prints_what_it_always_did(tmp_path, capsys, fmt):
     assert main(argv) == 0
     out = capsys.readouterr()
     assert out.out == TREC_OUT[fmt] and out.err == ""
-    assert main(argv[:-3] + ["--format", fmt]) == 0  # without -q: the 'all' rows alone
-    lines = capsys.readouterr().out.splitlines()
+    assert main([*argv[:-3], "--format", fmt]) == 0  # without -q: the 'all' rows alone
+    text = capsys.readouterr().out
+    full = TREC_OUT[fmt]
     if fmt == "trec":
-        assert lines == [x for x in TREC_OUT[fmt].splitlines() if "\tall\t" in x]
+        assert text.splitlines() == [x for x in full.splitlines() if "\tall\t" in x]
+    elif fmt == "csv":
+        assert text.splitlines() == [full.splitlines()[0], full.splitlines()[-1]]
+    else:
+        assert json.loads(text) == json.loads(full)[-1:]

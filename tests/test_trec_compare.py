@@ -135,6 +135,14 @@ def test_exact_randomization_against_scipy(kind):
     assert stats.sign_flip_p([0.5]) == 1.0  # both patterns reach |0.5|
 
 
+@given(st.lists(st.sampled_from([-1.0, -0.375, -0.125, 0.0, 0.125, 0.25, 0.375, 0.5]),
+                min_size=2, max_size=10))
+@PROPERTY_SETTINGS
+def test_exact_randomization_against_scipy_on_tied_values(values):
+    d = np.array(values)
+    assert stats.sign_flip_p(d) == pytest.approx(_scipy_exact_randomization(d), rel=1e-12)
+
+
 def test_exact_randomization_by_hand_and_on_many_columns():
     # Every sign pattern written out; the columns of a 2-D input tested alike.
     rng = np.random.default_rng(4)
