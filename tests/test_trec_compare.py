@@ -558,3 +558,15 @@ def test_cli_names_its_choices_from_the_library(capsys):
         main(["trec", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert ", ".join(fastrank.trec.MEASURES) in text.replace("- ", "-")
+
+
+def test_the_measure_help_is_not_expanded_while_the_parser_is_built():
+    # argparse (3.14) expands each new argument's help in _check_help to check it: the
+    # measure names are then not read (their module imports the kernels).
+    help_ = trec_cli.MeasureHelp("a measure (fastrank.trec.MEASURES)")
+
+    def _check_help(text):
+        return text % {}
+
+    assert _check_help(help_) == "a measure (fastrank.trec.MEASURES)"
+    assert "num_nonrel_judged_ret" in help_ % {}

@@ -28,6 +28,11 @@ class MeasureHelp(str):
     help is formatted (argparse applies ``%`` to it then), not when the parser is built."""
 
     def __mod__(self, params: Any) -> str:
+        frame = sys._getframe(1)
+        for _ in range(3):  # argparse's check of a new argument's help (Python 3.14): the
+            if frame is None or frame.f_code.co_name == "_check_help":  # parser being
+                return str(self)  # built, no help shown, so nothing is imported
+            frame = frame.f_back  # type: ignore[assignment]
         from .measures import MEASURES
 
         return (f"a measure ({', '.join(MEASURES)}; trec_eval's P_10, recall_100, "
