@@ -570,3 +570,12 @@ def test_the_measure_help_is_not_expanded_while_the_parser_is_built():
 
     assert _check_help(help_) == "a measure (fastrank.trec.MEASURES)"
     assert "num_nonrel_judged_ret" in help_ % {}
+
+
+def test_the_t_test_on_one_query_says_its_p_values_are_nan():
+    qrels, runs = _collection(27, n_queries=1)
+    with pytest.warns(UserWarning, match="the t test needs two paired queries or more; map has 1"):
+        c = fastrank.compare_runs(qrels, runs, ["map"], test="t")
+    assert np.isnan(c.p_value["map"]).all() and not c.significant["map"].any()
+    assert "; 1 query" in c.describe()
+    assert "^" not in "".join(c.table().splitlines()[1:4])

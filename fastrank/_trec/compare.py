@@ -202,7 +202,8 @@ class RunComparison:
         adjusted = ("unadjusted p" if self.correction is None else
                     f"{CORRECTION_TITLES[self.correction]}-adjusted p")
         counts_q = sorted(set(self.n_queries.values()))
-        queries = (f"{counts_q[0]:,} queries" if len(counts_q) == 1 else
+        queries = (f"{counts_q[0]:,} quer{'y' if counts_q[0] == 1 else 'ies'}"
+                   if len(counts_q) == 1 else
                    "queries per measure: " + ", ".join(f"{m} {n:,}"
                                                        for m, n in self.n_queries.items()))
         return (f"{title}, two-sided, {adjusted} <= {self.alpha:g} across the {per} "
@@ -431,6 +432,9 @@ def compare(evaluate: Callable[..., Any], qrels: Any, runs: Any, measures: Any, 
             p = np.array([stats.paired_t_p(diffs[:, j]) for j in range(len(pairs))])
         else:
             p = np.array([stats.wilcoxon_p(diffs[:, j]) for j in range(len(pairs))])
+        if test == "t" and n_queries[m] < 2:
+            warnings.warn(f"the t test needs two paired queries or more; {m} has "
+                          f"{n_queries[m]}: its p-values are NaN", UserWarning, stacklevel=3)
         p_raw[m] = p
         p_adj[m] = stats.adjust_p(p, correction)
         significant[m] = p_adj[m] <= alpha  # NaN: False
