@@ -21,7 +21,7 @@ Each sample's labels or each query's items ranked (:mod:`fastrank.rankings`;
 
 Retrieval runs against relevance judgments (:mod:`fastrank.trec`)::
 
-    read_run, read_qrels, evaluate_run -> RunScores
+    read_run, read_qrels, evaluate_run -> RunScores; compare_runs -> RunComparison
 
 Many models on many datasets, as tables, averaged curves and figures
 (:mod:`fastrank.evaluation`, :mod:`fastrank.plots`)::
@@ -105,7 +105,9 @@ _EXPORTS = {
     "psprecision_at_k": "rankings",
     "top_k_accuracy": "rankings",
     "top_k_metrics": "rankings",
+    "RunComparison": "trec",
     "RunScores": "trec",
+    "compare_runs": "trec",
     "evaluate_run": "trec",
     "read_qrels": "trec",
     "read_run": "trec",
@@ -237,7 +239,7 @@ if TYPE_CHECKING:  # pragma: no cover
         specificity_at_sensitivity,
     )
     from .summaries import BinnedSummary, Bounds
-    from .trec import RunScores, evaluate_run, read_qrels, read_run
+    from .trec import RunComparison, RunScores, compare_runs, evaluate_run, read_qrels, read_run
     from .uncertainty import (
         Comparison,
         Interval,
@@ -264,6 +266,7 @@ __all__ = [
     "Interval",
     "MeanCurve",
     "OperatingPoint",
+    "RunComparison",
     "RunScores",
     "UndefinedMetricWarning",
     "UnsupportedOptionError",
@@ -273,6 +276,7 @@ __all__ = [
     "average_precision_at_k",
     "best_cutoff",
     "bootstrap_ci",
+    "compare_runs",
     "compile_kernels",
     "confusion_matrix_at_thresholds",
     "coverage_error",

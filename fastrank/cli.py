@@ -16,8 +16,10 @@ their field names, the table and Markdown with the display names of
 
 ``fastrank trec QRELS RUN -m map -m ndcg@10 ...`` scores a TREC run against its
 relevance judgments (:func:`fastrank.evaluate_run`), in trec_eval's layout or as
-CSV/JSON. ``fastrank info`` prints :func:`fastrank.show_config` (what a bug report
-needs); ``fastrank compile`` compiles every kernel variant ahead of time
+CSV/JSON; with several runs it compares them (:func:`fastrank.compare_runs`): a
+table of means marked with significant differences, or every p-value as CSV/JSON.
+``fastrank info`` prints :func:`fastrank.show_config` (what a bug report needs);
+``fastrank compile`` compiles every kernel variant ahead of time
 (:func:`fastrank.compile_kernels`), for images and CI jobs.
 
 Exit status: 0 on success, 2 for a usage error, 1 for a problem with the data
@@ -35,6 +37,7 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
+from ._trec import cli as trec_command
 from .tables import FORMATS, HEADERS, JSON_RULE
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -57,11 +60,6 @@ DEFAULT_METRICS = ("positives", "negatives", "average_precision", "roc_auc", "pr
                    "d_prime", "prbe")
 ALIASES = {"ap": "average_precision", "auc": "roc_auc", "ap_expected": "average_precision_expected"}
 DEMO_PLOT = "fastrank-demo.png"
-TREC_MEASURES = ("map", "map@k", "P@k", "recall@k", "success@k", "recip_rank", "Rprec",
-                 "Rprec_mult_x", "ndcg", "ndcg@k", "num_ret", "num_rel", "num_rel_ret",
-                 "num_nonrel_judged_ret", "set_P", "set_recall", "set_relative_P", "set_F",
-                 "set_map", "utility")  # fastrank.trec.MEASURES
-TREC_TIES = ("expected", "optimistic", "pessimistic", "trec_eval")
 # Show progress by default for inputs of at least this many bytes (on a terminal).
 PROGRESS_BYTES = 32 * 2**20
 
@@ -607,65 +605,9 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     compile_.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N",
                           help="worker processes (default: one per core, at most 8; 1: compile "
                                "in this process)")
-    trec = sub.add_parser(
-        "trec", help="score a TREC run against qrels: map, ndcg@10, P@10, ... per query",
-        usage="fastrank trec QRELS RUN -m MEASURE [-m MEASURE ...] [options]",
-        description="Score a TREC run file (qid Q0 docid rank score tag) against a qrels file "
-                    "(qid iter docid relevance) with fastrank.evaluate_run: tied scores in "
-                    "expectation by default (--ties trec_eval: broken by docid, decreasing, "
-                    "as trec_eval does). Output as trec_eval prints it (measure, query or "
-                    "'all', value), or CSV/JSON with one row per query and 'all'.",
-    )
-    trec.add_argument("qrels", metavar="QRELS", help="relevance judgments")
-    trec.add_argument("run", metavar="RUN", help="the ranked run")
-    trec.add_argument("-m", "--measure", action="append", required=True, metavar="MEASURE",
-                      help=f"a measure ({', '.join(TREC_MEASURES)}; trec_eval's P_10, "
-                           "recall_100, ndcg_cut_10, map_cut_10 too); repeat for several")
-    trec.add_argument("-q", "--per-query", action="store_true",
-                      help="every query's values too, not only the means ('all')")
-    trec.add_argument("--ties", choices=TREC_TIES, default="expected",
-                      help="tied scores: expected (default), optimistic, pessimistic, or "
-                           "trec_eval's order (by docid, decreasing)")
-    trec.add_argument("--format", choices=("trec", "csv", "json"), default="trec",
-                      help="trec_eval's layout (default), or CSV/JSON with a column per "
-                           f"measure ({JSON_RULE})")
+    trec = trec_command.add_parser(sub)
     return parser, {"demo": demo, "evaluate": ev, "info": info, "compile": compile_,
                     "trec": trec}
-
-
-def _trec(args: argparse.Namespace) -> int:
-    """``fastrank trec QRELS RUN -m ...``."""
-    from .readers import DataError
-    from .tables import format_table
-    from .trec import evaluate_run, read_qrels, read_run
-
-    try:
-        qrels, run = read_qrels(args.qrels), read_run(args.run)
-    except OSError as exc:
-        raise DataError(f"{exc.filename}: {exc.strerror}") from exc
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            scores = evaluate_run(qrels, run, args.measure, ties=args.ties)
-        except ValueError as exc:
-            raise DataError(str(exc)) from exc
-    _warn_lines(caught)
-    rows = [("all", scores.mean)]
-    if args.per_query:
-        rows = [(str(q), {m: float(v[j]) for m, v in scores.per_query.items()})
-                for j, q in enumerate(scores.queries.tolist())] + rows
-    if args.format == "trec":
-        for name in args.measure:
-            for qid, values in rows:
-                value = values[name]  # counts (num_*) as whole numbers, as trec_eval
-                shown = f"{value:.0f}" if name.startswith("num_") else f"{value:.4f}"
-                print(f"{name:<22}\t{qid}\t{shown}")
-        return 0
-    table: dict[str, list[Any]] = {"query": [qid for qid, _ in rows]}
-    for name in args.measure:
-        table[name] = [values[name] for _, values in rows]
-    print(format_table(table, args.format))
-    return 0
 
 
 def _with_command(argv: list[str]) -> list[str]:
@@ -704,7 +646,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .readers import DataError
 
         try:
-            return _trec(args)
+            return trec_command.run(args, command)
         except DataError as exc:
             print(f"fastrank: error: {exc}", file=sys.stderr)
             return 1

@@ -5,6 +5,11 @@ the integer degrees of freedom a mean over ``n`` folds needs (``n - 1``) is
 computed here from the closed form of the t distribution function for
 integer degrees of freedom (Abramowitz & Stegun 26.7.3-4), inverted by
 bisection on the angle ``theta = atan(t / sqrt(df))``.
+
+Paired tests of two systems over the same queries (what
+:func:`fastrank.compare_runs` runs): the paired t test, Fisher's randomization
+test (sign flips, exact or drawn) and the Wilcoxon signed-rank test, and the
+Holm and Bonferroni adjustments of their p-values.
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ import math
 
 import numpy as np
 
-__all__ = ["mean_interval", "normal_quantile", "t_cdf", "t_quantile", "two_sided_p"]
+__all__ = ["adjust_p", "mean_interval", "normal_quantile", "paired_t_p", "sign_flip_p", "t_cdf",
+           "t_quantile", "two_sided_p", "wilcoxon_p"]
 
 
 def _central_mass(theta: float, df: int) -> float:
@@ -234,3 +240,220 @@ def check_level(level: float) -> float:
     if not 0.0 < float(level) < 1.0:
         raise ValueError(f"level must be in (0, 1); got {level}")
     return float(level)
+
+
+# -- paired tests of two systems over the same queries --------------------------------------
+
+# Sign patterns are drawn and summed in blocks of at most this many numbers (memory bound).
+BLOCK = 2**21
+
+
+def _differences(d: np.ndarray, what: str = "differences") -> np.ndarray:
+    d = np.asarray(d, dtype=np.float64)
+    if d.ndim not in (1, 2):
+        raise ValueError(f"{what} must be a 1-D array (or 2-D: one column per comparison); "
+                         f"got {d.ndim} dimensions")
+    if not np.isfinite(d).all():
+        raise ValueError(f"{what} must be finite")
+    return d
+
+
+def paired_t_p(differences: np.ndarray) -> float:
+    """Two-sided p-value of the paired Student t test, from the paired differences.
+
+    ``t = mean(d) / sqrt(var(d) / n)`` (``var`` with ``n - 1``) against Student t with
+    ``n - 1`` degrees of freedom, as ``scipy.stats.ttest_rel``. Differences that are all
+    zero give 1 (scipy: NaN); all equal and not zero, 0; fewer than two, NaN.
+
+    Examples
+    --------
+    >>> from fastrank.stats import paired_t_p
+    >>> round(paired_t_p([0.1, 0.2, 0.05, 0.3, -0.05]), 6)
+    0.117955
+    >>> paired_t_p([0.0, 0.0, 0.0])
+    1.0
+    """
+    d = _differences(differences)
+    if d.ndim != 1:
+        raise ValueError("differences must be 1-D")
+    n = d.shape[0]
+    if n < 2:
+        return math.nan
+    mean = float(d.mean())
+    var = float(d.var(ddof=1))
+    if var == 0.0:
+        return 1.0 if mean == 0.0 else 0.0
+    return two_sided_p(mean / math.sqrt(var / n), n - 1)
+
+
+def sign_flip_p(differences: np.ndarray, n_permutations: int = 10_000,
+                seed: int | None = None) -> np.ndarray | float:
+    """Two-sided p-value of Fisher's randomization test of paired differences.
+
+    Under the null hypothesis each query's two values are exchangeable, so each
+    difference's sign is a fair coin. The statistic is ``|sum(d)|`` (the mean
+    difference times ``n``); the p-value is the share of sign patterns whose
+    ``|sum|`` reaches the observed one. Every one of the ``2**n`` patterns is
+    enumerated when ``2**n <= n_permutations`` (the exact p-value, as
+    ``scipy.stats.permutation_test`` gives it); otherwise ``n_permutations`` patterns
+    are drawn at random from ``seed`` and ``p = (1 + hits) / (1 + n_permutations)``,
+    which counts the observed pattern as one of the draws (never 0, a valid p-value).
+    Sums that differ by less than their rounding error bound (``(n + 1) eps
+    sum|d|``) count as equal.
+
+    Parameters
+    ----------
+    differences : array of shape (n,) or (n, m)
+        Paired differences; with 2-D input each column is tested, on the same
+        sign patterns.
+    n_permutations : int >= 1
+    seed : int, optional
+        Seed of numpy's default generator for the random patterns.
+
+    Returns
+    -------
+    float, or ndarray of shape (m,) for 2-D input
+
+    Examples
+    --------
+    >>> from fastrank.stats import sign_flip_p
+    >>> sign_flip_p([0.5, 0.25, 0.125, -0.0625])  # exact: 4 of 16 patterns reach 0.8125
+    0.25
+    >>> p = sign_flip_p([0.1] * 20, n_permutations=999, seed=1)
+    >>> p == 1 / 1000   # no random pattern beats all signs positive
+    True
+    """
+    d = _differences(differences)
+    one = d.ndim == 1
+    if one:
+        d = d[:, None]
+    n_permutations = check_count(n_permutations, "n_permutations")
+    n, m = d.shape
+    if n == 0:
+        return math.nan if one else np.full(m, math.nan)
+    observed = np.abs(d.sum(axis=0))
+    reach = observed - (n + 1) * np.finfo(np.float64).eps * np.abs(d).sum(axis=0)
+    hits = np.zeros(m, np.int64)
+    rows = max(1, BLOCK // n)
+    exact = n < 63 and 2**n <= n_permutations
+    total = 2**n if exact else n_permutations
+    rng = None if exact else np.random.default_rng(seed)
+    bits = np.arange(n, dtype=np.int64)
+    for lo in range(0, total, rows):
+        hi = min(total, lo + rows)
+        if rng is None:
+            patterns = (np.arange(lo, hi, dtype=np.int64)[:, None] >> bits) & 1
+        else:
+            patterns = rng.integers(0, 2, size=(hi - lo, n), dtype=np.int8)
+        signs = patterns.astype(np.float64) * 2.0 - 1.0
+        hits += (np.abs(signs @ d) >= reach).sum(axis=0)
+    p = hits / total if exact else (hits + 1) / (total + 1)
+    return float(p[0]) if one else p
+
+
+def _average_ranks(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Average ranks (from 1) of ``a``, and the size of each group of equal values."""
+    order = np.argsort(a, kind="stable")
+    s = a[order]
+    new = np.ones(s.shape[0], bool)
+    new[1:] = s[1:] != s[:-1]
+    starts = np.flatnonzero(new)
+    sizes = np.diff(np.append(starts, s.shape[0]))
+    mid = starts + (sizes + 1) / 2.0  # the average of ranks starts+1 .. starts+sizes
+    ranks = np.empty(a.shape[0])
+    ranks[order] = np.repeat(mid, sizes)
+    return ranks, sizes
+
+
+def wilcoxon_p(differences: np.ndarray) -> float:
+    """Two-sided p-value of the Wilcoxon signed-rank test, as ``scipy.stats.wilcoxon``
+    computes it by default (``zero_method="wilcox"``, no continuity correction,
+    ``method="auto"``).
+
+    Zero differences are dropped and the others ranked by absolute value (ties take
+    their average rank); the statistic is ``R+``, the sum of the ranks of the positive
+    differences. With ``n`` differences (zeros included, as scipy counts them):
+    without ties or zeros and ``n <= 50``, ``R+``'s exact distribution; with ties or
+    zeros and ``n <= 13``, the exact distribution of ``R+`` over every sign pattern of
+    these ranks (what scipy's permutation test enumerates); otherwise the normal
+    approximation, its variance corrected for ties. ``p = 2 min(P(R+ <= r),
+    P(R+ >= r))``, at most 1. Differences that are all zero give 1 (scipy: NaN).
+
+    Examples
+    --------
+    >>> from fastrank.stats import wilcoxon_p
+    >>> wilcoxon_p([0.5, 0.25, 0.125, 0.75, -0.0625])   # exact: 2 * 2 / 32
+    0.125
+    """
+    d = _differences(differences)
+    if d.ndim != 1:
+        raise ValueError("differences must be 1-D")
+    n = d.shape[0]
+    nz = d[d != 0.0]
+    m = nz.shape[0]
+    if m == 0:
+        return 1.0 if n else math.nan
+    ranks, sizes = _average_ranks(np.abs(nz))
+    r_plus = float(ranks[nz > 0].sum())
+    tied = bool((sizes > 1).any())
+    if (n <= 50 and not tied and m == n) or n <= 13:
+        # The count of sign patterns per value of 2 R+ (ranks doubled: integers).
+        weights = np.rint(2.0 * ranks).astype(np.int64)
+        counts = np.zeros(int(weights.sum()) + 1)
+        counts[0] = 1.0
+        top = 0
+        for w in weights:  # exact in float64: every count is below 2**50
+            counts[w:top + w + 1] += counts[:top + 1].copy()
+            top += w
+        at = round(2.0 * r_plus)
+        below, above = counts[:at + 1].sum(), counts[at:].sum()
+        return float(min(1.0, 2.0 * min(below, above) / 2.0**m))
+    mean = m * (m + 1) / 4.0
+    var = (m * (m + 1) * (2 * m + 1) - float((sizes**3 - sizes).sum()) / 2.0) / 24.0
+    return two_sided_p((r_plus - mean) / math.sqrt(var))
+
+
+def check_count(value: object, name: str) -> int:
+    """A positive integer, or ``TypeError``/``ValueError`` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise TypeError(f"{name} must be a positive integer; got {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1; got {value}")
+    return int(value)
+
+
+CORRECTIONS = ("holm", "bonferroni")
+
+
+def adjust_p(p_values: np.ndarray, method: str | None = "holm") -> np.ndarray:
+    """p-values adjusted for multiple comparisons: Holm's step-down or Bonferroni.
+
+    Bonferroni multiplies each p-value by the number ``m`` of tests; Holm multiplies
+    the ``i``-th smallest by ``m - i + 1`` (``i`` from 1) and keeps the running
+    maximum, so that the adjusted values keep the order of the raw ones; both at most 1.
+    ``None`` returns the p-values as they are. NaN p-values are left out of ``m`` and
+    stay NaN.
+
+    Examples
+    --------
+    >>> from fastrank.stats import adjust_p
+    >>> adjust_p([0.01, 0.04, 0.03], "holm").tolist()
+    [0.03, 0.06, 0.06]
+    >>> adjust_p([0.01, 0.04, 0.03], "bonferroni").tolist()
+    [0.03, 0.12, 0.09]
+    """
+    p = np.array(p_values, dtype=np.float64).reshape(-1)
+    if method is None:
+        return p
+    if method not in CORRECTIONS:
+        raise ValueError(f"correction must be one of {', '.join(map(repr, CORRECTIONS))} "
+                         f"or None; got {method!r}")
+    valid = np.flatnonzero(~np.isnan(p))
+    m = valid.shape[0]
+    if method == "bonferroni":
+        p[valid] = np.minimum(1.0, p[valid] * m)
+        return p
+    order = valid[np.argsort(p[valid], kind="stable")]
+    stepped = np.maximum.accumulate(p[order] * (m - np.arange(m)))
+    p[order] = np.minimum(1.0, stepped)
+    return p

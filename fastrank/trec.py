@@ -142,13 +142,16 @@ import numpy as np
 
 from ._core import workers
 from ._rankings import lists as topk
+from ._trec import compare as comparing
 from ._trec import ids, judged
 from ._trec import measures as catalog
+from ._trec.compare import RunComparison
 from ._trec.files import read_qrels, read_run
 from ._trec.measures import MEASURES
 from .exceptions import UndefinedMetricWarning, UnsupportedOptionError
 
-__all__ = ["MEASURES", "RunScores", "evaluate_run", "read_qrels", "read_run"]
+__all__ = ["MEASURES", "RunComparison", "RunScores", "compare_runs", "evaluate_run", "read_qrels",
+           "read_run"]
 
 
 @dataclass(frozen=True)
@@ -385,3 +388,88 @@ def _measure(m: tuple[str, str, int | None, float], data: catalog.Queries,
         if m[0] in lenient:
             return None
         raise
+
+
+def compare_runs(qrels: tuple[Any, Any, Any], runs: Any, measures: Any, *,
+                 ties: str = "expected", test: str = "randomization",
+                 correction: str | None = "holm", alpha: float = 0.05,
+                 n_permutations: int = 10_000, seed: int | None = None,
+                 baseline: str | None = None, **options: Any) -> RunComparison:
+    """Score several runs against one qrels and test their differences, query by query.
+
+    Each run is scored by :func:`evaluate_run` (the qrels read once); each measure's
+    values are paired over the queries every run is evaluated on, and each pair of
+    runs (or each run and ``baseline``) is tested on their per-query differences. The
+    p-values of one measure are adjusted together, across its comparisons.
+
+    Parameters
+    ----------
+    qrels : as for :func:`evaluate_run`
+    runs : dict of str -> run, or list of runs
+        Each run in any form :func:`evaluate_run` takes; a list's runs are named
+        ``run1``, ``run2``, ... At least two.
+    measures : str or sequence of str
+        Passed to :func:`evaluate_run` as they are.
+    ties : str, default "expected"
+        As for :func:`evaluate_run`.
+    test : {"randomization", "t", "wilcoxon"}, default "randomization"
+        Fisher's randomization test (each query's difference's sign flipped:
+        exact over all ``2**n`` patterns when that is at most ``n_permutations``,
+        else ``n_permutations`` random patterns with ``p = (1 + hits) / (1 +
+        n_permutations)``), the paired Student t test, or the Wilcoxon
+        signed-rank test (as scipy's default: zero differences dropped; exact for
+        small ``n``). All two-sided; ranx's names ``"fisher"`` and ``"student"``
+        are accepted. See :mod:`fastrank.stats`.
+    correction : {"holm", "bonferroni", None}, default "holm"
+        Adjustment of each measure's p-values across its comparisons.
+    alpha : float in (0, 1), default 0.05
+        A difference is significant where its adjusted p-value is at most ``alpha``.
+    n_permutations : int >= 1, default 10,000
+        Random sign patterns of the randomization test (when not exact).
+    seed : int, optional
+        Seed of the random patterns; None draws one, kept in the result's ``seed``.
+    baseline : str, optional
+        Compare each run with this one only, instead of every pair.
+    **options
+        Passed on to :func:`evaluate_run`.
+
+    Returns
+    -------
+    RunComparison
+        Means, per-query values, raw and adjusted p-values and significance;
+        ``.table()``, ``.to_dict()``, ``.to_frame()`` and ``.plot(measure)``.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two runs, runs with no evaluated query in common, a baseline
+        that is not a run's name, an unknown test or correction, ``alpha`` outside
+        (0, 1), ``n_permutations`` below 1, or what :func:`evaluate_run` refuses
+        (named by run).
+
+    Notes
+    -----
+    A query is paired when every run is evaluated on it (:func:`evaluate_run`
+    evaluates a run's judged queries); where the runs cover different queries,
+    the others are left out with a warning, and the means are over the paired
+    queries. A measure undefined on a query (no relevant document) leaves that
+    query out of its tests and means. Where two runs agree on every query, each
+    test's p-value is 1.
+
+    Examples
+    --------
+    >>> import fastrank
+    >>> qrels = {"q1": {"a": 1, "b": 1}, "q2": {"c": 2}, "q3": {"d": 1}, "q4": {"e": 1}}
+    >>> bm25 = {"q1": {"a": 3, "x": 2, "b": 1}, "q2": {"x": 2, "c": 1},
+    ...         "q3": {"d": 2, "x": 1}, "q4": {"x": 2, "e": 1}}
+    >>> tuned = {"q1": {"a": 3, "b": 2, "x": 1}, "q2": {"c": 2, "x": 1},
+    ...          "q3": {"d": 2, "x": 1}, "q4": {"e": 2, "x": 1}}
+    >>> c = fastrank.compare_runs(qrels, {"bm25": bm25, "tuned": tuned}, ["map", "P@1"])
+    >>> c.mean["tuned"], c.p_value["map"].tolist()  # exact: 4 of the 16 sign patterns
+    ({'map': 1.0, 'P@1': 1.0}, [0.25])
+    >>> c.significant["map"].tolist()
+    [False]
+    """
+    return comparing.compare(evaluate_run, qrels, runs, measures, ties=ties, test=test,
+                             correction=correction, alpha=alpha, n_permutations=n_permutations,
+                             seed=seed, baseline=baseline, options=options)

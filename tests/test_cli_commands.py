@@ -1,4 +1,5 @@
-"""``fastrank info`` and ``fastrank compile``, and strict JSON output."""
+"""``fastrank info`` and ``fastrank compile``, strict JSON output, and ``fastrank trec``
+with one run (its output unchanged)."""
 
 from __future__ import annotations
 
@@ -116,3 +117,41 @@ def test_evaluate_json_with_a_perfect_model(tmp_path, capsys):
     for fmt in ("table", "markdown", "csv"):
         assert main(["evaluate", str(path), "--label", "y", "--score", "s", "--format", fmt]) == 0
         assert "inf" in capsys.readouterr().out
+
+
+# One run: the output trec_eval's users read (query by query, then the all rows, as
+# trec_eval prints them), unchanged by the comparison of several runs.
+# map of q1 (relevant a at 1, c at 3 of 3): (1 + 2/3) / 2; of q2 (b at 2): 1/2.
+TREC_QRELS = "q1 0 a 1\nq1 0 c 2\nq2 0 b 1\n"
+TREC_RUN = "q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq1 Q0 c 3 1 t\nq2 Q0 a 1 5 t\nq2 Q0 b 2 4 t\n"
+TREC_OUT = {
+    "trec": "".join(f"{m:<22}\t{q}\t{v}\n" for m, q, v in (
+        ("map", "q1", "0.8333"), ("P_2", "q1", "0.5000"), ("num_ret", "q1", "3"),
+        ("map", "q2", "0.5000"), ("P_2", "q2", "0.5000"), ("num_ret", "q2", "2"),
+        ("map", "all", "0.6667"), ("P_2", "all", "0.5000"), ("num_ret", "all", "5"))),
+    "csv": "query,map,P_2,num_ret\nq1,0.8333333333333333,0.5,3.0\nq2,0.5,0.5,2.0\n"
+           "all,0.6666666666666666,0.5,5.0\n",
+    "json": '[{"query": "q1", "map": 0.8333333333333333, "P_2": 0.5, "num_ret": 3.0}, '
+            '{"query": "q2", "map": 0.5, "P_2": 0.5, "num_ret": 2.0}, '
+            '{"query": "all", "map": 0.6666666666666666, "P_2": 0.5, "num_ret": 5.0}]\n',
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(TREC_OUT))
+def test_trec_with_one_run_prints_what_it_always_did(tmp_path, capsys, fmt):
+    (tmp_path / "qrels").write_text(TREC_QRELS)
+    (tmp_path / "run").write_text(TREC_RUN)
+    argv = ["trec", str(tmp_path / "qrels"), str(tmp_path / "run"), "-m", "map", "-m", "P_2",
+            "-m", "num_ret", "-q", "--format", fmt]
+    assert main(argv) == 0
+    out = capsys.readouterr()
+    assert out.out == TREC_OUT[fmt] and out.err == ""
+    assert main([*argv[:-3], "--format", fmt]) == 0  # without -q: the 'all' rows alone
+    text = capsys.readouterr().out
+    full = TREC_OUT[fmt]
+    if fmt == "trec":
+        assert text.splitlines() == [x for x in full.splitlines() if "\tall\t" in x]
+    elif fmt == "csv":
+        assert text.splitlines() == [full.splitlines()[0], full.splitlines()[-1]]
+    else:
+        assert json.loads(text) == json.loads(full)[-1:]

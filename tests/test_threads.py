@@ -177,6 +177,8 @@ _ARGS = {
     "top_k_accuracy": ([0, 2], [_S, _S], 2),  # labels= below
     "propensity": ([10, 1, 0], 100),
     "evaluate_run": ((["q"], ["a"], [1]), (["q"], ["a"], [1.0]), ["map", "ndcg@5"]),
+    "compare_runs": ((["q"], ["a"], [1]), [(["q"], ["a"], [1.0]), (["q"], ["b"], [1.0])],
+                     ["map"]),
     "read_run": (str(_TREC / "run"),),
     "read_qrels": (str(_TREC / "qrels"),),
 }

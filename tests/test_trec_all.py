@@ -10,7 +10,10 @@ and its all rows hold together as trec_eval prints them.
 from __future__ import annotations
 
 import gzip
+import json
 import math
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -104,3 +107,53 @@ def test_all_trec_under_expected_ties_leaves_no_closed_form_measures_nan() -> No
         every = fastrank.evaluate_run(qrels, distinct, "all_trec")
     exact = fastrank.evaluate_run(qrels, distinct, "all_trec", ties="trec_eval")
     assert every.mean == exact.mean
+
+
+@pytest.mark.skipif(not ROBUST.is_dir(), reason=f"{ROBUST} is absent (real TREC data)")
+def test_the_command_prints_trec_evals_layout(tmp_path) -> None:
+    """``fastrank trec -q -m all_trec --ties trec_eval`` prints trec_eval's lines in
+    its order (query by query, then the all rows; num_q, gm_map and gm_bpref in the
+    all rows only), each value within a unit of trec_eval's last printed digit (two
+    roundings of values a few ulps apart, as 0.09375 is)."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_bytes(gzip.decompress((ROBUST / "qrels.robust2003.txt.gz").read_bytes()))
+    run.write_bytes(gzip.decompress((ROBUST / "runs" / "input.InexpC2.gz").read_bytes()))
+    out = subprocess.run([sys.executable, "-m", "fastrank", "trec", str(qrels), str(run),
+                          "-q", "-m", "all_trec", "--ties", "trec_eval"],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    with gzip.open(ROBUST / "trec_eval10" / "InexpC2.aq.gz", "rt") as f:
+        want = [line.split() for line in f if line.split()[0] not in TEXT]
+    got = [line.split() for line in out]
+    assert [g[:2] for g in got] == [w[:2] for w in want]
+    for g, w in zip(got, want, strict=True):  # both rounded to 4 decimals: a unit apart
+        assert abs(float(g[2]) - float(w[2])) <= 1e-4 + 1e-12, (g, w)  # at most
+
+
+def test_the_commands_options_are_evaluate_runs(tmp_path) -> None:
+    """-c, -M, -l and -J reach evaluate_run as all_queries, depth, relevance_level and
+    judged_only."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 a 2\nq1 0 b 1\nq1 0 c 0\nq2 0 a 1\nq3 0 z 1\n")
+    run.write_text("q1 Q0 a 1 3.0 t\nq1 Q0 x 2 2.5 t\nq1 Q0 b 3 2.0 t\nq1 Q0 c 4 1.0 t\n"
+                   "q2 Q0 y 1 1.0 t\nq2 Q0 a 2 0.5 t\n")
+    names = ["num_q", "num_ret", "P_2", "map", "bpref"]
+    for flags, options in (([], {}), (["-c"], {"all_queries": True}),
+                           (["-M", "2"], {"depth": 2}), (["-l", "2"], {"relevance_level": 2}),
+                           (["-J"], {"judged_only": True}),
+                           (["-c", "-M", "3", "-l", "2", "-J"],
+                            {"all_queries": True, "depth": 3, "relevance_level": 2,
+                             "judged_only": True})):
+        out = subprocess.run([sys.executable, "-m", "fastrank", "trec", str(qrels), str(run),
+                              "--ties", "trec_eval", "--format", "json", *flags,
+                              *[a for n in names for a in ("-m", n)]],
+                             capture_output=True, text=True, check=True).stdout
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", fastrank.UndefinedMetricWarning)
+            want = fastrank.evaluate_run(fastrank.read_qrels(str(qrels)),
+                                         fastrank.read_run(str(run)), names,
+                                         ties="trec_eval", **options).mean
+        row = next(r for r in json.loads(out) if r["query"] == "all")
+        assert {n: row[n] for n in names} == pytest.approx(want, nan_ok=True), flags
+    bad = subprocess.run([sys.executable, "-m", "fastrank", "trec", str(qrels), str(run),
+                          "-m", "map", "-M", "0"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "-M" in bad.stderr

@@ -1,0 +1,212 @@
+"""``fastrank trec QRELS RUN [RUN ...] -m ...``: one run scored in trec_eval's layout
+(or CSV/JSON), several runs compared (:func:`fastrank.compare_runs`).
+
+Nothing heavy is imported here until the command runs: the measure names of the
+help are read from :data:`fastrank.trec.MEASURES` only when the help is shown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+from typing import Any
+
+from ..tables import JSON_RULE
+
+TIES = ("expected", "optimistic", "pessimistic", "trec_eval")
+TESTS = ("randomization", "t", "wilcoxon")  # fastrank._trec.compare.TESTS
+CORRECTIONS = ("holm", "bonferroni", "none")  # fastrank.stats.CORRECTIONS and none
+# The columns of the CSV and JSON of a comparison (RunComparison.rows()).
+# Measures trec_eval prints in the all row only (num_q counts the queries; the
+# geometric means are of the whole run).
+ALL_ONLY = ("num_q", "gm_map", "gm_bpref")
+COMPARISON_COLUMNS = ("measure", "run_a", "run_b", "mean_a", "mean_b", "difference", "queries",
+                      "wins", "ties", "losses", "p_value", "p_corrected", "significant")
+
+
+class MeasureHelp(str):
+    """The help of ``-m``: the measures of :data:`fastrank.trec.MEASURES`, read when the
+    help is formatted (argparse applies ``%`` to it then), not when the parser is built."""
+
+    def __mod__(self, params: Any) -> str:
+        frame = sys._getframe(1)
+        for _ in range(3):  # argparse's check of a new argument's help (Python 3.14): the
+            if frame is None or frame.f_code.co_name == "_check_help":  # parser being
+                return str(self)  # built, no help shown, so nothing is imported
+            frame = frame.f_back  # type: ignore[assignment]
+        from .measures import MEASURES
+
+        return (f"a measure ({', '.join(MEASURES)}; trec_eval's P_10, recall_100, "
+                "ndcg_cut_10, map_cut_10 too); repeat for several")
+
+
+def _alpha(value: str) -> float:
+    try:
+        v = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if not 0.0 < v < 1.0:
+        raise argparse.ArgumentTypeError(f"{value!r} is not in (0, 1)")
+    return v
+
+
+def _grade(value: str) -> float:
+    try:
+        v = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if v != v or v in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a finite number")
+    return v
+
+
+def _count(value: str, least: int) -> int:
+    try:
+        v = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from None
+    if v < least:
+        raise argparse.ArgumentTypeError(f"{value!r} is not at least {least}")
+    return v
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """Add the ``trec`` command to the subparsers ``sub``; return its parser."""
+    trec: argparse.ArgumentParser = sub.add_parser(
+        "trec", help="score TREC runs against qrels: map, ndcg@10, P@10, ...; compare runs",
+        usage="fastrank trec QRELS RUN [RUN ...] -m MEASURE [-m MEASURE ...] [options]",
+        description="Score a TREC run file (qid Q0 docid rank score tag) against a qrels file "
+                    "(qid iter docid relevance) with fastrank.evaluate_run: tied scores in "
+                    "expectation by default (--ties trec_eval: broken by docid, decreasing, "
+                    "as trec_eval does). Output as trec_eval prints it (measure, query or "
+                    "'all', value), or CSV/JSON with one row per query and 'all'. With "
+                    "several runs, compare them (fastrank.compare_runs): each run's means "
+                    "over the queries every run has, marked with the runs it beats "
+                    "significantly (0.3202^bc: above runs b and c), or CSV/JSON with a row "
+                    "per measure and pair of runs and every p-value.",
+    )
+    trec.add_argument("qrels", metavar="QRELS", help="relevance judgments")
+    trec.add_argument("runs", metavar="RUN", nargs="+",
+                      help="the ranked run; several to compare them (named by their file "
+                           "names)")
+    trec.add_argument("-m", "--measure", action="append", required=True, metavar="MEASURE",
+                      help=MeasureHelp("a measure (fastrank.trec.MEASURES); repeat for several"))
+    trec.add_argument("-q", "--per-query", action="store_true",
+                      help="every query's values too, not only the means ('all'); one run")
+    trec.add_argument("--ties", choices=TIES, default="expected",
+                      help="tied scores: expected (default), optimistic, pessimistic, or "
+                           "trec_eval's order (by docid, decreasing)")
+    trec.add_argument("-c", "--all-queries", action="store_true",
+                      help="trec_eval's -c: every query of the qrels, those a run lacks "
+                           "scoring as an empty run")
+    trec.add_argument("-M", "--depth", type=lambda v: _count(v, 1), default=None, metavar="N",
+                      help="trec_eval's -M: only each query's first N documents count")
+    trec.add_argument("-l", "--level", type=_grade, default=1.0, metavar="L",
+                      help="trec_eval's -l: grades from L are relevant (default 1)")
+    trec.add_argument("-J", "--judged-only", action="store_true",
+                      help="trec_eval's -J: documents the qrels do not judge removed first")
+    trec.add_argument("--format", choices=("trec", "csv", "json"), default="trec",
+                      help="trec_eval's layout (or the comparison table) by default, or "
+                           f"CSV/JSON with a column per measure (per field) ({JSON_RULE})")
+    group = trec.add_argument_group("comparing several runs")
+    group.add_argument("--test", choices=TESTS, default="randomization",
+                       help="paired two-sided test: Fisher's randomization test (default), "
+                            "Student's t, or Wilcoxon's signed-rank test")
+    group.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                       help="adjustment of each measure's p-values across its comparisons "
+                            "(default holm)")
+    group.add_argument("--alpha", type=_alpha, default=0.05, metavar="A",
+                       help="significance level of the adjusted p-values (default 0.05)")
+    group.add_argument("--permutations", type=lambda v: _count(v, 1), default=10_000,
+                       metavar="N", help="random sign patterns of the randomization test, "
+                                         "where not all 2^queries are enumerated "
+                                         "(default 10,000)")
+    group.add_argument("--seed", type=lambda v: _count(v, 0), default=None, metavar="S",
+                       help="seed of the random sign patterns (default: drawn, and printed)")
+    group.add_argument("--baseline", metavar="RUN",
+                       help="compare each run with this one (its file name or path) only, "
+                            "instead of every pair")
+    return trec
+
+
+def _names(paths: list[str]) -> list[str]:
+    """Each run's name: its file name, or the path as given where file names repeat."""
+    base = [os.path.basename(p) or p for p in paths]
+    return base if len(set(base)) == len(base) else list(paths)
+
+
+def warn_lines(caught: list[warnings.WarningMessage]) -> None:
+    """Each distinct warning once, on stderr."""
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        print(f"fastrank: warning: {message}", file=sys.stderr)
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Run ``fastrank trec`` (usage errors through ``parser``; data errors raise
+    :class:`fastrank.readers.DataError`)."""
+    several = len(args.runs) > 1
+    names = _names(args.runs)
+    baseline = args.baseline
+    if several and args.per_query:
+        parser.error("--per-query prints one run's values; give one RUN (or compare the "
+                     "runs without it)")
+    if baseline is not None:
+        if not several:
+            parser.error("--baseline compares several runs; give two RUNs or more")
+        if baseline in args.runs:
+            baseline = names[args.runs.index(baseline)]
+        if baseline not in names:
+            parser.error(f"--baseline {baseline!r} is not one of the runs: {', '.join(names)}")
+    from ..readers import DataError
+    from ..tables import format_table
+    from ..trec import compare_runs, evaluate_run, read_qrels, read_run
+
+    try:
+        qrels = read_qrels(args.qrels)
+        runs = {name: read_run(path) for name, path in zip(names, args.runs, strict=True)}
+    except OSError as exc:
+        raise DataError(f"{exc.filename}: {exc.strerror}") from exc
+    options = {"ties": args.ties, "all_queries": args.all_queries, "depth": args.depth,
+               "relevance_level": args.level, "judged_only": args.judged_only}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            if several:
+                comparison = compare_runs(
+                    qrels, runs, args.measure, test=args.test,
+                    correction=None if args.correction == "none" else args.correction,
+                    alpha=args.alpha, n_permutations=args.permutations, seed=args.seed,
+                    baseline=baseline, **options)
+            else:
+                scores = evaluate_run(qrels, runs[names[0]], args.measure, **options)
+        except ValueError as exc:
+            raise DataError(str(exc)) from exc
+    warn_lines(caught)
+    if several:
+        if args.format == "trec":
+            print(comparison.table())
+        else:
+            rows = comparison.rows()
+            print(format_table({c: [r[c] for r in rows] for c in COMPARISON_COLUMNS},
+                               args.format))
+        return 0
+    measures = list(scores.per_query)  # the names as evaluate_run gives them
+    rows_out = [("all", scores.mean)]
+    if args.per_query:
+        rows_out = [(str(q), {m: float(v[j]) for m, v in scores.per_query.items()})
+                    for j, q in enumerate(scores.queries.tolist())] + rows_out
+    if args.format == "trec":  # trec_eval's order: query by query, then the all rows
+        for qid, values in rows_out:
+            for name in measures:
+                if qid == "all" or name not in ALL_ONLY:
+                    value = values[name]  # counts (num_*) as whole numbers, as trec_eval
+                    shown = f"{value:.0f}" if name.startswith("num_") else f"{value:.4f}"
+                    print(f"{name:<22}\t{qid}\t{shown}")
+        return 0
+    table: dict[str, list[Any]] = {"query": [qid for qid, _ in rows_out]}
+    for name in measures:
+        table[name] = [values[name] for _, values in rows_out]
+    print(format_table(table, args.format))
+    return 0
