@@ -76,7 +76,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import metrics, rankings, readouts
+from ._core import api, codec, engine, inputs, reduce, registry, workers
 from ._core.ids import id_kind
+from ._core.messages import warn_undefined
+from ._core.tie_tables import HASH_MIN, count_table
+from ._kernels.sweep import OUT_POS
+from ._kernels.tasks import HASH_MAX_DISTINCT
 from ._optional import require
 from .accumulator import Accumulator
 from .summaries import METRICS as _BINNED_METRICS
@@ -317,6 +322,9 @@ class BinaryMetric:
         if not len(state):
             raise ValueError(f"{type(self).__name__}({self.metric!r}): nothing to compute; "
                              "update with at least one non-empty batch first")
+        counted = self._from_counts(state)
+        if counted is not _ROWS:
+            return counted
         d = state.data()
         options = dict(self.options)
         if d["sample_weight"] is not None:
@@ -340,8 +348,22 @@ class BinaryMetric:
 
     def _order_free(self) -> bool:
         """Whether the value depends only on each task's multiset of (score, label)
-        (the tie-aware curve metrics; not the top-k measures, which rank rows)."""
-        return self.metric in _SCALARS or self.metric in _READOUTS
+        (the tie-aware curve metrics; not the top-k measures, which rank rows, nor
+        ``average="samples"``, which ranks each row's labels)."""
+        return (self.metric in _SCALARS or self.metric in _READOUTS) \
+            and self.options.get("average") != "samples"
+
+    def _from_counts(self, state: _ExactRows) -> Any:
+        """The result from each task's tie counts, without giving the rows back, or
+        :data:`_ROWS` where the rows are needed (see :func:`_table_result`)."""
+        ties = state.ties
+        if ties is None or state.weighted or state.grouped or ties.dtype.kind != "f":
+            return _ROWS
+        rows = state.rows_data()
+        if rows is not None and np.asarray(rows["y_score"]).dtype != ties.dtype:
+            return _ROWS  # the one-shot call promotes mixed dtypes: the rows say how
+        return _table_result(self.metric, self.options, ties.tables(rows), ties.one_d,
+                             ties.dtype, len(state))
 
     def _synced(self) -> _ExactRows | BinnedSummary:
         """The state of every process of the group, merged in rank order."""
@@ -748,7 +770,8 @@ class _ExactRows:
 
 
 class _TieTable:
-    """Each task's distinct scores (sorted) with their positive and negative counts."""
+    """Each task's distinct scores (sorted, canonical dtype) with their positive and
+    negative counts."""
 
     __slots__ = ("dtype", "neg", "one_d", "pos", "rows", "tasks", "values")
 
@@ -762,27 +785,41 @@ class _TieTable:
     def nbytes(self) -> int:
         return sum(a.nbytes for a in (*self.values, *self.pos, *self.neg))
 
-    def _fold(self, j: int, values: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> None:
-        v = np.concatenate([self.values[j], values])
-        distinct, at = np.unique(v, return_inverse=True)
-        for name, counts in (("pos", pos), ("neg", neg)):
-            both = np.concatenate([getattr(self, name)[j], counts]).astype(np.float64)
-            # exact: counts stay below 2**53
-            getattr(self, name)[j] = np.bincount(at, both, distinct.size).astype(np.int64)
-        self.values[j] = distinct
-
     def add(self, scores: np.ndarray, labels: np.ndarray) -> None:
-        s2 = scores.reshape(scores.shape[0], -1)
-        y2 = labels.reshape(labels.shape[0], -1).astype(np.bool_)
-        for j in range(self.tasks):
-            y = y2[:, j]
-            self._fold(j, s2[:, j], y.astype(np.int64), (~y).astype(np.int64))
+        """Count a closed chunk's rows (canonical finite scores, bool labels) in."""
+        self.values, self.pos, self.neg = self._with(scores, labels)
         self.rows += scores.shape[0]
 
     def absorb(self, other: _TieTable) -> None:
         for j in range(self.tasks):
-            self._fold(j, other.values[j], other.pos[j], other.neg[j])
+            self.values[j], self.pos[j], self.neg[j] = _fold(
+                (self.values[j], self.pos[j], self.neg[j]),
+                (other.values[j], other.pos[j], other.neg[j]))
         self.rows += other.rows
+
+    def _with(self, scores: np.ndarray, labels: np.ndarray
+              ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+        """The table with rows counted in, as new lists (this table unchanged)."""
+        s2 = scores.reshape(scores.shape[0], -1)
+        y2 = labels.reshape(labels.shape[0], -1).view(np.uint8)
+        if s2.shape[1] > 1:  # each task's rows contiguous, in one copy
+            s2, y2 = np.ascontiguousarray(s2.T).T, np.ascontiguousarray(y2.T).T
+        out: tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]] = ([], [], [])
+        for j in range(self.tasks):
+            v, p, q = _fold((self.values[j], self.pos[j], self.neg[j]),
+                            _counted(s2[:, j], y2[:, j]))
+            out[0].append(v)
+            out[1].append(p)
+            out[2].append(q)
+        return out
+
+    def tables(self, rows: dict[str, np.ndarray | None] | None
+               ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Each task's table with ``rows`` (unweighted, this dtype) counted in."""
+        if rows is None or not len(rows["y_score"]):  # type: ignore[arg-type]
+            return list(zip(self.values, self.pos, self.neg, strict=True))
+        s, y = np.asarray(rows["y_score"]), np.asarray(rows["y_true"])
+        return list(zip(*self._with(s, y), strict=True))
 
     def rows_back(self) -> tuple[np.ndarray, np.ndarray]:
         """Labels (bool) and scores, each task's rows sorted by score (positives first
@@ -796,6 +833,35 @@ class _TieTable:
             return ys[0], ss[0]
         return np.stack(ys, axis=1), np.stack(ss, axis=1)
 
+
+def _counted(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One task's distinct scores (ascending) and their positive and negative counts
+    (int64), from canonical finite scores and 0/1 ``uint8`` labels: hashed by the
+    engine's tie count where the scores take few values, else sorted."""
+    s = np.ascontiguousarray(s)
+    y = np.ascontiguousarray(y)
+    if s.dtype.kind == "f":
+        task = inputs.task_of(s, s.dtype, y, None)
+        n = s.shape[0]
+        table = count_table(task, workers.threads() if n >= workers.PARALLEL_MIN else 1)
+        if table is not None:
+            gkey, gpos, gneg = table  # score bits, highest first; counts as float64
+            return (codec.decode(gkey[::-1], s.dtype, s.dtype), gpos[::-1].astype(np.int64),
+                    gneg[::-1].astype(np.int64))
+    distinct, at = np.unique(s, return_inverse=True)
+    pos = np.bincount(at, y, distinct.size).astype(np.int64)  # exact: counts below 2**53
+    return distinct, pos, np.bincount(at, None, distinct.size) - pos
+
+
+def _fold(a: tuple[np.ndarray, np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray,
+          np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Two tables of one task as one (new arrays)."""
+    if not a[0].size:
+        return b
+    distinct, at = np.unique(np.concatenate([a[0], b[0]]), return_inverse=True)
+    pos = np.bincount(at, np.concatenate([a[1], b[1]]).astype(np.float64), distinct.size)
+    neg = np.bincount(at, np.concatenate([a[2], b[2]]).astype(np.float64), distinct.size)
+    return distinct, pos.astype(np.int64), neg.astype(np.int64)  # exact below 2**53
 
 
 def _alias(base: type[BinaryMetric], metric: str, doc: str) -> type[BinaryMetric]:
@@ -827,6 +893,93 @@ def __getattr__(name: str) -> Any:
         globals()[name] = TorchMetric
         return TorchMetric
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# ---------------------------------------------------------------------- from tie counts
+
+_ROWS = object()  # _table_result's answer where the result needs the rows
+# the scalar metrics' options the table path knows; any other goes the rows' way
+_TABLE_OPTIONS = frozenset({"average", "ties", "max_fpr", "return_threshold"})
+
+
+def _table_result(metric: str, options: dict[str, Any],
+                  tables: list[tuple[np.ndarray, np.ndarray, np.ndarray]], one_d: bool,
+                  dtype: np.dtype[Any], n: int) -> Any:
+    """What ``fastrank.<metric>(y, s, **options)`` returns for rows whose tasks have
+    these tie tables (distinct float scores ascending, positive and negative
+    counts; ``n`` rows, ``one_d`` or one column per task), or :data:`_ROWS`.
+
+    The one-shot call's own steps after its tie groups: the scalar metrics are
+    the engine's sweep of each task's table (the sweep's sums are exact, so the
+    one-shot call's value depends only on the tie groups, whatever path it
+    takes: hashed counts, sorted classes, score ranges) and the same
+    :func:`~fastrank._core.reduce.finish`. A readout is read from the
+    cumulative counts by the same kernel, which the one-shot call gives the
+    whole table only where the engine counts the ties by hashing (every task of
+    at least ``HASH_MIN`` rows and at most ``HASH_MAX_DISTINCT`` scores); it
+    otherwise merges runs of negatives first, so those calls take the rows.
+    """
+    tables = [(v + v.dtype.type(0.0), p, q) for v, p, q in tables]  # -0.0 as the engine: +0.0
+    if metric in _READOUTS:
+        if n < HASH_MIN or any(v.shape[0] > HASH_MAX_DISTINCT for v, _, _ in tables):
+            return _ROWS
+        opts = readouts.check_options(metric, options)
+        cum = [(np.cumsum(q[::-1].astype(np.float64)), np.cumsum(p[::-1].astype(np.float64)),
+                v[::-1].astype(np.float64)) for v, p, q in tables]
+        values, thresholds, reasons = readouts.read_many(metric, opts, cum)
+        if reasons:
+            where = "" if one_d else f" for {len(reasons)} of {values.shape[0]} columns"
+            warn_undefined(f"{reasons[0]}{where}; returning NaN", level=5)
+        if one_d:
+            value = float(values[0])
+            if thresholds is not None:
+                return readouts.OperatingPoint(value, float(thresholds[0]))
+            return value
+        return values if thresholds is None else readouts.OperatingPoint(values, thresholds)
+    if metric not in _SCALARS or set(options) - _TABLE_OPTIONS:
+        return _ROWS
+    want = bool(options.get("return_threshold", False))
+    req = registry.request(metric, weighted=False, ties=options.get("ties", "grouped"),
+                           max_fpr=options.get("max_fpr"))
+    average = options.get("average", "macro")
+    if not one_d:
+        api.check_batch_average(average, want)
+    if one_d or average == "micro":
+        v, p, q = tables[0] if one_d else _fold_all(tables)
+        out, key = engine.table_metrics(_engine_table(v, p, q), req.max_fpr, req.what)
+        thresholds = np.full(1, np.nan)
+        if (want or not one_d) and out[OUT_POS] > 0:  # as the one-shot call asks for it
+            thresholds = np.empty(1, object)
+            thresholds[0] = api.threshold_of(key, dtype, dtype)
+        res = reduce.Results(out[None, :], thresholds, np.array([n * len(tables)]), None,
+                             "one" if one_d else "micro")
+        return reduce.finish(req, res, None if one_d else "micro", return_threshold=want,
+                             stacklevel=4)
+    rows = [engine.table_metrics(_engine_table(*tb), req.max_fpr, req.what) for tb in tables]
+    out = np.stack([r[0] for r in rows])
+    keys = np.array([r[1] for r in rows], np.uint64)
+    thresholds = np.asarray(codec.decode(keys, dtype, dtype), np.float64)
+    thresholds[out[:, OUT_POS] == 0] = np.nan
+    res = reduce.Results(out, thresholds, np.full(len(tables), n, np.int64), None, "tasks")
+    return reduce.finish(req, res, average, return_threshold=want, stacklevel=4)
+
+
+def _engine_table(v: np.ndarray, p: np.ndarray, q: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A task's table as the engine's hashed count gives it: score bits, highest
+    first, and float64 counts."""
+    bits = inputs.SPECS[v.dtype].bits
+    return (v[::-1].view(bits).astype(np.uint64), p[::-1].astype(np.float64),
+            q[::-1].astype(np.float64))
+
+
+def _fold_all(tables: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every task's table as one (``average="micro"``: every cell one task)."""
+    distinct, at = np.unique(np.concatenate([v for v, _, _ in tables]), return_inverse=True)
+    pos, neg = (np.bincount(at, np.concatenate([tb[k] for tb in tables]).astype(np.float64),
+                            distinct.size).astype(np.int64) for k in (1, 2))
+    return distinct, pos, neg  # exact: counts below 2**53
 
 
 # ---------------------------------------------------------------------- helpers

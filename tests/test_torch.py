@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import re
 import socket
 import sys
 import warnings
@@ -24,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 
 torch = pytest.importorskip(
     "torch", reason="torch is not installed (pip install 'fastrank-metrics[torch]')")
@@ -41,6 +44,7 @@ from fastrank.torch import (  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 import torch_workers  # noqa: E402
+from strategies import PROPERTY_SETTINGS  # noqa: E402
 
 # lists without a relevant item, tasks of one class: the one-shot call warns the same way
 pytestmark = pytest.mark.filterwarnings("ignore::fastrank.exceptions.UndefinedMetricWarning")
@@ -249,6 +253,149 @@ def test_tied_scores_fold_into_counts_with_the_same_values(tasks):
     with pytest.raises(ValueError, match="increasing finite scores"):
         loaded.load_state_dict({**state, "ties": {**state["ties"], "values": flipped}})
     assert same(loaded.compute().numpy(), loaded_value)  # unchanged
+
+
+# Every metric the exact classes compute from tie counts (the per-task scalars with each
+# option the table path reads, and every readout), as (name, options).
+SCALAR_CASES = [
+    ("average_precision", {}), ("average_precision", {"ties": "expected"}),
+    ("roc_auc", {}), ("roc_auc", {"max_fpr": 0.3}), ("pr_auc", {}), ("d_prime", {}),
+    ("prbe", {}), ("prbe", {"return_threshold": True}),
+]
+READOUT_CASES = [
+    ("partial_roc_auc", {"fpr": (0.0, 0.3)}),
+    ("partial_roc_auc", {"fpr": (0.1, 0.6), "correct": True}),
+    ("partial_roc_auc", {"tpr": (0.5, 1.0)}),
+    ("partial_pr_auc", {"recall": (0.2, 0.9)}),
+    ("sensitivity_at_specificity", {"min_specificity": 0.7}),
+    ("sensitivity_at_specificity", {"min_specificity": 0.7, "interpolate": True}),
+    ("specificity_at_sensitivity", {"min_sensitivity": 0.6}),
+    ("recall_at_precision", {"min_precision": 0.3}),
+    ("precision_at_recall", {"min_recall": 0.5, "interpolate": True}),
+    ("best_cutoff", {"criterion": "youden"}),
+    ("best_cutoff", {"criterion": "mcc"}),
+    ("best_cutoff", {"criterion": "f_beta", "beta": 2.0}),
+]
+AVERAGES = [None, "macro", "weighted", "micro"]
+DTYPES = {"float64": torch.float64, "float32": torch.float32, "float16": torch.float16,
+          "bfloat16": torch.bfloat16}
+# awkward values of each dtype (signed zeros, subnormals, the extremes): heavy ties
+TIE_POOLS = {"float64": [-1e300, -2.5, -0.0, 0.0, 5e-324, 0.1, 0.125, 7.75, 1e300],
+             "float32": [-3e38, -2.5, -0.0, 0.0, 1e-40, 0.1, 0.125, 7.75],
+             "float16": [-65504.0, -2.5, -0.0, 0.0, 6e-8, 0.1, 7.75],
+             "bfloat16": [-3e38, -2.5, -0.0, 0.0, 1e-30, 0.1, 0.125, 7.75]}
+
+
+def same_result(got, want) -> bool:
+    """Bit for bit: the same type, the same numbers (NaN where NaN), thresholds too."""
+    if type(got) is not type(want):
+        return False
+    if isinstance(want, tuple):  # an OperatingPoint, or (value, threshold)
+        return all(same_result(a, b) for a, b in zip(got, want, strict=True))
+    a, b = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    return a.shape == b.shape and bool(np.all(
+        (a.view(np.int64) == b.view(np.int64)) | (np.isnan(a) & np.isnan(b))))
+
+
+def fed(make, y, s, cuts, w=None):
+    """A metric updated batch by batch (``cuts``), its one-shot reference scores."""
+    m = make()
+    for a, b in itertools.pairwise(cuts):
+        m.update(s[a:b], torch.from_numpy(y[a:b]),
+                 weight=None if w is None else torch.from_numpy(w[a:b]))
+    return m
+
+
+def tie_data(rng, n, tasks, dtype, distinct, pool_size):
+    shape = (n,) if tasks is None else (n, tasks)
+    if distinct:
+        s = torch.from_numpy(rng.standard_normal(shape)).to(DTYPES[dtype])
+    else:
+        pool = np.array(TIE_POOLS[dtype][:pool_size])
+        s = torch.from_numpy(rng.choice(pool, size=shape)).to(DTYPES[dtype])
+    # each task's share of positives, now and then none or all (undefined metrics)
+    share = rng.choice([0.0, 1.0, *rng.uniform(0.05, 0.7, 6)], size=shape[1:])
+    y = rng.random(shape) < share
+    ref = (s.float() if dtype == "bfloat16" else s).numpy()  # bf16 widened exactly
+    return y, s, ref
+
+
+def check_against_one_shot(m, metric, options, y, ref, w, counted):
+    """``m``'s result is the one-shot call's, bit for bit; ``counted``: it came from the
+    tie counts (so that this test sees the path it proves)."""
+    import fastrank.torch as ft
+
+    state = m._synced()
+    assert (m._from_counts(state) is not ft._ROWS) == counted
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            want = getattr(fastrank, metric)(y, ref, sample_weight=w, **options)
+        except ValueError as exc:  # e.g. average="weighted" of tasks that all lack a class
+            with pytest.raises(ValueError, match=re.escape(str(exc))):
+                m.result()
+            return
+        got = m.result()
+    assert same_result(got, want), (got, want)
+
+
+@settings(PROPERTY_SETTINGS, max_examples=300)
+@given(seed=st.integers(0, 2**32 - 1), tasks=st.sampled_from([None, 1, 3]),
+       dtype=st.sampled_from(list(DTYPES)), distinct=st.booleans(),
+       pool_size=st.integers(2, 8), weighted=st.booleans(),
+       case=st.sampled_from(SCALAR_CASES + READOUT_CASES), average=st.sampled_from(AVERAGES))
+def test_counted_results_equal_the_one_shot_bit_for_bit(seed, tasks, dtype, distinct, pool_size,
+                                                        weighted, case, average):
+    """Tied chunks folded into counts give the one-shot call's result bit for bit:
+    every metric the table path computes (scalars with their options, readouts),
+    float64/float32/half/bf16 scores, weights or none, heavy ties or none, one
+    task or several (each average). Tiny chunks, so that small batches fold."""
+    from unittest import mock
+
+    import fastrank.torch as ft
+
+    metric, options = case
+    options = dict(options)
+    if tasks is not None and metric in ft._SCALARS:
+        options["average"] = average
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(40, 400))
+    y, s, ref = tie_data(rng, n, tasks, dtype, distinct, pool_size)
+    w = rng.integers(0, 4, n).astype(np.float64) if weighted else None
+    cuts = [0, *sorted(rng.choice(np.arange(1, n), size=4, replace=False).tolist()), n]
+    make = (lambda: ft.BinaryMetric(metric, **options)) if tasks is None else \
+        (lambda: ft.MultilabelMetric(metric, **options))
+    with mock.patch.object(ft, "_OPEN_BYTES", 64):
+        m = fed(make, y, s, cuts, w)
+    counted = m._state.ties is not None and not weighted and (metric in ft._SCALARS)
+    event(f"from counts: {counted}")
+    check_against_one_shot(m, metric, options, y, ref, w, counted)
+
+
+@pytest.mark.parametrize("tasks", [None, 3])
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_counted_readouts_equal_the_one_shot_bit_for_bit(tasks, dtype):
+    """Readouts come from the counts where the one-shot call counts the ties too (at
+    least HASH_MIN rows a task): bit for bit its results, every readout; with fewer
+    rows they take the rows."""
+    from unittest import mock
+
+    import fastrank.torch as ft
+
+    rng = np.random.default_rng(11)
+    n = 40_000
+    y, s, ref = tie_data(rng, n, tasks, dtype, False, 8)
+    cuts = [0, 5_000, 20_000, 20_003, n]
+    for metric, options in READOUT_CASES:
+        make = (lambda: ft.BinaryMetric(metric, **options)) if tasks is None else \
+            (lambda: ft.MultilabelMetric(metric, **options))  # noqa: B023
+        with mock.patch.object(ft, "_OPEN_BYTES", 4096):
+            m = fed(make, y, s, cuts)
+        with mock.patch.object(ft, "_OPEN_BYTES", 64):
+            small = fed(make, y[:1000], s[:1000], [0, 300, 1000])
+        assert m._state.ties is not None and small._state.ties is not None
+        check_against_one_shot(m, metric, options, y, ref, None, True)
+        check_against_one_shot(small, metric, options, y[:1000], ref[:1000], None, False)
 
 
 def test_merge_equals_one_process():
