@@ -605,7 +605,7 @@ class _ExactRows:
     def __init__(self, labels: np.ndarray | None, compactable: bool = False) -> None:
         self.labels = labels
         self.compactable = compactable
-        self.chunks: list[Accumulator] = []
+        self.chunks: list[Accumulator | _Chunk] = []
         self.open = Accumulator(labels=labels)
         self.tasks: int | None = None
         self.grouped: bool | None = None
@@ -648,15 +648,14 @@ class _ExactRows:
             self._add(Accumulator(labels=self.labels).merge(self.open))
             self.open = Accumulator(labels=self.labels)
 
-    def _add(self, chunk: Accumulator) -> None:
+    def _add(self, chunk: Accumulator | _Chunk) -> None:
         """Append a closed chunk, folded into the tie table where that pays."""
         if self.compactable and not self.weighted and not self.grouped and len(chunk):
             d = chunk.data()
             s, y = np.asarray(d["y_score"]), np.asarray(d["y_true"])
             sample = s.reshape(-1)[:_TIE_SAMPLE]
             same_dtype = self.ties is None or self.ties.dtype == s.dtype
-            if same_dtype and d["sample_weight"] is None \
-                    and np.unique(sample).size * _TIE_GAIN <= sample.size:
+            if same_dtype and d["sample_weight"] is None and _mostly_tied(sample):
                 if self.ties is None:
                     self.ties = _TieTable(s.dtype, s.ndim == 1, 1 if s.ndim == 1 else s.shape[1])
                 self.ties.add(s, y)
@@ -669,8 +668,13 @@ class _ExactRows:
         kind = None if groups is None or not groups.shape[0] else id_kind(groups)
         self._check(tasks, groups is not None, kind)
         if y_score.nbytes >= _OPEN_BYTES:
-            chunk = Accumulator(labels=self.labels)  # sized to the batch
-            chunk.update(y_true, y_score, sample_weight, groups)
+            chunk: Accumulator | _Chunk
+            if sample_weight is None and groups is None and self.labels is None \
+                    and y_score.dtype.kind == "f" and y_true.dtype == np.bool_:
+                chunk = _Chunk(y_true, y_score)  # checked as an Accumulator checks it
+            else:
+                chunk = Accumulator(labels=self.labels)  # sized to the batch
+                chunk.update(y_true, y_score, sample_weight, groups)
             self._close()  # the rows keep their order
             self._note(tasks, groups is not None, kind, sample_weight is not None)
             self._add(chunk)
@@ -746,7 +750,7 @@ class _ExactRows:
             parts.insert(0, tied)
         return self._join(parts)
 
-    def _join(self, parts: list[Accumulator]) -> dict[str, np.ndarray | None]:
+    def _join(self, parts: list[Accumulator | _Chunk]) -> dict[str, np.ndarray | None]:
         if len(parts) == 1:
             return parts[0].data()
         datas = [c.data() for c in parts]
@@ -754,7 +758,7 @@ class _ExactRows:
             # promotes them (or refuses integers beyond 2**53 with floats)
             joined = Accumulator(labels=self.labels)
             for c in parts:
-                joined.merge(c)
+                joined.merge(c if isinstance(c, Accumulator) else c.accumulator())
             return joined.data()
         out: dict[str, np.ndarray | None] = {
             "y_true": np.concatenate([d["y_true"] for d in datas]),
@@ -766,6 +770,43 @@ class _ExactRows:
                 for c, d in zip(parts, datas, strict=True)])
         if self.grouped:
             out["groups"] = np.concatenate([d["groups"] for d in datas])
+        return out
+
+
+class _Chunk:
+    """One large batch of unweighted, ungrouped rows of float scores and 0/1 labels:
+    the scores canonical and checked finite by the functions an Accumulator's
+    update calls, both copied once. The labels come checked (:func:`_binary`), so
+    unlike an Accumulator it reads them once, not twice."""
+
+    __slots__ = ("labels", "scores")
+
+    def __init__(self, y_true: np.ndarray, y_score: np.ndarray) -> None:
+        values = inputs.canonical_scores(y_score)
+        if values.ndim not in (1, 2):
+            raise ValueError(f"y_score must be 1-D or 2-D; got shape {values.shape}")
+        values = values.copy() if np.may_share_memory(values, y_score) \
+            else np.ascontiguousarray(values)
+        if not bool(np.isfinite(values).all()):  # one pass; the first bad score named:
+            inputs.check_finite(values)
+        self.scores = inputs.readonly(values)
+        self.labels = inputs.readonly(np.array(y_true, np.bool_))
+
+    def __len__(self) -> int:
+        return int(self.scores.shape[0])
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.scores.nbytes + self.labels.nbytes)
+
+    def data(self) -> dict[str, np.ndarray | None]:
+        return {"y_true": self.labels, "y_score": self.scores, "sample_weight": None,
+                "groups": None}
+
+    def accumulator(self) -> Accumulator:
+        """These rows as an Accumulator (to be joined with rows of another dtype)."""
+        out = Accumulator()
+        out.update(self.labels, self.scores)
         return out
 
 
@@ -832,6 +873,17 @@ class _TieTable:
         if self.one_d:
             return ys[0], ss[0]
         return np.stack(ys, axis=1), np.stack(ss, axis=1)
+
+
+def _mostly_tied(sample: np.ndarray) -> bool:
+    """Whether at most 1/_TIE_GAIN of the sample's scores are distinct; a prefix just
+    over that share, all distinct, says no at a fraction of the sort (the common
+    answer for model scores)."""
+    limit = sample.size // _TIE_GAIN
+    prefix = np.sort(sample[:limit + 1])
+    if prefix.size == limit + 1 and bool((prefix[1:] != prefix[:-1]).all()):
+        return False
+    return int(np.unique(sample).size) <= limit
 
 
 def _counted(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1038,8 +1090,8 @@ def _binary(t: np.ndarray) -> np.ndarray:
         return t
     if t.dtype.kind in "iu":
         unsigned = t.view(np.dtype(f"u{t.dtype.itemsize}"))  # negatives wrap to large
-        if int(unsigned.max()) <= 1:
-            return t.astype(np.bool_)
+        if int(unsigned.max()) <= 1:  # 0/1: their low byte is the bool (a cheaper cast)
+            return t.astype(np.uint8).view(np.bool_)
         bad = unsigned > 1
     elif t.dtype.kind == "f":
         bad = (t != 0) & (t != 1)

@@ -398,6 +398,47 @@ def test_counted_readouts_equal_the_one_shot_bit_for_bit(tasks, dtype):
         check_against_one_shot(small, metric, options, y[:1000], ref[:1000], None, False)
 
 
+def test_samples_average_keeps_the_rows():
+    """average="samples" ranks each row's labels: tied columns are never folded into
+    counts (which would break the rows' pairing), so the value is the one-shot's."""
+    from unittest import mock
+
+    import fastrank.torch as ft
+
+    y = RNG.random((3000, 3)) < 0.3
+    s = np.round(RNG.random((3000, 3)), 1).astype(np.float32)
+    m = MultilabelMetric("average_precision", average="samples")
+    with mock.patch.object(ft, "_OPEN_BYTES", 64):
+        for a in range(0, 3000, 500):
+            m.update(torch.tensor(s[a:a + 500]), torch.tensor(y[a:a + 500]))
+    assert m._state.ties is None
+    assert m.compute().item() == fastrank.average_precision(y, s, average="samples")
+
+
+def test_large_batches_are_checked_and_joined_as_accumulators_are():
+    """A batch of 1 MiB or more is stored on its own (checked as an Accumulator
+    checks a batch): a NaN or inf is named by row and task and nothing is stored;
+    float32 and float64 batches join exactly, as the one-shot call promotes them."""
+    n = 300_000  # float32: 1.2 MB
+    y = RNG.random((n, 2)) < 0.2
+    s = RNG.random((n, 2)).astype(np.float32)
+    m = MultilabelMetric("roc_auc", average=None)
+    m.update(torch.tensor(s), torch.tensor(y))
+    bad = s.copy()
+    bad[123_456, 1] = np.inf
+    with pytest.raises(ValueError, match=r"non-finite value \(inf at row 123456, task 1\)"):
+        m.update(torch.tensor(bad), torch.tensor(y))
+    assert m.rows == n
+    s64 = RNG.random((n, 2))
+    m.update(torch.tensor(s64), torch.tensor(y).long())
+    ref = np.concatenate([s.astype(np.float64), s64])
+    assert same(m.compute().numpy(), fastrank.roc_auc(np.concatenate([y, y]), ref, average=None))
+    b = BinaryMetric("average_precision")
+    with pytest.raises(ValueError, match=r"non-finite value \(nan at index 0\)"):
+        b.update(torch.full((n,), float("nan")), torch.zeros(n, dtype=torch.long))
+    assert b.rows == 0
+
+
 def test_merge_equals_one_process():
     y, s, _ = batches(t=3)
     a, b = MultilabelAveragePrecision(), MultilabelAveragePrecision()
