@@ -1069,18 +1069,35 @@ def _host(*values: Any) -> list[Any]:
             if x.dtype == torch.bfloat16:  # numpy has no bfloat16; float32 holds it exactly
                 x = x.float()
             x = x.resolve_conj().resolve_neg()
-            if x.device.type == "cuda":
-                host = torch.empty(x.shape, dtype=x.dtype, pin_memory=True)
-                host.copy_(x, non_blocking=True)
+            if _on_cuda(x):
+                host = _pinned(x)
+                host.copy_(x, non_blocking=True)  # queued on the device's stream
                 wait.add(x.device)
                 x = host
+            elif x.device.type == "meta":
+                raise ValueError(f"a tensor on the meta device holds no values (shape "
+                                 f"{tuple(x.shape)}); give update real tensors")
             elif x.device.type != "cpu":
                 x = x.to("cpu")
         tensors.append(x)
-    for device in wait:
-        torch.cuda.current_stream(device).synchronize()
+    for device in wait:  # once per device, after every copy of the update is queued
+        _synchronize(device)
     return [x.numpy() if isinstance(x, torch.Tensor) else
             None if x is None else np.asarray(x) for x in tensors]
+
+
+def _on_cuda(x: torch.Tensor) -> bool:
+    return x.device.type == "cuda"
+
+
+def _pinned(x: torch.Tensor) -> torch.Tensor:
+    """An empty page-locked host tensor for ``x`` (so its copy can run asynchronously)."""
+    return torch.empty(x.shape, dtype=x.dtype, pin_memory=True)
+
+
+def _synchronize(device: torch.device) -> None:
+    """Wait for the copies queued on ``device``'s current stream."""
+    torch.cuda.current_stream(device).synchronize()
 
 
 def _binary(t: np.ndarray) -> np.ndarray:

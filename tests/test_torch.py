@@ -633,6 +633,51 @@ def test_cuda_tensors_are_copied_once_and_equal_the_cpu_path():
     assert same(m.compute().numpy(), ref.compute().numpy())
 
 
+def test_cuda_copy_logic_without_a_gpu():
+    """The CUDA branch of update, run on CPU tensors that it takes for CUDA ones:
+    each tensor (bf16 widened on its device first, detached) copied once into its own
+    host buffer, non-blocking, one synchronisation per device and update after
+    every copy is queued; the values those of the CPU path, and a rejected batch
+    still changes nothing."""
+    from unittest import mock
+
+    import fastrank.torch as ft
+
+    events = []
+
+    class Host(torch.Tensor):  # records the copies into it
+        def copy_(self, src, non_blocking=False):
+            events.append(("copy", src.dtype, non_blocking, src.requires_grad))
+            return super().copy_(src, non_blocking=non_blocking)
+
+    def pinned(x):
+        events.append(("alloc", tuple(x.shape)))
+        return torch.empty(x.shape, dtype=x.dtype).as_subclass(Host)
+
+    y, s, parts = batches(t=3)
+    m, ref = MultilabelAveragePrecision(average=None), MultilabelAveragePrecision(average=None)
+    with mock.patch.object(ft, "_on_cuda", lambda x: True), \
+            mock.patch.object(ft, "_pinned", pinned), \
+            mock.patch.object(ft, "_synchronize", lambda d: events.append(("sync", d.type))):
+        for a, b in parts:
+            p = torch.tensor(s[a:b], dtype=torch.bfloat16)
+            events.clear()
+            m.update(p.requires_grad_(), torch.tensor(y[a:b]))
+            assert events == [("alloc", (b - a, 3)), ("copy", torch.float32, True, False),
+                              ("alloc", (b - a, 3)), ("copy", torch.bool, True, False),
+                              ("sync", "cpu")]
+            ref.update(p.detach(), torch.tensor(y[a:b]))
+        before = m.state_dict()
+        with pytest.raises(ValueError, match="0/1 labels"):
+            m.update(torch.rand(4, 3), torch.full((4, 3), 2))
+        assert events[-1] == ("sync", "cpu")  # copied, then refused: nothing stored
+    assert all(torch.equal(m.state_dict()["rows"][k], before["rows"][k])
+               for k in before["rows"] if before["rows"][k] is not None)
+    assert same(m.compute().numpy(), ref.compute().numpy())
+    with pytest.raises(ValueError, match="meta device holds no values"):
+        m.update(torch.empty(2, 3, device="meta"), torch.ones(2, 3))
+
+
 # ---------------------------------------------------------------------- torch.distributed
 
 
