@@ -20,8 +20,11 @@ Two kinds of state:
   task's scores and labels, not on which row is which, chunks of mostly tied
   scores become each task's distinct scores with their counts), and
   ``compute()`` is the one-shot function of the concatenated batches, bit for
-  bit (counted rows come back as rows: a task's value depends only on its tie
-  groups, whatever the order of its rows, weighted or not).
+  bit. Counted tasks are computed from their counts by the one-shot call's
+  own later steps (the engine's sweep of a tie table, the readout kernel on
+  its cumulative counts), where that is its result bit for bit; elsewhere
+  (weights after counts, mixed dtypes, a readout of fewer rows than the
+  engine counts by hashing) the counts come back as rows.
 * **bounded memory** (``summary=BinnedSummary(...)``): the summary's fixed
   bins; ``compute()`` gives the estimate and :meth:`~BinaryMetric.result` the
   :class:`~fastrank.summaries.Bounds` that certify it.
@@ -595,8 +598,13 @@ class _ExactRows:
     Ties (``compactable``: a per-task metric, no groups, no weights so far): a
     closed chunk whose scores are mostly repeated values (sampled) is folded
     into a table of each task's distinct scores with their positive and negative
-    counts. ``data()`` gives each task's rows back from the counts, sorted by
-    score: the same multiset, so the unweighted metrics are the same, bit for bit.
+    counts, hashed by the engine's tie count. ``compute()`` reads the counts
+    (:func:`_table_result`); ``data()`` gives each task's rows back from them,
+    sorted by score: the same multiset, so the unweighted metrics are the same,
+    bit for bit.
+
+    Large batches of unweighted float scores are :class:`_Chunk` s, smaller
+    ones and all others :class:`~fastrank.accumulator.Accumulator` s.
     """
 
     __slots__ = ("chunks", "compactable", "grouped", "id_kind", "labels", "open", "tasks",

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 torch = pytest.importorskip(
@@ -292,6 +292,10 @@ def same_result(got, want) -> bool:
         return False
     if isinstance(want, tuple):  # an OperatingPoint, or (value, threshold)
         return all(same_result(a, b) for a, b in zip(got, want, strict=True))
+    if isinstance(want, fastrank.GroupResult):  # the groups' values, ids and counts
+        return all(same_result(np.asarray(getattr(got, k)), np.asarray(getattr(want, k)))
+                   for k in ("values", "positives", "negatives", "sizes")) \
+            and np.array_equal(got.groups, want.groups)
     a, b = np.asarray(got, np.float64), np.asarray(want, np.float64)
     return a.shape == b.shape and bool(np.all(
         (a.view(np.int64) == b.view(np.int64)) | (np.isnan(a) & np.isnan(b))))
@@ -370,6 +374,73 @@ def test_counted_results_equal_the_one_shot_bit_for_bit(seed, tasks, dtype, dist
     counted = m._state.ties is not None and not weighted and (metric in ft._SCALARS)
     event(f"from counts: {counted}")
     check_against_one_shot(m, metric, options, y, ref, w, counted)
+
+
+TOP_K_CASES = [("precision_at_k", {"k": 2}), ("ndcg_at_k", {"k": 3}), ("reciprocal_rank", {}),
+               ("average_precision_at_k", {"k": 2}), ("r_precision", {})]
+
+
+@settings(PROPERTY_SETTINGS, max_examples=150)
+@given(seed=st.integers(0, 2**32 - 1),
+       kind=st.sampled_from(["multilabel", "multiclass", "grouped"]),
+       dtype=st.sampled_from(list(DTYPES)), distinct=st.booleans(), pool_size=st.integers(2, 8),
+       weighted=st.booleans(), case=st.sampled_from(SCALAR_CASES + READOUT_CASES + TOP_K_CASES
+                                                   + [("top_k_accuracy", {"k": 2})]),
+       average=st.sampled_from([*AVERAGES, "samples"]))
+def test_every_class_equals_the_one_shot_bit_for_bit(seed, kind, dtype, distinct, pool_size,
+                                                     weighted, case, average):
+    """The other metrics of the exact classes (the top-k measures, each row's labels
+    ranked, per-group and per-class metrics) keep their rows, chunked as tiny as
+    above: the one-shot call's result bit for bit, each dtype, with weights or
+    without, tied or not."""
+    from unittest import mock
+
+    import fastrank.torch as ft
+
+    metric, options = case
+    options = dict(options)
+    allowed = {"multilabel": ft._SCALARS.keys() | ft._READOUTS.keys() | ft._TOP_K.keys(),
+               "multiclass": ft._SCALARS.keys() | {"top_k_accuracy"},
+               "grouped": ft._SCALARS.keys() | ft._READOUTS.keys() | ft._TOP_K.keys()}[kind]
+    assume(metric in allowed)
+    if metric in ft._SCALARS and kind != "grouped":
+        options["average"] = average
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(40, 300))
+    y, s, ref = tie_data(rng, n, 4, dtype, distinct, pool_size)
+    w = rng.integers(0, 4, n).astype(np.float64) if weighted else None
+    cuts = [0, *sorted(rng.choice(np.arange(1, n), size=4, replace=False).tolist()), n]
+    extra, target = {}, y
+    if kind == "multiclass":
+        target = rng.integers(0, 4, n)
+        extra = {"labels": np.arange(4)}
+        make = lambda: ft.MulticlassMetric(metric, num_classes=4, **options)  # noqa: E731
+    elif kind == "grouped":
+        groups = rng.integers(0, 6, n)
+        y, s, ref, target = y[:, 0], s[:, 0], ref[:, 0], y[:, 0]
+        extra = {"groups": groups}
+        make = lambda: ft.GroupedMetric(metric, **options)  # noqa: E731
+    else:
+        make = lambda: ft.MultilabelMetric(metric, **options)  # noqa: E731
+    m = make()
+    with mock.patch.object(ft, "_OPEN_BYTES", 64):
+        for a, b in itertools.pairwise(cuts):
+            m.update(s[a:b], torch.from_numpy(target[a:b]),
+                     groups=None if kind != "grouped" else torch.from_numpy(groups[a:b]),
+                     weight=None if w is None else torch.from_numpy(w[a:b]))
+    assert m._state.ties is None or (kind == "multilabel" and m._order_free())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            if w is not None:
+                extra["sample_weight"] = w
+            want = getattr(fastrank, metric)(target, ref, **extra, **options)
+        except (ValueError, TypeError) as exc:  # an option the call refuses for these rows
+            with pytest.raises(type(exc), match=re.escape(str(exc))):
+                m.result()
+            return
+        got = m.result()
+    assert same_result(got, want), (got, want)
 
 
 @pytest.mark.parametrize("tasks", [None, 3])
