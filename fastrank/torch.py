@@ -798,7 +798,7 @@ class _Chunk:
         if not bool(np.isfinite(values).all()):  # one pass; the first bad score named:
             inputs.check_finite(values)
         self.scores = inputs.readonly(values)
-        self.labels = inputs.readonly(np.array(y_true, np.bool_))
+        self.labels = inputs.readonly(np.array(y_true, np.bool_, order="C"))
 
     def __len__(self) -> int:
         return int(self.scores.shape[0])

@@ -331,16 +331,19 @@ def check_against_one_shot(m, metric, options, y, ref, w, counted):
 
     state = m._synced()
     assert (m._from_counts(state) is not ft._ROWS) == counted
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
         try:
             want = getattr(fastrank, metric)(y, ref, sample_weight=w, **options)
         except ValueError as exc:  # e.g. average="weighted" of tasks that all lack a class
             with pytest.raises(ValueError, match=re.escape(str(exc))):
                 m.result()
             return
+    with warnings.catch_warnings(record=True) as told:
+        warnings.simplefilter("always")
         got = m.result()
     assert same_result(got, want), (got, want)
+    assert [str(x.message) for x in told] == [str(x.message) for x in said]  # the same warning
 
 
 @settings(PROPERTY_SETTINGS, max_examples=300)
