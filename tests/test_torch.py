@@ -472,6 +472,25 @@ def test_counted_readouts_equal_the_one_shot_bit_for_bit(tasks, dtype):
         check_against_one_shot(small, metric, options, y[:1000], ref[:1000], None, False)
 
 
+def test_counts_with_rows_of_another_dtype_come_back_as_rows():
+    """Tie counts of float32 scores, then float64 rows: the one-shot call promotes the
+    float32 scores, so compute() gives the counts back as rows and joins them as it
+    does; the same results, bit for bit."""
+    from unittest import mock
+
+    import fastrank.torch as ft
+
+    y, s = RNG.random(50_000) < 0.3, np.round(RNG.random(50_000), 2)
+    ref = np.concatenate([s[:40_000].astype(np.float32).astype(np.float64), s[40_000:]])
+    for metric, options in [*SCALAR_CASES, *READOUT_CASES]:
+        m = BinaryMetric(metric, **options)
+        with mock.patch.object(ft, "_OPEN_BYTES", 4096):
+            m.update(torch.tensor(s[:40_000], dtype=torch.float32), torch.tensor(y[:40_000]))
+            m.update(torch.tensor(s[40_000:]), torch.tensor(y[40_000:]))
+        assert m._state.ties is not None
+        check_against_one_shot(m, metric, options, y, ref, None, False)
+
+
 def test_samples_average_keeps_the_rows():
     """average="samples" ranks each row's labels: tied columns are never folded into
     counts (which would break the rows' pairing), so the value is the one-shot's."""
