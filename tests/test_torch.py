@@ -329,8 +329,6 @@ def check_against_one_shot(m, metric, options, y, ref, w, counted):
     tie counts (so that this test sees the path it proves)."""
     import fastrank.torch as ft
 
-    state = m._synced()
-    assert (m._from_counts(state) is not ft._ROWS) == counted
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         try:
@@ -339,6 +337,9 @@ def check_against_one_shot(m, metric, options, y, ref, w, counted):
             with pytest.raises(ValueError, match=re.escape(str(exc))):
                 m.result()
             return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert (m._from_counts(m._synced()) is not ft._ROWS) == counted
     with warnings.catch_warnings(record=True) as told:
         warnings.simplefilter("always")
         got = m.result()
@@ -348,8 +349,8 @@ def check_against_one_shot(m, metric, options, y, ref, w, counted):
 
 @settings(PROPERTY_SETTINGS, max_examples=300)
 @given(seed=st.integers(0, 2**32 - 1), tasks=st.sampled_from([None, 1, 3]),
-       dtype=st.sampled_from(list(DTYPES)), distinct=st.booleans(),
-       pool_size=st.integers(2, 8), weighted=st.booleans(),
+       dtype=st.sampled_from(list(DTYPES)), distinct=st.sampled_from([False, False, True]),
+       pool_size=st.integers(2, 8), weighted=st.sampled_from([False, False, True]),
        case=st.sampled_from(SCALAR_CASES + READOUT_CASES), average=st.sampled_from(AVERAGES))
 def test_counted_results_equal_the_one_shot_bit_for_bit(seed, tasks, dtype, distinct, pool_size,
                                                         weighted, case, average):
