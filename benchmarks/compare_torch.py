@@ -3,7 +3,8 @@
     python benchmarks/compare_torch.py           # the full workloads (a few minutes)
     python benchmarks/compare_torch.py --quick   # fewer batches and rows, for a smoke run
 
-Rows (float32 scores, int64 0/1 targets, CPU tensors):
+Rows (float32 scores, int64 0/1 targets, CPU tensors), one per cost target of
+the metric objects:
 
 * T1: one ``update`` of a 4,096 x 100 batch (``MultilabelMetric``, exact and
   bounded) against copying the batch (scores and targets) to numpy, and
@@ -11,11 +12,17 @@ Rows (float32 scores, int64 0/1 targets, CPU tensors):
 * T2: the exact state of 1e7 samples (one task, batches of 4,096) against the
   bytes of its float32 scores: distinct scores, and scores with ties (two
   decimals, folded into counts; bfloat16 through the exact quantized summary).
-* T3: ``compute()`` against the one-shot call on the concatenated data (the
-  1e7-sample task; the epoch of T4).
+* T3: ``compute()`` against the one-shot call on the concatenated data, for
+  every metric class, on distinct and on tied scores (the 1e7-sample task of
+  T2; 2e6 cells for the others), each result first checked equal to the
+  one-shot call's bit for bit.
 * T4: an epoch of 200 batches of 4,096 x 100 (update each, compute at the end)
   against torchmetrics' exact ``MultilabelAveragePrecision(thresholds=None)``:
   time and state bytes.
+
+Times are the best of several runs, each function run in blocks in turn with
+the others (a shared machine's noise only ever adds time), and every figure is
+a ratio to a peer measured in the same run.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from timing import alternate, fmt_seconds, machine
+from timing import fmt_seconds, machine
 
 import fastrank
 
@@ -50,6 +57,21 @@ def _state_bytes(metric: Any) -> int:
         return 0
 
     return size(metric.state_dict())
+
+
+def best(fns: list[Any], rounds: int, block: int = 1) -> list[float]:
+    """The best time of each function: ``rounds`` turns, each running every function
+    ``block`` times in a row (after one untimed run of each: compilation, caches)."""
+    for fn in fns:
+        fn()
+    out = [float("inf")] * len(fns)
+    for _ in range(rounds):
+        for k, fn in enumerate(fns):
+            for _ in range(block):
+                t0 = time.perf_counter()
+                fn()
+                out[k] = min(out[k], time.perf_counter() - t0)
+    return out
 
 
 def _mb(n: float) -> str:
@@ -89,14 +111,14 @@ def t1(repeat: int) -> None:
     names = ["copy the batch to numpy (scores + targets)", "`MultilabelMetric` exact `update`",
              "`MultilabelMetric` bounded `update` (1,000 bins)",
              "torchmetrics `MultilabelAveragePrecision(thresholds=None).update`"]
-    times = alternate(fns, repeat)
+    times = best(fns, repeat, 10)
     print("\nT1: one update of a 4,096 x 100 batch (target: exact update <= 2x the copy)")
     print("| call | time | vs copy |\n|---|---|---|")
     for name, t in zip(names, times, strict=True):
         print(f"| {name} | {fmt_seconds(t, 2)} | {t / times[0]:.2f}x |")
 
 
-def t2_t3(n: int, repeat: int) -> None:
+def t2(n: int) -> list[tuple[str, Any, np.ndarray, np.ndarray]]:
     import torch
 
     from fastrank.torch import BinaryMetric
@@ -113,7 +135,7 @@ def t2_t3(n: int, repeat: int) -> None:
     print("| scores | scores' bytes | state in memory (nbytes) | x | state_dict | x |\n"
           "|---|---|---|---|---|---|")
     ty = torch.from_numpy(y)
-    computes = []
+    states = []
     for name, s in kinds.items():
         ts = torch.from_numpy(s)
         m = BinaryMetric("average_precision")
@@ -122,7 +144,7 @@ def t2_t3(n: int, repeat: int) -> None:
         sd = _state_bytes(m)
         print(f"| {name} | {_mb(s.nbytes)} | {_mb(m.nbytes)} | {m.nbytes / s.nbytes:.4f}x | "
               f"{_mb(sd)} | {sd / s.nbytes:.4f}x |")
-        computes.append((name, m, s))
+        states.append((name, m, y, s))
     bf = torch.from_numpy(rng.random(n, dtype=np.float32)).bfloat16()
     q = BinaryMetric("average_precision", summary=fastrank.BinnedSummary(quantized="bfloat16"))
     for a in range(0, n, step):
@@ -130,14 +152,77 @@ def t2_t3(n: int, repeat: int) -> None:
     print(f"| bfloat16, exact quantized summary | {_mb(2 * n)} (bf16) / {_mb(4 * n)} (f32) | "
           f"{_mb(q.nbytes)} | {q.nbytes / (4 * n):.3f}x of f32 | {_mb(_state_bytes(q))} | |")
     assert q.compute().item() == fastrank.average_precision(y, bf.float().numpy())
+    return states
 
-    print(f"\nT3: compute() against the one-shot call, {n:,} samples (target: <= 1.2x)")
-    print("| scores | one-shot `average_precision` | `compute()` | ratio |\n|---|---|---|---|")
-    for name, m, s in computes:
-        assert m.compute().item() == fastrank.average_precision(y, s)
-        one, comp = alternate([lambda s=s: fastrank.average_precision(y, s),  # type: ignore[misc]
-                               m.compute], repeat)
-        print(f"| {name} | {fmt_seconds(one)} | {fmt_seconds(comp)} | {comp / one:.2f}x |")
+
+def _same(a: Any, b: Any) -> bool:
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return a.shape == b.shape and bool(np.all((a.view(np.int64) == b.view(np.int64))
+                                              | (np.isnan(a) & np.isnan(b))))
+
+
+def t3(binary: list[tuple[str, Any, np.ndarray, np.ndarray]], cells: int, rounds: int) -> None:
+    """compute() against the one-shot call, every class, distinct and tied scores."""
+    import warnings
+
+    import torch
+
+    from fastrank.torch import BinaryMetric, GroupedMetric, MulticlassMetric, MultilabelMetric
+
+    rng = np.random.default_rng(3)
+    step, tasks = 4096, 20
+    rows = []  # (class and metric, scores, metric object, the one-shot call)
+    for name, m, y, s in binary:
+        rows.append(("`BinaryMetric('average_precision')`", f"{name}, {len(y):,} rows", m,
+                     lambda y=y, s=s: fastrank.average_precision(y, s)))
+    for kind in ("distinct", "two decimals"):
+        s = rng.random((cells // tasks, tasks), dtype=np.float32)
+        if kind != "distinct":
+            s = np.round(s, 2).astype(np.float32)
+        y = rng.random(s.shape) < 0.1
+        c = rng.integers(0, tasks, s.shape[0])
+        s1, y1, g = s.reshape(-1), y.reshape(-1), rng.integers(0, 10_000, cells)
+        ts, ty, tc = torch.from_numpy(s), torch.from_numpy(y), torch.from_numpy(c)
+        ts1, ty1, tg = torch.from_numpy(s1), torch.from_numpy(y1), torch.from_numpy(g)
+
+        def fed(m: Any, *args: Any, per: int = step, **kw: Any) -> Any:
+            for a in range(0, args[0].shape[0], per):
+                m.update(*(x[a:a + per] for x in args),
+                         **{k: v[a:a + per] for k, v in kw.items()})
+            return m
+
+        shape = f"{kind}, {s.shape[0]:,} x {tasks}"
+        rows += [
+            ("`BinaryMetric('sensitivity_at_specificity', min_specificity=0.9)`",
+             f"{kind}, {cells:,} rows",
+             fed(BinaryMetric("sensitivity_at_specificity", min_specificity=0.9), ts1, ty1),
+             lambda y1=y1, s1=s1: fastrank.sensitivity_at_specificity(y1, s1, 0.9)),
+            ("`MultilabelMetric('average_precision')`", shape,
+             fed(MultilabelMetric("average_precision"), ts, ty),
+             lambda y=y, s=s: fastrank.average_precision(y, s)),
+            ("`MultilabelMetric('roc_auc', average=None)`", shape,
+             fed(MultilabelMetric("roc_auc", average=None), ts, ty),
+             lambda y=y, s=s: fastrank.roc_auc(y, s, average=None)),
+            ("`MulticlassMetric('average_precision')`", shape,
+             fed(MulticlassMetric("average_precision", num_classes=tasks), ts, tc),
+             lambda c=c, s=s: fastrank.average_precision(c, s, labels=np.arange(tasks))),
+            ("`GroupedMetric('average_precision')`, 10,000 groups", f"{kind}, {cells:,} rows",
+             fed(GroupedMetric("average_precision"), ts1, ty1, groups=tg),
+             lambda y1=y1, s1=s1, g=g: fastrank.average_precision(y1, s1, groups=g)),
+        ]
+    print("\nT3: compute() against the one-shot call on the concatenated data (target: "
+          "<= 1.2x), each result equal to the one-shot call's bit for bit")
+    print("| metric object | scores | state | one-shot call | `compute()` | ratio |\n"
+          "|---|---|---|---|---|---|")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # groups without positives: NaN, warned alike
+        for what, scores, m, one in rows:
+            got, want = m.result(), one()
+            assert _same(getattr(got, "value", got), getattr(want, "value", want)), what
+            how = "tie counts" if m._state.ties is not None else "rows"
+            t_one, t_comp = best([one, m.compute], rounds)
+            print(f"| {what} | {scores} | {how} | {fmt_seconds(t_one)} | "
+                  f"{fmt_seconds(t_comp)} | {t_comp / t_one:.2f}x |")
 
 
 def t4(batches: int) -> None:
@@ -178,7 +263,7 @@ def t4(batches: int) -> None:
         fr.update(sb, yb)
     one = fastrank.average_precision(y, s)
     assert fr.compute().item() == one
-    t_one, t_comp = alternate([lambda: fastrank.average_precision(y, s), fr.compute], 2)
+    t_one, t_comp = best([lambda: fastrank.average_precision(y, s), fr.compute], 2)
     print(f"(`compute()` {fmt_seconds(t_comp)} against the one-shot `average_precision` on the "
           f"concatenated epoch {fmt_seconds(t_one)}: {t_comp / t_one:.2f}x; the rows' own "
           f"bytes {_mb(s.nbytes + y.size)}; values: fastrank {one!r}, "
@@ -201,7 +286,8 @@ def main() -> None:
     print(f"# {machine()}")
     print(f"# torch threads: {torch.get_num_threads()}")
     t1(5 if args.quick else 15)
-    t2_t3(10**6 if args.quick else 10**7, 3)
+    states = t2(10**6 if args.quick else 10**7)
+    t3(states, 2 * 10**5 if args.quick else 2 * 10**6, 2 if args.quick else 4)
     t4(20 if args.quick else 200)
 
 

@@ -20,8 +20,11 @@ Two kinds of state:
   task's scores and labels, not on which row is which, chunks of mostly tied
   scores become each task's distinct scores with their counts), and
   ``compute()`` is the one-shot function of the concatenated batches, bit for
-  bit (counted rows come back as rows: a task's value depends only on its tie
-  groups, whatever the order of its rows, weighted or not).
+  bit. Counted tasks are computed from their counts by the one-shot call's
+  own later steps (the engine's sweep of a tie table, the readout kernel on
+  its cumulative counts), where that is its result bit for bit; elsewhere
+  (weights after counts, mixed dtypes, a readout of fewer rows than the
+  engine counts by hashing) the counts come back as rows.
 * **bounded memory** (``summary=BinnedSummary(...)``): the summary's fixed
   bins; ``compute()`` gives the estimate and :meth:`~BinaryMetric.result` the
   :class:`~fastrank.summaries.Bounds` that certify it.
@@ -76,7 +79,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import metrics, rankings, readouts
+from ._core import api, codec, engine, inputs, reduce, registry, workers
 from ._core.ids import id_kind
+from ._core.messages import warn_undefined
+from ._core.tie_tables import HASH_MIN, count_table
+from ._kernels.sweep import OUT_POS
+from ._kernels.tasks import HASH_MAX_DISTINCT
 from ._optional import require
 from .accumulator import Accumulator
 from .summaries import METRICS as _BINNED_METRICS
@@ -317,6 +325,9 @@ class BinaryMetric:
         if not len(state):
             raise ValueError(f"{type(self).__name__}({self.metric!r}): nothing to compute; "
                              "update with at least one non-empty batch first")
+        counted = self._from_counts(state)
+        if counted is not _ROWS:
+            return counted
         d = state.data()
         options = dict(self.options)
         if d["sample_weight"] is not None:
@@ -340,8 +351,22 @@ class BinaryMetric:
 
     def _order_free(self) -> bool:
         """Whether the value depends only on each task's multiset of (score, label)
-        (the tie-aware curve metrics; not the top-k measures, which rank rows)."""
-        return self.metric in _SCALARS or self.metric in _READOUTS
+        (the tie-aware curve metrics; not the top-k measures, which rank rows, nor
+        ``average="samples"``, which ranks each row's labels)."""
+        return (self.metric in _SCALARS or self.metric in _READOUTS) \
+            and self.options.get("average") != "samples"
+
+    def _from_counts(self, state: _ExactRows) -> Any:
+        """The result from each task's tie counts, without giving the rows back, or
+        :data:`_ROWS` where the rows are needed (see :func:`_table_result`)."""
+        ties = state.ties
+        if ties is None or state.weighted or state.grouped or ties.dtype.kind != "f":
+            return _ROWS
+        rows = state.rows_data()
+        if rows is not None and np.asarray(rows["y_score"]).dtype != ties.dtype:
+            return _ROWS  # the one-shot call promotes mixed dtypes: the rows say how
+        return _table_result(self.metric, self.options, ties.tables(rows), ties.one_d,
+                             ties.dtype, len(state))
 
     def _synced(self) -> _ExactRows | BinnedSummary:
         """The state of every process of the group, merged in rank order."""
@@ -573,8 +598,13 @@ class _ExactRows:
     Ties (``compactable``: a per-task metric, no groups, no weights so far): a
     closed chunk whose scores are mostly repeated values (sampled) is folded
     into a table of each task's distinct scores with their positive and negative
-    counts. ``data()`` gives each task's rows back from the counts, sorted by
-    score: the same multiset, so the unweighted metrics are the same, bit for bit.
+    counts, hashed by the engine's tie count. ``compute()`` reads the counts
+    (:func:`_table_result`); ``data()`` gives each task's rows back from them,
+    sorted by score: the same multiset, so the unweighted metrics are the same,
+    bit for bit.
+
+    Large batches of unweighted float scores are :class:`_Chunk` s, smaller
+    ones and all others :class:`~fastrank.accumulator.Accumulator` s.
     """
 
     __slots__ = ("chunks", "compactable", "grouped", "id_kind", "labels", "open", "tasks",
@@ -583,7 +613,7 @@ class _ExactRows:
     def __init__(self, labels: np.ndarray | None, compactable: bool = False) -> None:
         self.labels = labels
         self.compactable = compactable
-        self.chunks: list[Accumulator] = []
+        self.chunks: list[Accumulator | _Chunk] = []
         self.open = Accumulator(labels=labels)
         self.tasks: int | None = None
         self.grouped: bool | None = None
@@ -626,15 +656,14 @@ class _ExactRows:
             self._add(Accumulator(labels=self.labels).merge(self.open))
             self.open = Accumulator(labels=self.labels)
 
-    def _add(self, chunk: Accumulator) -> None:
+    def _add(self, chunk: Accumulator | _Chunk) -> None:
         """Append a closed chunk, folded into the tie table where that pays."""
         if self.compactable and not self.weighted and not self.grouped and len(chunk):
             d = chunk.data()
             s, y = np.asarray(d["y_score"]), np.asarray(d["y_true"])
             sample = s.reshape(-1)[:_TIE_SAMPLE]
             same_dtype = self.ties is None or self.ties.dtype == s.dtype
-            if same_dtype and d["sample_weight"] is None \
-                    and np.unique(sample).size * _TIE_GAIN <= sample.size:
+            if same_dtype and d["sample_weight"] is None and _mostly_tied(sample):
                 if self.ties is None:
                     self.ties = _TieTable(s.dtype, s.ndim == 1, 1 if s.ndim == 1 else s.shape[1])
                 self.ties.add(s, y)
@@ -647,8 +676,13 @@ class _ExactRows:
         kind = None if groups is None or not groups.shape[0] else id_kind(groups)
         self._check(tasks, groups is not None, kind)
         if y_score.nbytes >= _OPEN_BYTES:
-            chunk = Accumulator(labels=self.labels)  # sized to the batch
-            chunk.update(y_true, y_score, sample_weight, groups)
+            chunk: Accumulator | _Chunk
+            if sample_weight is None and groups is None and self.labels is None \
+                    and y_score.dtype.kind == "f" and y_true.dtype == np.bool_:
+                chunk = _Chunk(y_true, y_score)  # checked as an Accumulator checks it
+            else:
+                chunk = Accumulator(labels=self.labels)  # sized to the batch
+                chunk.update(y_true, y_score, sample_weight, groups)
             self._close()  # the rows keep their order
             self._note(tasks, groups is not None, kind, sample_weight is not None)
             self._add(chunk)
@@ -724,7 +758,7 @@ class _ExactRows:
             parts.insert(0, tied)
         return self._join(parts)
 
-    def _join(self, parts: list[Accumulator]) -> dict[str, np.ndarray | None]:
+    def _join(self, parts: list[Accumulator | _Chunk]) -> dict[str, np.ndarray | None]:
         if len(parts) == 1:
             return parts[0].data()
         datas = [c.data() for c in parts]
@@ -732,7 +766,7 @@ class _ExactRows:
             # promotes them (or refuses integers beyond 2**53 with floats)
             joined = Accumulator(labels=self.labels)
             for c in parts:
-                joined.merge(c)
+                joined.merge(c if isinstance(c, Accumulator) else c.accumulator())
             return joined.data()
         out: dict[str, np.ndarray | None] = {
             "y_true": np.concatenate([d["y_true"] for d in datas]),
@@ -747,8 +781,46 @@ class _ExactRows:
         return out
 
 
+class _Chunk:
+    """One large batch of unweighted, ungrouped rows of float scores and 0/1 labels:
+    the scores canonical and checked finite by the functions an Accumulator's
+    update calls, both copied once. The labels come checked (:func:`_binary`), so
+    unlike an Accumulator it reads them once, not twice."""
+
+    __slots__ = ("labels", "scores")
+
+    def __init__(self, y_true: np.ndarray, y_score: np.ndarray) -> None:
+        values = inputs.canonical_scores(y_score)
+        if values.ndim not in (1, 2):
+            raise ValueError(f"y_score must be 1-D or 2-D; got shape {values.shape}")
+        values = values.copy() if np.may_share_memory(values, y_score) \
+            else np.ascontiguousarray(values)
+        if not bool(np.isfinite(values).all()):  # one pass; the first bad score named:
+            inputs.check_finite(values)
+        self.scores = inputs.readonly(values)
+        self.labels = inputs.readonly(np.array(y_true, np.bool_, order="C"))
+
+    def __len__(self) -> int:
+        return int(self.scores.shape[0])
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.scores.nbytes + self.labels.nbytes)
+
+    def data(self) -> dict[str, np.ndarray | None]:
+        return {"y_true": self.labels, "y_score": self.scores, "sample_weight": None,
+                "groups": None}
+
+    def accumulator(self) -> Accumulator:
+        """These rows as an Accumulator (to be joined with rows of another dtype)."""
+        out = Accumulator()
+        out.update(self.labels, self.scores)
+        return out
+
+
 class _TieTable:
-    """Each task's distinct scores (sorted) with their positive and negative counts."""
+    """Each task's distinct scores (sorted, canonical dtype) with their positive and
+    negative counts."""
 
     __slots__ = ("dtype", "neg", "one_d", "pos", "rows", "tasks", "values")
 
@@ -762,27 +834,41 @@ class _TieTable:
     def nbytes(self) -> int:
         return sum(a.nbytes for a in (*self.values, *self.pos, *self.neg))
 
-    def _fold(self, j: int, values: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> None:
-        v = np.concatenate([self.values[j], values])
-        distinct, at = np.unique(v, return_inverse=True)
-        for name, counts in (("pos", pos), ("neg", neg)):
-            both = np.concatenate([getattr(self, name)[j], counts]).astype(np.float64)
-            # exact: counts stay below 2**53
-            getattr(self, name)[j] = np.bincount(at, both, distinct.size).astype(np.int64)
-        self.values[j] = distinct
-
     def add(self, scores: np.ndarray, labels: np.ndarray) -> None:
-        s2 = scores.reshape(scores.shape[0], -1)
-        y2 = labels.reshape(labels.shape[0], -1).astype(np.bool_)
-        for j in range(self.tasks):
-            y = y2[:, j]
-            self._fold(j, s2[:, j], y.astype(np.int64), (~y).astype(np.int64))
+        """Count a closed chunk's rows (canonical finite scores, bool labels) in."""
+        self.values, self.pos, self.neg = self._with(scores, labels)
         self.rows += scores.shape[0]
 
     def absorb(self, other: _TieTable) -> None:
         for j in range(self.tasks):
-            self._fold(j, other.values[j], other.pos[j], other.neg[j])
+            self.values[j], self.pos[j], self.neg[j] = _fold(
+                (self.values[j], self.pos[j], self.neg[j]),
+                (other.values[j], other.pos[j], other.neg[j]))
         self.rows += other.rows
+
+    def _with(self, scores: np.ndarray, labels: np.ndarray
+              ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+        """The table with rows counted in, as new lists (this table unchanged)."""
+        s2 = scores.reshape(scores.shape[0], -1)
+        y2 = labels.reshape(labels.shape[0], -1).view(np.uint8)
+        if s2.shape[1] > 1:  # each task's rows contiguous, in one copy
+            s2, y2 = np.ascontiguousarray(s2.T).T, np.ascontiguousarray(y2.T).T
+        out: tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]] = ([], [], [])
+        for j in range(self.tasks):
+            v, p, q = _fold((self.values[j], self.pos[j], self.neg[j]),
+                            _counted(s2[:, j], y2[:, j]))
+            out[0].append(v)
+            out[1].append(p)
+            out[2].append(q)
+        return out
+
+    def tables(self, rows: dict[str, np.ndarray | None] | None
+               ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Each task's table with ``rows`` (unweighted, this dtype) counted in."""
+        if rows is None or not len(rows["y_score"]):  # type: ignore[arg-type]
+            return list(zip(self.values, self.pos, self.neg, strict=True))
+        s, y = np.asarray(rows["y_score"]), np.asarray(rows["y_true"])
+        return list(zip(*self._with(s, y), strict=True))
 
     def rows_back(self) -> tuple[np.ndarray, np.ndarray]:
         """Labels (bool) and scores, each task's rows sorted by score (positives first
@@ -796,6 +882,46 @@ class _TieTable:
             return ys[0], ss[0]
         return np.stack(ys, axis=1), np.stack(ss, axis=1)
 
+
+def _mostly_tied(sample: np.ndarray) -> bool:
+    """Whether at most 1/_TIE_GAIN of the sample's scores are distinct; a prefix just
+    over that share, all distinct, says no at a fraction of the sort (the common
+    answer for model scores)."""
+    limit = sample.size // _TIE_GAIN
+    prefix = np.sort(sample[:limit + 1])
+    if prefix.size == limit + 1 and bool((prefix[1:] != prefix[:-1]).all()):
+        return False
+    return int(np.unique(sample).size) <= limit
+
+
+def _counted(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One task's distinct scores (ascending) and their positive and negative counts
+    (int64), from canonical finite scores and 0/1 ``uint8`` labels: hashed by the
+    engine's tie count where the scores take few values, else sorted."""
+    s = np.ascontiguousarray(s)
+    y = np.ascontiguousarray(y)
+    if s.dtype.kind == "f":
+        task = inputs.task_of(s, s.dtype, y, None)
+        n = s.shape[0]
+        table = count_table(task, workers.threads() if n >= workers.PARALLEL_MIN else 1)
+        if table is not None:
+            gkey, gpos, gneg = table  # score bits, highest first; counts as float64
+            return (codec.decode(gkey[::-1], s.dtype, s.dtype), gpos[::-1].astype(np.int64),
+                    gneg[::-1].astype(np.int64))
+    distinct, at = np.unique(s, return_inverse=True)
+    pos = np.bincount(at, y, distinct.size).astype(np.int64)  # exact: counts below 2**53
+    return distinct, pos, np.bincount(at, None, distinct.size) - pos
+
+
+def _fold(a: tuple[np.ndarray, np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray,
+          np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Two tables of one task as one (new arrays)."""
+    if not a[0].size:
+        return b
+    distinct, at = np.unique(np.concatenate([a[0], b[0]]), return_inverse=True)
+    pos = np.bincount(at, np.concatenate([a[1], b[1]]).astype(np.float64), distinct.size)
+    neg = np.bincount(at, np.concatenate([a[2], b[2]]).astype(np.float64), distinct.size)
+    return distinct, pos.astype(np.int64), neg.astype(np.int64)  # exact below 2**53
 
 
 def _alias(base: type[BinaryMetric], metric: str, doc: str) -> type[BinaryMetric]:
@@ -827,6 +953,93 @@ def __getattr__(name: str) -> Any:
         globals()[name] = TorchMetric
         return TorchMetric
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# ---------------------------------------------------------------------- from tie counts
+
+_ROWS = object()  # _table_result's answer where the result needs the rows
+# the scalar metrics' options the table path knows; any other goes the rows' way
+_TABLE_OPTIONS = frozenset({"average", "ties", "max_fpr", "return_threshold"})
+
+
+def _table_result(metric: str, options: dict[str, Any],
+                  tables: list[tuple[np.ndarray, np.ndarray, np.ndarray]], one_d: bool,
+                  dtype: np.dtype[Any], n: int) -> Any:
+    """What ``fastrank.<metric>(y, s, **options)`` returns for rows whose tasks have
+    these tie tables (distinct float scores ascending, positive and negative
+    counts; ``n`` rows, ``one_d`` or one column per task), or :data:`_ROWS`.
+
+    The one-shot call's own steps after its tie groups: the scalar metrics are
+    the engine's sweep of each task's table (the sweep's sums are exact, so the
+    one-shot call's value depends only on the tie groups, whatever path it
+    takes: hashed counts, sorted classes, score ranges) and the same
+    :func:`~fastrank._core.reduce.finish`. A readout is read from the
+    cumulative counts by the same kernel, which the one-shot call gives the
+    whole table only where the engine counts the ties by hashing (every task of
+    at least ``HASH_MIN`` rows and at most ``HASH_MAX_DISTINCT`` scores); it
+    otherwise merges runs of negatives first, so those calls take the rows.
+    """
+    tables = [(v + v.dtype.type(0.0), p, q) for v, p, q in tables]  # -0.0 as the engine: +0.0
+    if metric in _READOUTS:
+        if n < HASH_MIN or any(v.shape[0] > HASH_MAX_DISTINCT for v, _, _ in tables):
+            return _ROWS
+        opts = readouts.check_options(metric, options)
+        cum = [(np.cumsum(q[::-1].astype(np.float64)), np.cumsum(p[::-1].astype(np.float64)),
+                v[::-1].astype(np.float64)) for v, p, q in tables]
+        values, thresholds, reasons = readouts.read_many(metric, opts, cum)
+        if reasons:
+            where = "" if one_d else f" for {len(reasons)} of {values.shape[0]} columns"
+            warn_undefined(f"{reasons[0]}{where}; returning NaN", level=5)
+        if one_d:
+            value = float(values[0])
+            if thresholds is not None:
+                return readouts.OperatingPoint(value, float(thresholds[0]))
+            return value
+        return values if thresholds is None else readouts.OperatingPoint(values, thresholds)
+    if metric not in _SCALARS or set(options) - _TABLE_OPTIONS:
+        return _ROWS
+    want = bool(options.get("return_threshold", False))
+    req = registry.request(metric, weighted=False, ties=options.get("ties", "grouped"),
+                           max_fpr=options.get("max_fpr"))
+    average = options.get("average", "macro")
+    if not one_d:
+        api.check_batch_average(average, want)
+    if one_d or average == "micro":
+        v, p, q = tables[0] if one_d else _fold_all(tables)
+        out, key = engine.table_metrics(_engine_table(v, p, q), req.max_fpr, req.what)
+        thresholds = np.full(1, np.nan)
+        if (want or not one_d) and out[OUT_POS] > 0:  # as the one-shot call asks for it
+            thresholds = np.empty(1, object)
+            thresholds[0] = api.threshold_of(key, dtype, dtype)
+        res = reduce.Results(out[None, :], thresholds, np.array([n * len(tables)]), None,
+                             "one" if one_d else "micro")
+        return reduce.finish(req, res, None if one_d else "micro", return_threshold=want,
+                             stacklevel=4)
+    rows = [engine.table_metrics(_engine_table(*tb), req.max_fpr, req.what) for tb in tables]
+    out = np.stack([r[0] for r in rows])
+    keys = np.array([r[1] for r in rows], np.uint64)
+    thresholds = np.asarray(codec.decode(keys, dtype, dtype), np.float64)
+    thresholds[out[:, OUT_POS] == 0] = np.nan
+    res = reduce.Results(out, thresholds, np.full(len(tables), n, np.int64), None, "tasks")
+    return reduce.finish(req, res, average, return_threshold=want, stacklevel=4)
+
+
+def _engine_table(v: np.ndarray, p: np.ndarray, q: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A task's table as the engine's hashed count gives it: score bits, highest
+    first, and float64 counts."""
+    bits = inputs.SPECS[v.dtype].bits
+    return (v[::-1].view(bits).astype(np.uint64), p[::-1].astype(np.float64),
+            q[::-1].astype(np.float64))
+
+
+def _fold_all(tables: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every task's table as one (``average="micro"``: every cell one task)."""
+    distinct, at = np.unique(np.concatenate([v for v, _, _ in tables]), return_inverse=True)
+    pos, neg = (np.bincount(at, np.concatenate([tb[k] for tb in tables]).astype(np.float64),
+                            distinct.size).astype(np.int64) for k in (1, 2))
+    return distinct, pos, neg  # exact: counts below 2**53
 
 
 # ---------------------------------------------------------------------- helpers
@@ -864,18 +1077,35 @@ def _host(*values: Any) -> list[Any]:
             if x.dtype == torch.bfloat16:  # numpy has no bfloat16; float32 holds it exactly
                 x = x.float()
             x = x.resolve_conj().resolve_neg()
-            if x.device.type == "cuda":
-                host = torch.empty(x.shape, dtype=x.dtype, pin_memory=True)
-                host.copy_(x, non_blocking=True)
+            if _on_cuda(x):
+                host = _pinned(x)
+                host.copy_(x, non_blocking=True)  # queued on the device's stream
                 wait.add(x.device)
                 x = host
+            elif x.device.type == "meta":
+                raise ValueError(f"a tensor on the meta device holds no values (shape "
+                                 f"{tuple(x.shape)}); give update real tensors")
             elif x.device.type != "cpu":
                 x = x.to("cpu")
         tensors.append(x)
-    for device in wait:
-        torch.cuda.current_stream(device).synchronize()
+    for device in wait:  # once per device, after every copy of the update is queued
+        _synchronize(device)
     return [x.numpy() if isinstance(x, torch.Tensor) else
             None if x is None else np.asarray(x) for x in tensors]
+
+
+def _on_cuda(x: torch.Tensor) -> bool:
+    return x.device.type == "cuda"
+
+
+def _pinned(x: torch.Tensor) -> torch.Tensor:
+    """An empty page-locked host tensor for ``x`` (so its copy can run asynchronously)."""
+    return torch.empty(x.shape, dtype=x.dtype, pin_memory=True)
+
+
+def _synchronize(device: torch.device) -> None:
+    """Wait for the copies queued on ``device``'s current stream."""
+    torch.cuda.current_stream(device).synchronize()
 
 
 def _binary(t: np.ndarray) -> np.ndarray:
@@ -885,8 +1115,8 @@ def _binary(t: np.ndarray) -> np.ndarray:
         return t
     if t.dtype.kind in "iu":
         unsigned = t.view(np.dtype(f"u{t.dtype.itemsize}"))  # negatives wrap to large
-        if int(unsigned.max()) <= 1:
-            return t.astype(np.bool_)
+        if int(unsigned.max()) <= 1:  # 0/1: their low byte is the bool (a cheaper cast)
+            return t.astype(np.uint8).view(np.bool_)
         bad = unsigned > 1
     elif t.dtype.kind == "f":
         bad = (t != 0) & (t != 1)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import re
 import socket
 import sys
 import warnings
@@ -24,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import assume, event, given, settings
+from hypothesis import strategies as st
 
 torch = pytest.importorskip(
     "torch", reason="torch is not installed (pip install 'fastrank-metrics[torch]')")
@@ -41,6 +44,7 @@ from fastrank.torch import (  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 import torch_workers  # noqa: E402
+from strategies import PROPERTY_SETTINGS  # noqa: E402
 
 # lists without a relevant item, tasks of one class: the one-shot call warns the same way
 pytestmark = pytest.mark.filterwarnings("ignore::fastrank.exceptions.UndefinedMetricWarning")
@@ -251,6 +255,284 @@ def test_tied_scores_fold_into_counts_with_the_same_values(tasks):
     assert same(loaded.compute().numpy(), loaded_value)  # unchanged
 
 
+# Every metric the exact classes compute from tie counts (the per-task scalars with each
+# option the table path reads, and every readout), as (name, options).
+SCALAR_CASES = [
+    ("average_precision", {}), ("average_precision", {"ties": "expected"}),
+    ("roc_auc", {}), ("roc_auc", {"max_fpr": 0.3}), ("pr_auc", {}), ("d_prime", {}),
+    ("prbe", {}), ("prbe", {"return_threshold": True}),
+]
+READOUT_CASES = [
+    ("partial_roc_auc", {"fpr": (0.0, 0.3)}),
+    ("partial_roc_auc", {"fpr": (0.1, 0.6), "correct": True}),
+    ("partial_roc_auc", {"tpr": (0.5, 1.0)}),
+    ("partial_pr_auc", {"recall": (0.2, 0.9)}),
+    ("sensitivity_at_specificity", {"min_specificity": 0.7}),
+    ("sensitivity_at_specificity", {"min_specificity": 0.7, "interpolate": True}),
+    ("specificity_at_sensitivity", {"min_sensitivity": 0.6}),
+    ("recall_at_precision", {"min_precision": 0.3}),
+    ("precision_at_recall", {"min_recall": 0.5, "interpolate": True}),
+    ("best_cutoff", {"criterion": "youden"}),
+    ("best_cutoff", {"criterion": "mcc"}),
+    ("best_cutoff", {"criterion": "f_beta", "beta": 2.0}),
+]
+AVERAGES = [None, "macro", "weighted", "micro"]
+DTYPES = {"float64": torch.float64, "float32": torch.float32, "float16": torch.float16,
+          "bfloat16": torch.bfloat16}
+# awkward values of each dtype (signed zeros, subnormals, the extremes): heavy ties
+TIE_POOLS = {"float64": [-1e300, -2.5, -0.0, 0.0, 5e-324, 0.1, 0.125, 7.75, 1e300],
+             "float32": [-3e38, -2.5, -0.0, 0.0, 1e-40, 0.1, 0.125, 7.75],
+             "float16": [-65504.0, -2.5, -0.0, 0.0, 6e-8, 0.1, 7.75],
+             "bfloat16": [-3e38, -2.5, -0.0, 0.0, 1e-30, 0.1, 0.125, 7.75]}
+
+
+def same_result(got, want) -> bool:
+    """Bit for bit: the same type, the same numbers (NaN where NaN), thresholds too."""
+    if type(got) is not type(want):
+        return False
+    if isinstance(want, tuple):  # an OperatingPoint, or (value, threshold)
+        return all(same_result(a, b) for a, b in zip(got, want, strict=True))
+    if isinstance(want, fastrank.GroupResult):  # the groups' values, ids and counts
+        return all(same_result(np.asarray(getattr(got, k)), np.asarray(getattr(want, k)))
+                   for k in ("values", "positives", "negatives", "sizes")) \
+            and np.array_equal(got.groups, want.groups)
+    a, b = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    return a.shape == b.shape and bool(np.all(
+        (a.view(np.int64) == b.view(np.int64)) | (np.isnan(a) & np.isnan(b))))
+
+
+def fed(make, y, s, cuts, w=None):
+    """A metric updated batch by batch (``cuts``), its one-shot reference scores."""
+    m = make()
+    for a, b in itertools.pairwise(cuts):
+        m.update(s[a:b], torch.from_numpy(y[a:b]),
+                 weight=None if w is None else torch.from_numpy(w[a:b]))
+    return m
+
+
+def tie_data(rng, n, tasks, dtype, distinct, pool_size):
+    shape = (n,) if tasks is None else (n, tasks)
+    if distinct:
+        s = torch.from_numpy(rng.standard_normal(shape)).to(DTYPES[dtype])
+    else:
+        pool = np.array(TIE_POOLS[dtype][:pool_size])
+        s = torch.from_numpy(rng.choice(pool, size=shape)).to(DTYPES[dtype])
+    # each task's share of positives, now and then none or all (undefined metrics)
+    share = rng.choice([0.0, 1.0, *rng.uniform(0.05, 0.7, 6)], size=shape[1:])
+    y = rng.random(shape) < share
+    ref = (s.float() if dtype == "bfloat16" else s).numpy()  # bf16 widened exactly
+    return y, s, ref
+
+
+def check_against_one_shot(m, metric, options, y, ref, w, counted):
+    """``m``'s result is the one-shot call's, bit for bit; ``counted``: it came from the
+    tie counts (so that this test sees the path it proves)."""
+    import fastrank.torch as ft
+
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        try:
+            want = getattr(fastrank, metric)(y, ref, sample_weight=w, **options)
+        except ValueError as exc:  # e.g. average="weighted" of tasks that all lack a class
+            with pytest.raises(ValueError, match=re.escape(str(exc))):
+                m.result()
+            return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert (m._from_counts(m._synced()) is not ft._ROWS) == counted
+    with warnings.catch_warnings(record=True) as told:
+        warnings.simplefilter("always")
+        got = m.result()
+    assert same_result(got, want), (got, want)
+    assert [str(x.message) for x in told] == [str(x.message) for x in said]  # the same warning
+
+
+@settings(PROPERTY_SETTINGS, max_examples=300)
+@given(seed=st.integers(0, 2**32 - 1), tasks=st.sampled_from([None, 1, 3]),
+       dtype=st.sampled_from(list(DTYPES)), distinct=st.sampled_from([False, False, True]),
+       pool_size=st.integers(2, 8), weighted=st.sampled_from([False, False, True]),
+       case=st.sampled_from(SCALAR_CASES + READOUT_CASES), average=st.sampled_from(AVERAGES))
+def test_counted_results_equal_the_one_shot_bit_for_bit(seed, tasks, dtype, distinct, pool_size,
+                                                        weighted, case, average):
+    """Tied chunks folded into counts give the one-shot call's result bit for bit:
+    every metric the table path computes (scalars with their options, readouts),
+    float64/float32/half/bf16 scores, weights or none, heavy ties or none, one
+    task or several (each average). Tiny chunks, so that small batches fold."""
+    from unittest import mock
+
+    import fastrank.torch as ft
+
+    metric, options = case
+    options = dict(options)
+    if tasks is not None and metric in ft._SCALARS:
+        options["average"] = average
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(40, 400))
+    y, s, ref = tie_data(rng, n, tasks, dtype, distinct, pool_size)
+    w = rng.integers(0, 4, n).astype(np.float64) if weighted else None
+    cuts = [0, *sorted(rng.choice(np.arange(1, n), size=4, replace=False).tolist()), n]
+    make = (lambda: ft.BinaryMetric(metric, **options)) if tasks is None else \
+        (lambda: ft.MultilabelMetric(metric, **options))
+    with mock.patch.object(ft, "_OPEN_BYTES", 64):
+        m = fed(make, y, s, cuts, w)
+    counted = m._state.ties is not None and not weighted and (metric in ft._SCALARS)
+    event(f"from counts: {counted}")
+    check_against_one_shot(m, metric, options, y, ref, w, counted)
+
+
+TOP_K_CASES = [("precision_at_k", {"k": 2}), ("ndcg_at_k", {"k": 3}), ("reciprocal_rank", {}),
+               ("average_precision_at_k", {"k": 2}), ("r_precision", {})]
+
+
+@settings(PROPERTY_SETTINGS, max_examples=150)
+@given(seed=st.integers(0, 2**32 - 1),
+       kind=st.sampled_from(["multilabel", "multiclass", "grouped"]),
+       dtype=st.sampled_from(list(DTYPES)), distinct=st.booleans(), pool_size=st.integers(2, 8),
+       weighted=st.booleans(), case=st.sampled_from(SCALAR_CASES + READOUT_CASES + TOP_K_CASES
+                                                   + [("top_k_accuracy", {"k": 2})]),
+       average=st.sampled_from([*AVERAGES, "samples"]))
+def test_every_class_equals_the_one_shot_bit_for_bit(seed, kind, dtype, distinct, pool_size,
+                                                     weighted, case, average):
+    """The other metrics of the exact classes (the top-k measures, each row's labels
+    ranked, per-group and per-class metrics) keep their rows, chunked as tiny as
+    above: the one-shot call's result bit for bit, each dtype, with weights or
+    without, tied or not."""
+    from unittest import mock
+
+    import fastrank.torch as ft
+
+    metric, options = case
+    options = dict(options)
+    allowed = {"multilabel": ft._SCALARS.keys() | ft._READOUTS.keys() | ft._TOP_K.keys(),
+               "multiclass": ft._SCALARS.keys() | {"top_k_accuracy"},
+               "grouped": ft._SCALARS.keys() | ft._READOUTS.keys() | ft._TOP_K.keys()}[kind]
+    assume(metric in allowed)
+    if metric in ft._SCALARS and kind != "grouped":
+        options["average"] = average
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(40, 300))
+    y, s, ref = tie_data(rng, n, 4, dtype, distinct, pool_size)
+    w = rng.integers(0, 4, n).astype(np.float64) if weighted else None
+    cuts = [0, *sorted(rng.choice(np.arange(1, n), size=4, replace=False).tolist()), n]
+    extra, target = {}, y
+    if kind == "multiclass":
+        target = rng.integers(0, 4, n)
+        extra = {"labels": np.arange(4)}
+        make = lambda: ft.MulticlassMetric(metric, num_classes=4, **options)  # noqa: E731
+    elif kind == "grouped":
+        groups = rng.integers(0, 6, n)
+        y, s, ref, target = y[:, 0], s[:, 0], ref[:, 0], y[:, 0]
+        extra = {"groups": groups}
+        make = lambda: ft.GroupedMetric(metric, **options)  # noqa: E731
+    else:
+        make = lambda: ft.MultilabelMetric(metric, **options)  # noqa: E731
+    m = make()
+    with mock.patch.object(ft, "_OPEN_BYTES", 64):
+        for a, b in itertools.pairwise(cuts):
+            m.update(s[a:b], torch.from_numpy(target[a:b]),
+                     groups=None if kind != "grouped" else torch.from_numpy(groups[a:b]),
+                     weight=None if w is None else torch.from_numpy(w[a:b]))
+    assert m._state.ties is None or (kind == "multilabel" and m._order_free())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            if w is not None:
+                extra["sample_weight"] = w
+            want = getattr(fastrank, metric)(target, ref, **extra, **options)
+        except (ValueError, TypeError) as exc:  # an option the call refuses for these rows
+            with pytest.raises(type(exc), match=re.escape(str(exc))):
+                m.result()
+            return
+        got = m.result()
+    assert same_result(got, want), (got, want)
+
+
+@pytest.mark.parametrize("tasks", [None, 3])
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_counted_readouts_equal_the_one_shot_bit_for_bit(tasks, dtype):
+    """Readouts come from the counts where the one-shot call counts the ties too (at
+    least HASH_MIN rows a task): bit for bit its results, every readout; with fewer
+    rows they take the rows."""
+    from unittest import mock
+
+    import fastrank.torch as ft
+
+    rng = np.random.default_rng(11)
+    n = 40_000
+    y, s, ref = tie_data(rng, n, tasks, dtype, False, 8)
+    cuts = [0, 5_000, 20_000, 20_003, n]
+    for metric, options in READOUT_CASES:
+        make = (lambda: ft.BinaryMetric(metric, **options)) if tasks is None else \
+            (lambda: ft.MultilabelMetric(metric, **options))  # noqa: B023
+        with mock.patch.object(ft, "_OPEN_BYTES", 4096):
+            m = fed(make, y, s, cuts)
+        with mock.patch.object(ft, "_OPEN_BYTES", 64):
+            small = fed(make, y[:1000], s[:1000], [0, 300, 1000])
+        assert m._state.ties is not None and small._state.ties is not None
+        check_against_one_shot(m, metric, options, y, ref, None, True)
+        check_against_one_shot(small, metric, options, y[:1000], ref[:1000], None, False)
+
+
+def test_counts_with_rows_of_another_dtype_come_back_as_rows():
+    """Tie counts of float32 scores, then float64 rows: the one-shot call promotes the
+    float32 scores, so compute() gives the counts back as rows and joins them as it
+    does; the same results, bit for bit."""
+    from unittest import mock
+
+    import fastrank.torch as ft
+
+    y, s = RNG.random(50_000) < 0.3, np.round(RNG.random(50_000), 2)
+    ref = np.concatenate([s[:40_000].astype(np.float32).astype(np.float64), s[40_000:]])
+    for metric, options in [*SCALAR_CASES, *READOUT_CASES]:
+        m = BinaryMetric(metric, **options)
+        with mock.patch.object(ft, "_OPEN_BYTES", 4096):
+            m.update(torch.tensor(s[:40_000], dtype=torch.float32), torch.tensor(y[:40_000]))
+            m.update(torch.tensor(s[40_000:]), torch.tensor(y[40_000:]))
+        assert m._state.ties is not None
+        check_against_one_shot(m, metric, options, y, ref, None, False)
+
+
+def test_samples_average_keeps_the_rows():
+    """average="samples" ranks each row's labels: tied columns are never folded into
+    counts (which would break the rows' pairing), so the value is the one-shot's."""
+    from unittest import mock
+
+    import fastrank.torch as ft
+
+    y = RNG.random((3000, 3)) < 0.3
+    s = np.round(RNG.random((3000, 3)), 1).astype(np.float32)
+    m = MultilabelMetric("average_precision", average="samples")
+    with mock.patch.object(ft, "_OPEN_BYTES", 64):
+        for a in range(0, 3000, 500):
+            m.update(torch.tensor(s[a:a + 500]), torch.tensor(y[a:a + 500]))
+    assert m._state.ties is None
+    assert m.compute().item() == fastrank.average_precision(y, s, average="samples")
+
+
+def test_large_batches_are_checked_and_joined_as_accumulators_are():
+    """A batch of 1 MiB or more is stored on its own (checked as an Accumulator
+    checks a batch): a NaN or inf is named by row and task and nothing is stored;
+    float32 and float64 batches join exactly, as the one-shot call promotes them."""
+    n = 300_000  # float32: 1.2 MB
+    y = RNG.random((n, 2)) < 0.2
+    s = RNG.random((n, 2)).astype(np.float32)
+    m = MultilabelMetric("roc_auc", average=None)
+    m.update(torch.tensor(s), torch.tensor(y))
+    bad = s.copy()
+    bad[123_456, 1] = np.inf
+    with pytest.raises(ValueError, match=r"non-finite value \(inf at row 123456, task 1\)"):
+        m.update(torch.tensor(bad), torch.tensor(y))
+    assert m.rows == n
+    s64 = RNG.random((n, 2))
+    m.update(torch.tensor(s64), torch.tensor(y).long())
+    ref = np.concatenate([s.astype(np.float64), s64])
+    assert same(m.compute().numpy(), fastrank.roc_auc(np.concatenate([y, y]), ref, average=None))
+    b = BinaryMetric("average_precision")
+    with pytest.raises(ValueError, match=r"non-finite value \(nan at index 0\)"):
+        b.update(torch.full((n,), float("nan")), torch.zeros(n, dtype=torch.long))
+    assert b.rows == 0
+
+
 def test_merge_equals_one_process():
     y, s, _ = batches(t=3)
     a, b = MultilabelAveragePrecision(), MultilabelAveragePrecision()
@@ -443,6 +725,51 @@ def test_cuda_tensors_are_copied_once_and_equal_the_cpu_path():
             m.update(p.cuda().requires_grad_(), torch.tensor(y[a:b]).cuda())
             ref.update(p, torch.tensor(y[a:b]))
     assert same(m.compute().numpy(), ref.compute().numpy())
+
+
+def test_cuda_copy_logic_without_a_gpu():
+    """The CUDA branch of update, run on CPU tensors that it takes for CUDA ones:
+    each tensor (bf16 widened on its device first, detached) copied once into its own
+    host buffer, non-blocking, one synchronisation per device and update after
+    every copy is queued; the values those of the CPU path, and a rejected batch
+    still changes nothing."""
+    from unittest import mock
+
+    import fastrank.torch as ft
+
+    events = []
+
+    class Host(torch.Tensor):  # records the copies into it
+        def copy_(self, src, non_blocking=False):
+            events.append(("copy", src.dtype, non_blocking, src.requires_grad))
+            return super().copy_(src, non_blocking=non_blocking)
+
+    def pinned(x):
+        events.append(("alloc", tuple(x.shape)))
+        return torch.empty(x.shape, dtype=x.dtype).as_subclass(Host)
+
+    y, s, parts = batches(t=3)
+    m, ref = MultilabelAveragePrecision(average=None), MultilabelAveragePrecision(average=None)
+    with mock.patch.object(ft, "_on_cuda", lambda x: True), \
+            mock.patch.object(ft, "_pinned", pinned), \
+            mock.patch.object(ft, "_synchronize", lambda d: events.append(("sync", d.type))):
+        for a, b in parts:
+            p = torch.tensor(s[a:b], dtype=torch.bfloat16)
+            events.clear()
+            m.update(p.requires_grad_(), torch.tensor(y[a:b]))
+            assert events == [("alloc", (b - a, 3)), ("copy", torch.float32, True, False),
+                              ("alloc", (b - a, 3)), ("copy", torch.bool, True, False),
+                              ("sync", "cpu")]
+            ref.update(p.detach(), torch.tensor(y[a:b]))
+        before = m.state_dict()
+        with pytest.raises(ValueError, match="0/1 labels"):
+            m.update(torch.rand(4, 3), torch.full((4, 3), 2))
+        assert events[-1] == ("sync", "cpu")  # copied, then refused: nothing stored
+    assert all(torch.equal(m.state_dict()["rows"][k], before["rows"][k])
+               for k in before["rows"] if before["rows"][k] is not None)
+    assert same(m.compute().numpy(), ref.compute().numpy())
+    with pytest.raises(ValueError, match="meta device holds no values"):
+        m.update(torch.empty(2, 3, device="meta"), torch.ones(2, 3))
 
 
 # ---------------------------------------------------------------------- torch.distributed
