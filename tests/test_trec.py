@@ -141,8 +141,10 @@ def test_files_and_the_command_line(tmp_path) -> None:
                          timeout=120, check=False)
     assert out.returncode == 0, out.stderr
     lines = [line.split("\t") for line in out.stdout.splitlines()]
-    assert [x[0].strip() for x in lines] == ["map"] * 4 + ["P_2"] * 4
-    assert lines[3][1:] == ["all", f"{r.mean['map']:.4f}"]
+    # trec_eval's order: each query's measures, then the all rows
+    assert [x[0].strip() for x in lines] == ["map", "P_2"] * 4
+    assert [x[1] for x in lines] == ["q1", "q1", "q2", "q2", "q3", "q3", "all", "all"]
+    assert lines[6][1:] == ["all", f"{r.mean['map']:.4f}"]
     assert "1 of 3 judged queries have no relevant document" in out.stderr
     out = subprocess.run([sys.executable, "-m", "fastrank", "trec", str(qrels), str(run),
                           "-m", "bogus"], capture_output=True, text=True, timeout=120,

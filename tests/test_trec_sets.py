@@ -210,8 +210,9 @@ def test_the_command_line_prints_counts_as_trec_eval_does(tmp_path) -> None:
                          check=False)
     assert out.returncode == 0, out.stderr
     lines = [[x.strip() for x in line.split("\t")] for line in out.stdout.splitlines()]
-    assert lines[:3] == [["num_ret", "q1", "3"], ["num_ret", "q2", "1"], ["num_ret", "all", "4"]]
-    assert lines[3:6] == [["num_nonrel_judged_ret", q, v] for q, v in
-                          (("q1", "1"), ("q2", "0"), ("all", "1"))]
-    assert lines[6] == ["set_F", "q1", f"{2 * (1 / 3) * 0.5 / (1 / 3 + 0.5):.4f}"]
-    assert lines[9] == ["map_cut_5", "q1", "0.5000"]
+    # trec_eval's order: each query's measures, then the all rows
+    assert lines[0:2] == [["num_ret", "q1", "3"], ["num_nonrel_judged_ret", "q1", "1"]]
+    assert lines[2] == ["set_F", "q1", f"{2 * (1 / 3) * 0.5 / (1 / 3 + 0.5):.4f}"]
+    assert lines[3] == ["map_cut_5", "q1", "0.5000"]
+    assert lines[4:6] == [["num_ret", "q2", "1"], ["num_nonrel_judged_ret", "q2", "0"]]
+    assert lines[8:10] == [["num_ret", "all", "4"], ["num_nonrel_judged_ret", "all", "1"]]
