@@ -23,8 +23,12 @@ from .jit import f64, helper, i64, kernel, ro, rw, u8
 TEXT_OK, TEXT_SHORT, TEXT_UNICODE_SPACE, TEXT_NUL = 0, 1, 2, 3
 HEAD = 16  # mode 0: the header of ``iout`` (counts and where a bad line is)
 H_ROWS, H_NQ, H_ND, H_SLOW, H_LINE, H_COLS, H_AT, H_TWICE = range(8)
+
 _FNV_OFFSET = 0xCBF29CE484222325
 _FNV_PRIME = 0x100000001B3
+_GOLDEN = 0x9E3779B97F4A7C15
+_LONG = (1 << 23) - 1  # ids this long or longer: their length read from the bytes
+_CODE = (1 << 40) - 1
 # 10**0 .. 10**22: exactly representable in float64
 _POW10 = np.array([10.0 ** k for k in range(23)])
 
@@ -138,39 +142,95 @@ def _same(data, a, b, n):
 
 
 @helper
-def _code(data, lo, hi, table, first, size, hashes, count):
-    """The code of the id ``data[lo:hi]`` in an open-addressing table (slots hold a
-    code, -1 empty; ``first``/``size`` each code's bytes, ``hashes`` its hash);
-    a new id gets code ``count``. Returns (code, table) with the table doubled
-    when it was half full."""
+def _slot(h, shift):
+    """A hash's first slot: the top bits of its product with 2**64 over the golden
+    ratio (FNV's low bits alone depend on the ids' low bits alone)."""
+    return np.int64((h * np.uint64(_GOLDEN)) >> np.uint64(shift))
+
+
+@helper
+def _hash(data, lo, hi):
+    """FNV-1a of the bytes ``data[lo:hi]``."""
     h = np.uint64(_FNV_OFFSET)
     for k in range(lo, hi):
         h = (h ^ np.uint64(data[k])) * np.uint64(_FNV_PRIME)
-    mask = np.uint64(table.shape[0] - 1)
-    slot = (h ^ (h >> np.uint64(29))) & mask
-    n = hi - lo
+    return h
+
+
+@helper
+def _words(data, lo, n):
+    """The first 16 bytes of ``data[lo:lo + n]`` as two little-endian integers, zero
+    padded: with the length, the whole of an id of at most 16 bytes."""
+    w0 = np.int64(0)
+    w1 = np.int64(0)
+    for k in range(min(n, 8)):
+        w0 |= np.int64(data[lo + k]) << np.int64(8 * k)
+    for k in range(8, min(n, 16)):
+        w1 |= np.int64(data[lo + k]) << np.int64(8 * (k - 8))
+    return w0, w1
+
+
+@helper
+def _probe(data, lo, n, h, w0, w1, table, shift, first):
+    """The slot of the id ``data[lo:lo + n]`` (hash ``h``, first bytes ``w0``,
+    ``w1``) in an open-addressing table of four-integer slots (the hash; the code
+    plus the length, up to ``_LONG``, times 2**40, -1 when empty; the first 16
+    bytes), or the empty slot where it goes. Ids of at most 16 bytes are compared
+    in the table alone; longer ones also by their bytes past the 16th (from
+    ``first``, each code's first byte), so that no two ids share a code."""
+    mask = (table.shape[0] >> 2) - 1
+    slot = _slot(h, shift)
+    hv = np.int64(h)
+    tag = min(n, _LONG)
     while True:
-        c = table[slot]
+        c = table[4 * slot + 1]
         if c < 0:
+            return slot
+        if table[4 * slot] == hv and (c >> 40) == tag and table[4 * slot + 2] == w0 and \
+                table[4 * slot + 3] == w1:
+            if n <= 16:
+                return slot
+            f = first[c & _CODE]
+            if (n < _LONG or n == _length(data, f)) and _same(data, f + 16, lo + 16, n - 16):
+                return slot
+        slot = (slot + 1) & mask
+
+
+@helper
+def _put(table, slot, h, code, n, w0, w1):
+    table[4 * slot] = np.int64(h)
+    table[4 * slot + 1] = code | (np.int64(min(n, _LONG)) << 40)
+    table[4 * slot + 2] = w0
+    table[4 * slot + 3] = w1
+
+
+@helper
+def _grow(table, shift):
+    """The table of :func:`_probe` with twice the slots, and its shift."""
+    bigger = np.full(2 * table.shape[0], -1, np.int64)
+    shift -= 1
+    wide = (bigger.shape[0] >> 2) - 1
+    for j in range(table.shape[0] >> 2):
+        if table[4 * j + 1] >= 0:
+            s = _slot(np.uint64(table[4 * j]), shift)
+            while bigger[4 * s + 1] >= 0:
+                s = (s + 1) & wide
+            for k in range(4):
+                bigger[4 * s + k] = table[4 * j + k]
+    return bigger, shift
+
+
+@helper
+def _length(data, lo):
+    """The length of the token from ``lo`` (to whitespace, a line end or the end)."""
+    i = lo
+    while i < data.shape[0]:
+        b = data[i]
+        if b == 10 or b == 13 or b == 0 or _space(b) or (b >= 0x80 and _wide_space(
+                data, i, data.shape[0])):
             break
-        if hashes[c] == h and size[c] == n and _same(data, first[c], lo, n):
-            return c, table
-        slot = (slot + np.uint64(1)) & mask
-    table[slot] = count
-    first[count] = lo
-    size[count] = n
-    hashes[count] = h
-    if 2 * (count + 1) > table.shape[0]:
-        bigger = np.full(2 * table.shape[0], -1, np.int64)
-        mask = np.uint64(bigger.shape[0] - 1)
-        for c in range(count + 1):
-            g = hashes[c]
-            s = (g ^ (g >> np.uint64(29))) & mask
-            while bigger[s] >= 0:
-                s = (s + np.uint64(1)) & mask
-            bigger[s] = c
-        table = bigger
-    return count, table
+        i += 1
+    return i - lo
 
 
 @helper
@@ -188,10 +248,10 @@ def _parse(data, ints, iout, fout):
     qsize = iout[HEAD + 6 * cap:HEAD + 7 * cap]
     dfirst = iout[HEAD + 7 * cap:HEAD + 8 * cap]
     dsize = iout[HEAD + 8 * cap:HEAD + 9 * cap]
-    qhash = np.empty(cap, np.uint64)
-    dhash = np.empty(cap, np.uint64)
-    qtable = np.full(1024, -1, np.int64)
-    dtable = np.full(1024, -1, np.int64)
+    qtable = np.full(4 * 1024, -1, np.int64)  # 1,024 slots to start with
+    dtable = np.full(4 * 1024, -1, np.int64)
+    qshift = dshift = 64 - 10
+    lastq = lastn = -1
     pow10 = _POW10
     rows = 0
     nq = 0
@@ -238,15 +298,30 @@ def _parse(data, ints, iout, fout):
                 iout[H_COLS] = col
                 iout[H_AT] = begin
                 return TEXT_SHORT
-            if read_queries:
-                qc, qtable = _code(data, qlo, qhi, qtable, qfirst, qsize, qhash, nq)
-                if qc == nq:
-                    nq += 1
+            if read_queries:  # a run lists its queries one by one: as the row before?
+                if lastq >= 0 and qhi - qlo == lastn and _same(data, lastq, qlo, lastn):
+                    qc = qcodes[rows - 1]
+                else:
+                    qn = qhi - qlo
+                    w0, w1 = _words(data, qlo, qn)
+                    h = _hash(data, qlo, qhi)
+                    slot = _probe(data, qlo, qn, h, w0, w1, qtable, qshift, qfirst)
+                    qc = qtable[4 * slot + 1]
+                    if qc >= 0:
+                        qc &= _CODE
+                    else:
+                        qc = nq
+                        _put(qtable, slot, h, nq, qn, w0, w1)
+                        qfirst[nq] = qlo
+                        qsize[nq] = qn
+                        nq += 1
+                        if 4 * nq > qtable.shape[0] >> 1:
+                            qtable, qshift = _grow(qtable, qshift)
+                lastq, lastn = qlo, qhi - qlo
                 qcodes[rows] = qc
-            dc, dtable = _code(data, dlo, dhi, dtable, dfirst, dsize, dhash, nd)
-            if dc == nd:
-                nd += 1
-            dcodes[rows] = dc
+            # the document: its first byte and length (one integer) kept in its
+            # code's place, to be coded below
+            dcodes[rows] = dlo | (np.int64(min(dhi - dlo, _LONG)) << 40)
             v, ok = _number(data, vlo, vhi, pow10) if read_values else (0.0, True)
             fout[rows] = v
             if not ok:
@@ -259,6 +334,28 @@ def _parse(data, ints, iout, fout):
             if data[i] == 13 and i + 1 < n and data[i + 1] == 10:
                 i += 1
             i += 1
+    # The documents coded in row order (their bytes read and hashed in order; in
+    # the table, the first 16 bytes of each distinct id, so that ids that short
+    # are told apart without reading the file where they first came).
+    for r in range(rows):
+        lo, dn = dcodes[r] & _CODE, dcodes[r] >> 40
+        if dn == _LONG:
+            dn = _length(data, lo)
+        h = _hash(data, lo, lo + dn)
+        w0, w1 = _words(data, lo, dn)
+        slot = _probe(data, lo, dn, h, w0, w1, dtable, dshift, dfirst)
+        code = dtable[4 * slot + 1]
+        if code >= 0:
+            code &= _CODE
+        else:
+            code = nd
+            _put(dtable, slot, h, nd, dn, w0, w1)
+            dfirst[nd] = lo
+            dsize[nd] = dn
+            nd += 1
+            if 4 * nd > dtable.shape[0] >> 1:
+                dtable, dshift = _grow(dtable, dshift)
+        dcodes[r] = code
     iout[H_ROWS] = rows
     iout[H_NQ] = nq
     iout[H_ND] = nd

@@ -63,10 +63,12 @@ def fixed_width(data: np.ndarray, first: np.ndarray, size: np.ndarray) -> np.nda
 
 
 def decoded(path: Any, data: np.ndarray, first: np.ndarray,
-            size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct ids (their bytes at ``first``/``size``) as a sorted ``str`` array,
-    and each one's place in it. Bytes sort as strcmp does, which for UTF-8 is the
-    order of code points, numpy's order of ``str``."""
+            size: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Distinct ids (their bytes at ``first``/``size``) sorted as bytes (strcmp's
+    order, which for UTF-8 is the order of code points, numpy's order of ``str``),
+    each one's place in that order, and the ids as ``str`` when they are not all
+    ASCII (decoded now, so that bytes that are not UTF-8 are refused here; ASCII
+    ids are decoded when first asked for)."""
     raw = fixed_width(data, first, size)
     if raw.dtype.itemsize <= 8:  # packed big-endian into one integer each: a faster sort
         packed = np.zeros((raw.shape[0], 8), np.uint8)
@@ -75,16 +77,15 @@ def decoded(path: Any, data: np.ndarray, first: np.ndarray,
     else:
         order = np.argsort(raw, kind="stable")
     raw = raw[order]
-    if int(raw.view(np.uint8).max(initial=0)) < 0x80:
-        text = raw.astype(f"U{raw.dtype.itemsize}")
-    else:
+    text = None
+    if int(raw.view(np.uint8).max(initial=0)) >= 0x80:
         try:
             text = np.array([b.decode("utf-8") for b in raw.tolist()])
         except UnicodeDecodeError as exc:
             raise DataError(f"{path}: an id is not UTF-8 text ({exc})") from None
     place = np.empty(order.shape[0], np.int64)
     place[order] = np.arange(order.shape[0])
-    return text, place
+    return raw, place, text
 
 
 def values(path: Any, raw: bytes, data: np.ndarray, out: np.ndarray, slow: np.ndarray,
@@ -159,6 +160,8 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
     this was not checked). ``what`` and ``value`` name the file's kind and its
     values in errors."""
     raw = raw_bytes(path)
+    if len(raw) >= 1 << 40:  # the kernel keeps byte offsets in 40 bits
+        raise DataError(f"{path}: files of a terabyte or more are not read")
     data = np.frombuffer(raw, np.uint8)
     cap = raw.count(b"\n") + raw.count(b"\r") + 1
     iout = np.empty(kernel.HEAD + 9 * cap, np.int64)
@@ -184,18 +187,18 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
         raise DataError(f"{path}: no {what} lines")
     twice = int(iout[kernel.H_TWICE])
     base = kernel.HEAD
-    qtext, qplace = decoded(path, data, iout[base + 5 * cap:base + 5 * cap + nq],
-                            iout[base + 6 * cap:base + 6 * cap + nq])
-    dtext, dplace = decoded(path, data, iout[base + 7 * cap:base + 7 * cap + nd],
-                            iout[base + 8 * cap:base + 8 * cap + nd])
+    qraw, qplace, qtext = decoded(path, data, iout[base + 5 * cap:base + 5 * cap + nq],
+                                  iout[base + 6 * cap:base + 6 * cap + nq])
+    draw, dplace, dtext = decoded(path, data, iout[base + 7 * cap:base + 7 * cap + nd],
+                                  iout[base + 8 * cap:base + 8 * cap + nd])
     out = fout[:n].copy()
     values(path, raw, data, out, iout[base + 2 * cap:base + 2 * cap + 3 * nslow].reshape(-1, 3),
            value)
     del data, raw, fout
-    qcodes = qplace[iout[base:base + n]]
+    qcodes = qplace[iout[base:base + n]]  # new arrays, so that the scratch goes
     dcodes = dplace[iout[base + cap:base + cap + n]]
     del iout
-    return CodedIds(qcodes, qtext), CodedIds(dcodes, dtext), out, twice
+    return CodedIds(qcodes, qtext, qraw), CodedIds(dcodes, dtext, draw), out, twice
 
 
 def read_run(path: str) -> tuple[Any, Any, np.ndarray]:

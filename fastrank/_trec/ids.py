@@ -41,9 +41,28 @@ class CodedIds:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __init__(self, codes: np.ndarray, distinct: np.ndarray) -> None:
+    def __init__(self, codes: np.ndarray, distinct: np.ndarray | None = None,
+                 raw: np.ndarray | None = None) -> None:
+        if distinct is None and raw is None:
+            raise TypeError("CodedIds needs the distinct ids, as str or as UTF-8 bytes")
         self.codes = codes
-        self.distinct = distinct
+        self._distinct = distinct
+        self.raw = raw  # the distinct ids' UTF-8 bytes (sorted alike), where known
+
+    @property
+    def distinct(self) -> np.ndarray:
+        """The distinct ids as ``str`` (made from their bytes on first use)."""
+        if self._distinct is None:
+            assert self.raw is not None
+            if int(self.raw.view(np.uint8).max(initial=0)) < 0x80:
+                self._distinct = self.raw.astype(f"U{max(1, self.raw.dtype.itemsize)}")
+            else:
+                self._distinct = np.array([b.decode("utf-8") for b in self.raw.tolist()])
+        return self._distinct
+
+    def sorted_bytes(self) -> np.ndarray:
+        """The distinct ids in order, as bytes where known (they sort alike), else str."""
+        return self.raw if self.raw is not None else self.distinct
 
     @property
     def shape(self) -> tuple[int]:
@@ -51,6 +70,8 @@ class CodedIds:
 
     @property
     def dtype(self) -> np.dtype[Any]:
+        if self._distinct is None and self.raw is not None:  # ASCII or not: U of its width
+            return np.dtype(f"U{max(1, self.raw.dtype.itemsize)}")
         return self.distinct.dtype
 
     @property
@@ -67,7 +88,7 @@ class CodedIds:
     def __getitem__(self, index: Any) -> Any:
         picked = self.codes[index]
         if isinstance(picked, np.ndarray):
-            return CodedIds(picked, self.distinct)
+            return CodedIds(picked, self._distinct, self.raw)
         return self.distinct[picked]
 
     def __iter__(self) -> Any:

@@ -64,9 +64,9 @@ def hashed(ids: np.ndarray) -> CodedIds | None:
 
     nd = int(iout[kernel.H_ND])
     base = kernel.HEAD
-    text, place = decoded("ids", data, iout[base + 7 * cap:base + 7 * cap + nd],
-                          iout[base + 8 * cap:base + 8 * cap + nd])
-    return CodedIds(place[iout[base + cap:base + cap + n]], text.astype(ids.dtype))
+    raw, place, _ = decoded("ids", data, iout[base + 7 * cap:base + 7 * cap + nd],
+                            iout[base + 8 * cap:base + 8 * cap + nd])
+    return CodedIds(place[iout[base + cap:base + cap + n]], raw.astype(ids.dtype), raw)
 
 
 def union(a: CodedIds, b: CodedIds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -76,6 +76,21 @@ def union(a: CodedIds, b: CodedIds) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     ma = rows(ra, a.distinct.shape[0])
     mb = rows(rb, b.distinct.shape[0])
     return both, ma[a.codes], mb[b.codes]
+
+
+def joined(a: CodedIds, b: CodedIds) -> tuple[np.ndarray, np.ndarray]:
+    """Keys of two coded columns, equal where the ids are: ``b``'s codes as they are
+    (their order is the ids' order), and ``a``'s ids found in ``b``'s distinct ids
+    by a binary search of the sorted distinct values (no row's id is compared);
+    those not found numbered from ``b``'s count on."""
+    x, y = a.sorted_bytes(), b.sorted_bytes()
+    if x.dtype.kind != y.dtype.kind:
+        x, y = a.distinct, b.distinct
+    at = np.searchsorted(y, x)
+    found = y[np.minimum(at, max(0, y.shape[0] - 1))] == x if y.shape[0] else \
+        np.zeros(x.shape[0], bool)
+    code = np.where(found, at, y.shape[0] + np.cumsum(~found) - 1)
+    return code[a.codes], b.codes
 
 
 def runs_of(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -111,8 +126,8 @@ def documents(jd: Any, rd: Any, trec: bool) -> tuple[np.ndarray, np.ndarray,
         else:
             jd, rd = pair
     if isinstance(jd, CodedIds) and isinstance(rd, CodedIds):
-        _, jdk, rdk = union(jd, rd)
-        return jdk, rdk, same  # codes into the sorted union: ranks already
+        jdk, rdk = joined(jd, rd)
+        return jdk, rdk, same  # the run's codes: ranks already
     if not trec:
         jdk, rdk = doc_keys(jd, rd)
         return jdk, rdk, same
