@@ -146,7 +146,7 @@ CHILD = textwrap.dedent('''
             from ranx import Qrels, Run, evaluate
             qr, ru = Qrels.from_dict(qd), Run.from_dict(rdict)
             def go():
-                return evaluate(qr, ru, {ranx!r}, save_results=False)
+                return evaluate(qr, ru, {ranx!r}, save_results_in_run=False)
     go()
     best = float("inf")
     for _ in range(repeat):

@@ -199,11 +199,12 @@ def test_trec_order_is_a_sort_by_score_then_rank(data) -> None:
         if layout != "any":
             scores[s:e] = np.sort(scores[s:e])[::-1 if layout == "down" else 1]
     keys = np.array(data.draw(st.permutations(range(n))), np.int64) - n // 2
-    got = join.trec_order(starts, ends, keys, scores)
-    for s, e in zip(starts, ends, strict=True):
-        want = np.lexsort((keys[s:e], scores[s:e]))
-        assert np.argsort(got[s:e]).tolist() == want.tolist()
-        assert np.unique(got[s:e]).shape[0] == e - s
+    for kernel_rows in (0, join.KERNEL_ROWS):  # the kernel, and numpy's sort
+        got = join.trec_order(starts, ends, keys, scores, kernel_rows)
+        for s, e in zip(starts, ends, strict=True):
+            want = np.lexsort((keys[s:e], scores[s:e]))
+            assert np.argsort(got[s:e]).tolist() == want.tolist()
+            assert np.unique(got[s:e]).shape[0] == e - s
 
 
 def trec_eval_reference(qrels, run, k: int) -> dict[str, tuple[float, float]]:

@@ -169,13 +169,22 @@ def flip(keys: np.ndarray) -> np.ndarray:
     return keys ^ SIGN
 
 
-def trec_order(starts: np.ndarray, ends: np.ndarray, keys: np.ndarray,
-               scores: np.ndarray) -> np.ndarray:
+KERNEL_ROWS = 100_000  # fewer rows are ordered by numpy: a first small call compiles nothing
+
+
+def trec_order(starts: np.ndarray, ends: np.ndarray, keys: np.ndarray, scores: np.ndarray,
+               kernel_rows: int = KERNEL_ROWS) -> np.ndarray:
     """Each run row's place when every query's rows (``starts[i]:ends[i]``) are
     ordered by score, then by document rank ``keys`` (trec_eval's order read from
     the bottom: it ranks by score decreasing, then docid decreasing), as float64
-    values with no ties. The queries are shared among threads."""
+    values with no ties within a query. From ``kernel_rows`` rows on, query by
+    query in a kernel (the queries shared among threads); below, by one numpy
+    sort of all the rows (the same order within each query)."""
     n = scores.shape[0]
+    if n < kernel_rows:
+        out = np.zeros(n, np.float64)
+        out[np.lexsort((keys, scores))] = np.arange(n, dtype=np.float64)
+        return out
     out = np.zeros(n, np.float64)  # rows of no query listed stay 0 (and are not read)
     scratch = np.empty(n, np.int64)
     reals = readonly(np.ascontiguousarray(scores, np.float64))
