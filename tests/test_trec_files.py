@@ -278,3 +278,28 @@ def test_the_kernel_refuses_nothing_it_reads_and_counts_rows() -> None:
                               readonly(fout[:0]), iout, fout)
     assert status == kernel.TEXT_OK
     assert iout[kernel.H_ROWS] == 2 and iout[kernel.H_NQ] == 2 and iout[kernel.H_ND] == 2
+
+
+@pytest.mark.parametrize("ties", ["expected", "trec_eval"])
+def test_a_file_and_arrays_join_as_two_arrays_do(tmp_path, ties) -> None:
+    """Qrels read from a file (ids as codes) and a run given as arrays, either way
+    round: the values of both given as arrays."""
+    rng = np.random.default_rng(11)
+    q = np.repeat(np.arange(6), 30)
+    d = np.concatenate([rng.permutation(90)[:30] for _ in range(6)])
+    qq, dd = np.char.add("topic-", q.astype(str)), np.char.add("WSJ870101-", d.astype(str))
+    s = np.round(rng.random(q.shape[0]) * 3) / 3
+    g = rng.integers(0, 3, q.shape[0])
+    qrels, run = (qq[::2], dd[::2], g[::2]), (qq, dd, s)
+    (tmp_path / "qrels").write_text("".join(f"{a} 0 {b} {c}\n" for a, b, c in
+                                            zip(*(x.tolist() for x in qrels), strict=True)))
+    (tmp_path / "run").write_text("".join(f"{a} Q0 {b} 0 {c!r} t\n" for a, b, c in
+                                          zip(*(x.tolist() for x in run), strict=True)))
+    measures = ["map", "P@5", "ndcg@10", "num_rel_ret"]
+    want = fastrank.evaluate_run(qrels, run, measures, ties=ties)
+    for pair in ((fastrank.read_qrels(str(tmp_path / "qrels")), run),
+                 (qrels, fastrank.read_run(str(tmp_path / "run")))):
+        got = fastrank.evaluate_run(*pair, measures, ties=ties)
+        assert got.queries.tolist() == want.queries.tolist()
+        for m in measures:
+            assert got.per_query[m].tobytes() == want.per_query[m].tobytes()
