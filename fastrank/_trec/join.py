@@ -4,10 +4,14 @@ run's rows put in trec_eval's order of ties, with integer keys.
 Query ids become codes into their sorted union (the run's as runs of one query);
 document ids become int64 keys that are equal where the ids are, and, for
 trec_eval's order, each key's rank among the distinct ids as strcmp orders them
-(numpy's order of ``str`` is the same code point order). Only distinct ids are
-ever sorted as text: ids of at most 8 characters are packed into integers that
-already sort as the text does; longer ones are coded by a hash of their bytes
-(:func:`hashed`), as a file's ids are when it is read (:class:`CodedIds`).
+(numpy's order of ``str`` is the same code point order). A file's ids arrive as
+codes into their sorted distinct values (:class:`CodedIds`), so only distinct
+ids are compared: the qrels' found among the run's by a binary search. Arrays of
+ids of at most 8 characters are packed into integers that already sort as the
+text does; longer ones are coded by numpy's sort of their bytes (hashing them as
+a file's ids are, :func:`hashed`, measured slower from numpy's 4 bytes a
+character, and serves to join a file's ids with an array's). Each query's rows
+are then ordered by (score, rank) in a kernel, not by one sort of every row.
 """
 
 from __future__ import annotations
