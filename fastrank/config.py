@@ -31,6 +31,7 @@ def _kernels() -> list[Any]:
         sort,
         sweep,
         tasks,
+        text,
         topk,
     )
     from ._kernels.jit import SIGNATURES

@@ -143,7 +143,7 @@ import numpy as np
 from ._core import workers
 from ._rankings import lists as topk
 from ._trec import compare as comparing
-from ._trec import ids, judged
+from ._trec import ids, join, judged
 from ._trec import measures as catalog
 from ._trec.compare import RunComparison
 from ._trec.files import read_qrels, read_run
@@ -279,14 +279,9 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     rq, rd, rs, had = judged.trim(jq, jd, jr, rq, rd, rs, ties, depth, judged_only)
     rel_from = max(level, 0.0)  # a negative grade is never relevant: pooled, not judged
     # Query ids as codes (both sets sorted together); document ids as keys that are
-    # equal where the ids are (as codes too for trec_eval's order of document ids).
-    q_all, (jruns, rruns) = ids.codes(jq, rq)
-    jqc = ids.rows(jruns, jq.shape[0])
-    if ties == "trec_eval":
-        d_all, druns = ids.codes(jd, rd)
-        jdk, rdk = (ids.rows(runs, x.shape[0]) for runs, x in zip(druns, (jd, rd), strict=True))
-    else:
-        jdk, rdk = ids.doc_keys(jd, rd)
+    # equal where the ids are, and rank as strcmp does through doc_rank.
+    q_all, jqc, rruns = join.queries(jq, rq)
+    jdk, rdk, doc_rank = join.documents(jd, rd, ties == "trec_eval")
     twice = ids.repeated(jqc, jdk)
     if twice is not None:
         ids.listed_twice("qrels", q_all[jqc[twice]], jd[twice])
@@ -327,14 +322,8 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         starts, ends = ptr[:-1], ptr[1:]
     starts, ends, rdk, rs, empty = judged.pad_empty(starts, ends, rdk, rs, jdk)  # -c, -J
     if ties == "trec_eval":  # scores made distinct: by score, then docid decreasing
-        # trec_eval orders docids as text (strcmp; numpy's order of str is the same
-        # code point order), whatever their type here: 10 before 7
-        text = d_all if d_all.dtype.kind in "US" else d_all.astype(str)
-        by_text = np.empty(d_all.shape[0], np.int64)
-        by_text[np.argsort(text, kind="stable")] = np.arange(d_all.shape[0])
-        rank = np.lexsort((by_text[rdk], rs))  # ascending score, then docid as text
-        rs = np.empty(rs.shape[0])
-        rs[rank] = np.arange(rank.shape[0], dtype=np.float64)
+        # trec_eval orders docids as text (strcmp), whatever their type here: 10 before 7
+        rs = join.trec_order(starts, ends, doc_rank(rdk), rs)
         rule = "expected"  # no ties remain
     else:
         rule = ties

@@ -1,21 +1,124 @@
 """TREC run and qrels files read into arrays, each bad line named with its file
-and line."""
+and line.
+
+A file (plain or gzipped) is read as bytes and handed whole to a compiled pass
+(:func:`fastrank._kernels.text.trec_pass`) that splits its lines, codes the query
+and document ids by their bytes (each distinct id kept once) and reads the
+scores that one exact operation gives; the ids come back as
+:class:`~fastrank._trec.ids.CodedIds`, never one string per row. Scores outside
+that fast path are parsed by numpy from their bytes, as Python's ``float`` (and
+C's ``strtod``) reads them. A file with whitespace beyond ASCII (which Python's
+``str.split`` splits on) is read by the line splitter in Python instead, so that
+both read every file alike.
+"""
 
 from __future__ import annotations
 
+import gzip
+import os
+import zlib
+from typing import Any
+
 import numpy as np
 
+from .._core.inputs import readonly
+from .._kernels import text as kernel
 from ..readers import DataError
-from .ids import codes, repeated, rows
+from .ids import CodedIds, codes, repeated, rows
+
+CHUNK = 1 << 16  # ids and scores gathered into fixed-width bytes this many at a time
+
+
+def raw_bytes(path: Any) -> bytes:
+    """The bytes of a file, gunzipped when it starts with gzip's magic number."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise DataError(f"{path}: not a readable gzip file ({exc})") from None
+    return raw
+
+
+def line_of(raw: bytes, at: int) -> int:
+    """The 1-based line number of byte ``at`` (\\n, \\r\\n and a lone \\r end lines)."""
+    head = raw[:at]
+    return head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n") + 1
+
+
+def fixed_width(data: np.ndarray, first: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """The byte strings ``data[first[i]:first[i] + size[i]]`` as one fixed-width
+    bytes array (``S`` dtype; no NUL byte inside any of them)."""
+    width = max(1, int(size.max(initial=1)))
+    out = np.zeros((first.shape[0], width), np.uint8)
+    span = np.arange(width)
+    last = data.shape[0] - 1
+    for lo in range(0, first.shape[0], CHUNK):
+        f, s = first[lo:lo + CHUNK], size[lo:lo + CHUNK]
+        take = data[np.minimum(f[:, None] + span, last)]
+        take[span >= s[:, None]] = 0
+        out[lo:lo + CHUNK] = take
+    return out.view(f"S{width}").reshape(-1)
+
+
+def decoded(path: Any, data: np.ndarray, first: np.ndarray,
+            size: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Distinct ids (their bytes at ``first``/``size``) sorted as bytes (strcmp's
+    order, which for UTF-8 is the order of code points, numpy's order of ``str``),
+    each one's place in that order, and the ids as ``str`` when they are not all
+    ASCII (decoded now, so that bytes that are not UTF-8 are refused here; ASCII
+    ids are decoded when first asked for)."""
+    raw = fixed_width(data, first, size)
+    if raw.dtype.itemsize <= 8:  # packed big-endian into one integer each: a faster sort
+        packed = np.zeros((raw.shape[0], 8), np.uint8)
+        packed[:, :raw.dtype.itemsize] = raw.view(np.uint8).reshape(raw.shape[0], -1)
+        order = np.argsort(packed.view(">u8").reshape(-1), kind="stable")
+    else:
+        order = np.argsort(raw, kind="stable")
+    raw = raw[order]
+    text = None
+    if int(raw.view(np.uint8).max(initial=0)) >= 0x80:
+        try:
+            text = np.array([b.decode("utf-8") for b in raw.tolist()])
+        except UnicodeDecodeError as exc:
+            raise DataError(f"{path}: an id is not UTF-8 text ({exc})") from None
+    place = np.empty(order.shape[0], np.int64)
+    place[order] = np.arange(order.shape[0])
+    return raw, place, text
+
+
+def values(path: Any, raw: bytes, data: np.ndarray, out: np.ndarray, slow: np.ndarray,
+           what: str) -> None:
+    """Parse the values the kernel left (``slow``: row, first byte, end) into ``out``
+    as Python's ``float`` does; refuse what is not a finite number, by line."""
+    if slow.shape[0]:
+        at, lo, hi = slow[:, 0], slow[:, 1], slow[:, 2]
+        try:
+            out[at] = fixed_width(data, lo, hi - lo).astype(np.float64)
+        except ValueError:  # non-ASCII digits, say: as Python reads text
+            texts = [raw[a:b].decode("utf-8", "replace") for a, b in zip(lo.tolist(), hi.tolist(),
+                                                                         strict=True)]
+            for j, t in enumerate(texts):
+                try:
+                    out[at[j]] = float(t)
+                except ValueError:
+                    raise DataError(f"{path}:{line_of(raw, int(lo[j]))}: a {what} is not a "
+                                    f"number: {t!r}") from None
+        bad = np.flatnonzero(~np.isfinite(out[at]))
+        if bad.shape[0]:
+            j = int(bad[0])
+            t = raw[int(lo[j]):int(hi[j])].decode("utf-8", "replace")
+            raise DataError(f"{path}:{line_of(raw, int(lo[j]))}: a {what} is NaN or infinite: "
+                            f"{t!r}")
 
 
 def columns(path: str, width: int, what: str, picks: tuple[int, ...]) -> list[list[str]]:
     """The columns ``picks`` of a whitespace-separated file whose lines hold at least
-    ``width`` columns (blank lines skipped). When every line holds as many, the
-    file is split once and the columns taken by stride (no list per line: a
-    million-line run reads in about a second); otherwise line by line."""
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+    ``width`` columns (blank lines skipped), split by Python: the reader of files
+    with whitespace beyond ASCII."""
+    text = raw_bytes(path).decode("utf-8")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # as a file opened as text reads
     lines = text.split("\n")
     counts = np.fromiter(map(len, map(str.split, lines)), np.int64, len(lines))
     short = np.flatnonzero((counts > 0) & (counts < width))
@@ -23,14 +126,10 @@ def columns(path: str, width: int, what: str, picks: tuple[int, ...]) -> list[li
         i = int(short[0])
         raise DataError(f"{path}:{i + 1}: a {what} line needs {width} columns; got "
                         f"{counts[i]}: {lines[i].strip()!r}")
-    filled = counts[counts > 0]
-    if not filled.shape[0]:
+    if not (counts > 0).any():
         raise DataError(f"{path}: no {what} lines")
-    if filled.min() == filled.max():
-        tokens = text.split()
-        return [tokens[p::int(filled[0])] for p in picks]
-    rows = [line.split() for line, c in zip(lines, counts.tolist(), strict=True) if c]
-    return [[r[p] for r in rows] for p in picks]
+    split = [line.split() for line, c in zip(lines, counts.tolist(), strict=True) if c]
+    return [[r[p] for r in split] for p in picks]
 
 
 def number(path: str, values: list[str], what: str) -> np.ndarray:
@@ -52,30 +151,85 @@ def is_float(v: str) -> bool:
     return True
 
 
-def read_run(path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A TREC run file as ``(qids, docids, scores)`` (strings, strings, float64).
+def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
+               value: str) -> tuple[Any, Any, np.ndarray, int]:
+    """The query ids, document ids (as :class:`CodedIds`) and values (float64) of a
+    file whose lines hold ``width`` or more tokens, those three being tokens
+    ``picks``; and the first row that lists a document its query listed before
+    (-1 when none; -2 when the queries' rows are not each consecutive and so
+    this was not checked). ``what`` and ``value`` name the file's kind and its
+    values in errors."""
+    raw = raw_bytes(path)
+    if len(raw) >= 1 << 40:  # the kernel keeps byte offsets in 40 bits
+        raise DataError(f"{path}: files of a terabyte or more are not read")
+    data = np.frombuffer(raw, np.uint8)
+    cap = raw.count(b"\n") + raw.count(b"\r") + 1
+    iout = np.empty(kernel.HEAD + 9 * cap, np.int64)
+    fout = np.empty(cap, np.float64)
+    ints = readonly(np.array([width, *picks, cap, 0], np.int64))
+    status = kernel.trec_pass(0, data, ints, readonly(fout[:0]), iout, fout)
+    if status == kernel.TEXT_UNICODE_SPACE:  # Python's split, as this reader always did
+        q, d, v = columns(os.fspath(path), width, what, picks)
+        qids, docs = np.array(q), np.array(d)
+        return qids, docs, number(os.fspath(path), v, value), -2
+    if status == kernel.TEXT_NUL:
+        raise DataError(f"{path}:{iout[kernel.H_LINE]}: a NUL byte; a {what} file is text")
+    if status == kernel.TEXT_SHORT:
+        at = int(iout[kernel.H_AT])
+        end = min((j for j in (raw.find(b"\n", at), raw.find(b"\r", at)) if j >= 0),
+                  default=len(raw))
+        line = raw[at:end].decode("utf-8", "replace").strip()
+        raise DataError(f"{path}:{iout[kernel.H_LINE]}: a {what} line needs {width} columns; "
+                        f"got {iout[kernel.H_COLS]}: {line!r}")
+    n, nq, nd, nslow = (int(iout[h]) for h in (kernel.H_ROWS, kernel.H_NQ, kernel.H_ND,
+                                               kernel.H_SLOW))
+    if n == 0:
+        raise DataError(f"{path}: no {what} lines")
+    twice = int(iout[kernel.H_TWICE])
+    base = kernel.HEAD
+    qraw, qplace, qtext = decoded(path, data, iout[base + 5 * cap:base + 5 * cap + nq],
+                                  iout[base + 6 * cap:base + 6 * cap + nq])
+    draw, dplace, dtext = decoded(path, data, iout[base + 7 * cap:base + 7 * cap + nd],
+                                  iout[base + 8 * cap:base + 8 * cap + nd])
+    out = fout[:n].copy()
+    values(path, raw, data, out, iout[base + 2 * cap:base + 2 * cap + 3 * nslow].reshape(-1, 3),
+           value)
+    del data, raw, fout
+    qcodes = qplace[iout[base:base + n]]  # new arrays, so that the scratch goes
+    dcodes = dplace[iout[base + cap:base + cap + n]]
+    del iout
+    return CodedIds(qcodes, qtext, qraw), CodedIds(dcodes, dtext, draw), out, twice
 
-    Each line: ``qid Q0 docid rank score tag``. A document listed twice for one
-    query is a data error.
+
+def read_run(path: str) -> tuple[Any, Any, np.ndarray]:
+    """A TREC run file (plain or gzipped) as ``(qids, docids, scores)``.
+
+    Each line: ``qid Q0 docid rank score tag``. The ids come as
+    :class:`~fastrank._trec.ids.CodedIds` (arrays of ``str`` held as codes), the
+    scores as float64, read as C's ``strtod`` reads them. A document listed twice
+    for one query is a data error.
     """
-    q, d, v = columns(path, 5, "run", (0, 2, 4))
-    qids, docs = np.array(q), np.array(d)
-    scores = number(path, v, "score")
-    qc = rows(codes(qids)[1][0], qids.shape[0])
-    dc = rows(codes(docs)[1][0], docs.shape[0])
-    j = repeated(qc, dc)
-    if j is not None:
-        raise DataError(f"{path}: query {qids[j]} lists document {docs[j]} more than once")
+    qids, docs, scores, twice = read_table(path, 5, "run", (0, 2, 4), "score")
+    if twice == -2:
+        if isinstance(qids, CodedIds):
+            qc, dc = qids.codes, docs.codes
+        else:
+            qc = rows(codes(qids)[1][0], qids.shape[0])
+            dc = rows(codes(docs)[1][0], docs.shape[0])
+        found = repeated(qc, dc)
+        twice = -1 if found is None else found
+    if twice >= 0:
+        raise DataError(f"{path}: query {qids[twice]} lists document {docs[twice]} more than "
+                        "once")
     return qids, docs, scores
 
 
-def read_qrels(path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A TREC qrels file as ``(qids, docids, relevance)`` (strings, strings, float64).
+def read_qrels(path: str) -> tuple[Any, Any, np.ndarray]:
+    """A TREC qrels file (plain or gzipped) as ``(qids, docids, relevance)``.
 
     Each line: ``qid iter docid relevance``; relevance 1 and above is relevant
-    (0 and negative grades are judged not relevant).
+    (0 and negative grades are judged not relevant). The ids come as
+    :class:`~fastrank._trec.ids.CodedIds`, the grades as float64.
     """
-    q, d, v = columns(path, 4, "qrels", (0, 2, 3))
-    qids, docs = np.array(q), np.array(d)
-    rel = number(path, v, "relevance")
+    qids, docs, rel, _ = read_table(path, 4, "qrels", (0, 2, 3), "relevance")
     return qids, docs, rel

@@ -1,6 +1,6 @@
 """Query and document ids of runs and qrels: the three arrays of either, ids as
-sortable keys and integer codes, pairs listed twice refused, judged documents
-retrieved."""
+sortable keys and integer codes (and :class:`CodedIds`, the files' ids held as
+codes), pairs listed twice refused, judged documents retrieved."""
 
 from __future__ import annotations
 
@@ -9,6 +9,116 @@ from typing import Any
 import numpy as np
 
 from .._core import codec
+
+
+class CodedIds:
+    """Text ids held as integer codes into their distinct values, sorted: what
+    :func:`~fastrank.read_run` and :func:`~fastrank.read_qrels` return for the
+    query and document columns, so that a file's ids are never one string per row.
+
+    It reads as a one-dimensional array of ``str``: ``len``, indexing (an integer
+    gives a numpy ``str_``, a slice or an index array another ``CodedIds``),
+    iteration, ``tolist()``, comparison with ``==``, and ``np.asarray(ids)``,
+    which builds the whole array of strings.
+
+    Attributes
+    ----------
+    codes : ndarray of int64
+        Each row's id as its place in ``distinct`` (``np.unique``'s inverse).
+    distinct : ndarray of str
+        The distinct ids in numpy's order of ``str`` (code point order, which is
+        strcmp's order of their UTF-8 bytes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ids = CodedIds(np.array([1, 0, 1]), np.array(["a", "b"]))
+    >>> len(ids), ids[0], ids.tolist(), np.asarray(ids)
+    (3, np.str_('b'), ['b', 'a', 'b'], array(['b', 'a', 'b'], dtype='<U1'))
+    >>> (ids == "b").tolist(), ids[1:].tolist()
+    ([True, False, True], ['a', 'b'])
+    """
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, codes: np.ndarray, distinct: np.ndarray | None = None,
+                 raw: np.ndarray | None = None) -> None:
+        if distinct is None and raw is None:
+            raise TypeError("CodedIds needs the distinct ids, as str or as UTF-8 bytes")
+        self.codes = codes
+        self._distinct = distinct
+        self.raw = raw  # the distinct ids' UTF-8 bytes (sorted alike), where known
+
+    @property
+    def distinct(self) -> np.ndarray:
+        """The distinct ids as ``str`` (made from their bytes on first use)."""
+        if self._distinct is None:
+            assert self.raw is not None
+            if int(self.raw.view(np.uint8).max(initial=0)) < 0x80:
+                self._distinct = self.raw.astype(f"U{max(1, self.raw.dtype.itemsize)}")
+            else:
+                self._distinct = np.array([b.decode("utf-8") for b in self.raw.tolist()])
+        return self._distinct
+
+    def sorted_bytes(self) -> np.ndarray:
+        """The distinct ids in order, as bytes where known (they sort alike), else str."""
+        return self.raw if self.raw is not None else self.distinct
+
+    @property
+    def shape(self) -> tuple[int]:
+        return (int(self.codes.shape[0]),)
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        if self._distinct is None and self.raw is not None:  # ASCII or not: U of its width
+            return np.dtype(f"U{max(1, self.raw.dtype.itemsize)}")
+        return self.distinct.dtype
+
+    @property
+    def ndim(self) -> int:
+        return 1
+
+    @property
+    def size(self) -> int:
+        return int(self.codes.shape[0])
+
+    def __len__(self) -> int:
+        return int(self.codes.shape[0])
+
+    def __getitem__(self, index: Any) -> Any:
+        picked = self.codes[index]
+        if isinstance(picked, np.ndarray):
+            return CodedIds(picked, self._distinct, self.raw)
+        return self.distinct[picked]
+
+    def __iter__(self) -> Any:
+        return iter(self.tolist())
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        out: np.ndarray = self.distinct[self.codes]
+        return out if dtype is None else out.astype(dtype)
+
+    def __eq__(self, other: Any) -> Any:
+        if np.ndim(other) == 0:
+            return (self.distinct == other)[self.codes]
+        return np.asarray(self) == np.asarray(other)
+
+    def __ne__(self, other: Any) -> Any:
+        return ~self.__eq__(other)
+
+    def astype(self, dtype: Any) -> Any:
+        """The ids as ``dtype``: ``str`` keeps them coded; others build the array."""
+        if np.dtype(dtype).kind == "U":
+            return self
+        return np.asarray(self).astype(dtype)
+
+    def tolist(self) -> list[Any]:
+        words = self.distinct.tolist()
+        return [words[c] for c in self.codes.tolist()]
+
+    def __repr__(self) -> str:
+        return f"CodedIds({np.asarray(self[:6])!r}{', ...' if len(self) > 6 else ''}, " \
+               f"{len(self)} rows, {self.distinct.shape[0]} distinct)"
 
 
 def triple(x: Any, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -39,7 +149,8 @@ def triple(x: Any, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if len(parts) != 3:
         raise ValueError(f"the {what} needs three arrays (query ids, document ids, values); "
                          f"got {len(parts)}")
-    return np.asarray(parts[0]), np.asarray(parts[1]), np.asarray(parts[2])
+    return (*(p if isinstance(p, CodedIds) else np.asarray(p) for p in parts[:2]),
+            np.asarray(parts[2]))  # type: ignore[return-value]
 
 
 def sortable(ids: np.ndarray, pack: bool = True) -> np.ndarray:

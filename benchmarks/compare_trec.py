@@ -1,0 +1,245 @@
+"""TREC runs at scale: fastrank against its peers, from files and from arrays.
+
+Usage::
+
+    python benchmarks/compare_trec.py [--folder DIR] [--queries 10000] [--docs 1000]
+        [--repeat 3] [--ir-measures CMD] [--peer-python PY]
+
+Writes a run of ``--queries`` x ``--docs`` rows (TREC-style string ids, 70% of
+the rows tied on score with another row of their query, sorted by score as runs
+are) and its graded qrels into ``--folder`` (default: a folder under the system's
+temporary directory; the run is about 35 bytes a row), then measures, each the
+best of ``--repeat`` after one warm-up:
+
+* end to end, process start to printed output: ``fastrank trec`` (``--ties
+  trec_eval``, 7 measures) and the ``ir_measures`` command line on the same files
+  (found on the PATH, or ``--ir-measures``), with each process's peak memory
+  (``/usr/bin/time -v``'s maximum resident set size);
+* from arrays, in a warm process, trec_eval's default measures (those each tool
+  has): ``evaluate_run`` with ``ties="trec_eval"`` and ``"expected"``;
+  pytrec_eval (``RelevanceEvaluator`` and ``evaluate`` from dicts) and ranx
+  (``evaluate`` on ``Qrels``/``Run`` made from dicts beforehand) in a Python
+  that imports them (``--peer-python``; by default this one).
+
+Prints one table: the machine (CPU, numpy's SIMD dispatch), each time and peak
+memory, and the ratios against fastrank.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+
+FILE_MEASURES = ["map", "ndcg@10", "P@10", "recip_rank", "recall@100", "Rprec", "num_rel_ret"]
+IR_MEASURES = "AP nDCG@10 P@10 RR R@100 Rprec NumRelRet"
+CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+# trec_eval's default measures that each tool computes
+OURS = ["num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank",
+        *(f"P@{k}" for k in CUTS)]
+PYTREC = {"num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P"}
+RANX = ["map", "r-precision", "mrr", "hits", "recall", *(f"precision@{k}" for k in CUTS)]
+
+
+def write_data(folder: Path, nq: int, nd: int, seed: int = 44) -> tuple[Path, Path, Path]:
+    """The run, the qrels and the same as arrays (``.npz``), made once per shape."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = folder / f"trec-{nq}x{nd}"
+    run, qrels, arrays = (Path(f"{stem}.{x}") for x in ("run", "qrels", "npz"))
+    if run.exists() and qrels.exists() and arrays.exists():
+        return run, qrels, arrays
+    rng = np.random.default_rng(seed)
+    collection = 2_000_000
+    names = np.char.add("FBIS4-", np.char.zfill(np.arange(collection).astype(str), 7))
+    qids = np.char.add("topic", np.arange(nq).astype(str))
+    q = np.repeat(np.arange(nq), nd)
+    base = rng.integers(0, collection, nq)
+    stride = rng.integers(1, 1000, nq) * 2 + 1  # odd: nd distinct documents a query
+    docs = (base[:, None] + np.arange(nd)[None, :] * stride[:, None]) % collection
+    # 70% of the rows tied: scores k / 830 over 1,000 rows leave about 30% alone
+    scores = np.round(rng.random((nq, nd)) * 830) / 830
+    scores = -np.sort(-scores, axis=1)
+    text = np.char.mod("%.6f", scores.ravel())
+    d = docs.ravel()
+    with open(run, "w", encoding="ascii") as f:
+        for i in range(0, q.shape[0], 1_000_000):
+            j = slice(i, i + 1_000_000)
+            rank = np.tile(np.arange(1, nd + 1), nq)[j].astype(str)
+            lines = np.char.add(np.char.add(np.char.add(qids[q[j]], " Q0 "), names[d[j]]), " ")
+            lines = np.char.add(np.char.add(np.char.add(lines, rank), " "), text[j])
+            f.write("\n".join(np.char.add(lines, " bench").tolist()) + "\n")
+    judged = rng.random(q.shape[0]) < 0.2
+    grade = rng.choice([0, 1, 2], q.shape[0], p=[0.7, 0.2, 0.1])
+    extra = rng.integers(0, collection, nq * 20)  # judged, not retrieved (or retrieved again)
+    jq = np.concatenate((q[judged], np.repeat(np.arange(nq), 20)))
+    jd = np.concatenate((d[judged], extra))
+    jg = np.concatenate((grade[judged], rng.choice([0, 1], nq * 20, p=[0.8, 0.2])))
+    _, first = np.unique(jq.astype(np.int64) * collection + jd, return_index=True)
+    first.sort()
+    jq, jd, jg = jq[first], jd[first], jg[first]
+    with open(qrels, "w", encoding="ascii") as f:
+        f.write("".join(f"{a} 0 {b} {c}\n" for a, b, c in
+                        zip(qids[jq].tolist(), names[jd].tolist(), jg.tolist(), strict=True)))
+    np.savez(arrays, q=q, d=d, rs=np.array(text, np.float64), jq=jq, jd=jd,
+             jg=jg.astype(np.float64), qids=qids, names=names)
+    return run, qrels, arrays
+
+
+def timed_process(cmd: list[str], repeat: int) -> tuple[float, float, str]:
+    """Best wall time (s) and the peak resident memory (MB) of ``repeat`` runs after a
+    warm-up, and the last run's output."""
+    best, peak, out = float("inf"), 0.0, ""
+    for i in range(repeat + 1):
+        t0 = time.perf_counter()
+        proc = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True,
+                              check=False)
+        wall = time.perf_counter() - t0
+        if proc.returncode:
+            raise RuntimeError(f"{cmd[0]} failed: {proc.stderr[-2000:]}")
+        rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
+        if i:
+            best = min(best, wall)
+            peak = max(peak, int(rss.group(1)) / 1024 if rss else float("nan"))
+        out = proc.stdout
+    return best, peak, out
+
+
+CHILD = textwrap.dedent('''
+    import json, sys, time, warnings
+    import numpy as np
+    tool, path, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    a = np.load(path)
+    qids, names = a["qids"], a["names"]
+    rq, rd, rs = qids[a["q"]], names[a["d"]], a["rs"]
+    jq, jd, jg = qids[a["jq"]], names[a["jd"]], a["jg"]
+    del a
+    ours = {ours!r}
+    if tool.startswith("fastrank"):
+        import fastrank
+        ties = tool.split(":")[1]
+        def go():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return fastrank.evaluate_run((jq, jd, jg), (rq, rd, rs), ours, ties=ties)
+    else:
+        qd, rdict = {{}}, {{}}
+        for x, y, z in zip(jq.tolist(), jd.tolist(), jg.astype(int).tolist()):
+            qd.setdefault(x, {{}})[y] = z
+        for x, y, z in zip(rq.tolist(), rd.tolist(), rs.tolist()):
+            rdict.setdefault(x, {{}})[y] = z
+        if tool == "pytrec_eval":
+            import pytrec_eval
+            wanted = {pytrec!r}
+            def go():
+                return pytrec_eval.RelevanceEvaluator(qd, wanted).evaluate(rdict)
+        else:
+            from ranx import Qrels, Run, evaluate
+            qr, ru = Qrels.from_dict(qd), Run.from_dict(rdict)
+            def go():
+                return evaluate(qr, ru, {ranx!r}, save_results_in_run=False)
+    go()
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        go()
+        best = min(best, time.perf_counter() - t0)
+    print(json.dumps(best))
+''').format(ours=OURS, pytrec=PYTREC, ranx=RANX)
+
+
+def from_arrays(python: str, tool: str, arrays: Path, repeat: int, env: dict[str, str]
+                ) -> float | None:
+    proc = subprocess.run([python, "-c", CHILD, tool, str(arrays), str(repeat)],
+                          capture_output=True, text=True, check=False, env=env)
+    if proc.returncode:
+        print(f"({tool} with {python}: {proc.stderr.strip().splitlines()[-1:]})")
+        return None
+    return float(json.loads(proc.stdout.strip().splitlines()[-1]))
+
+
+def machine() -> tuple[str, str]:
+    import fastrank
+
+    info = fastrank.config.config()
+    return str(info["cpu"]), ", ".join(info["numpy SIMD"]["dispatched"])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--folder", type=Path,
+                        default=Path(tempfile.gettempdir()) / "fastrank-trec-bench")
+    parser.add_argument("--queries", type=int, default=10_000)
+    parser.add_argument("--docs", type=int, default=1_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--ir-measures", default=shutil.which("ir_measures"),
+                        help="the ir_measures command (default: on the PATH)")
+    parser.add_argument("--peer-python", default=sys.executable,
+                        help="a Python that imports pytrec_eval and ranx")
+    parser.add_argument("--skip-files", action="store_true")
+    parser.add_argument("--skip-arrays", action="store_true")
+    args = parser.parse_args()
+    run, qrels, arrays = write_data(args.folder, args.queries, args.docs)
+    here = str(Path(__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([here, os.environ.get("PYTHONPATH", "")]))
+    cpu, simd = machine()
+    print(f"CPU: {cpu}; {os.cpu_count()} cores; numpy {np.__version__}, SIMD dispatched: "
+          f"{simd}")
+    print(f"run {run} ({run.stat().st_size / 2**20:.0f} MB, {args.queries:,} x {args.docs:,}), "
+          f"qrels {qrels} ({qrels.stat().st_size / 2**20:.1f} MB); best of {args.repeat}")
+    print("\n| what | time (s) | peak memory (MB) | against fastrank |\n|---|---|---|---|")
+    if not args.skip_files:
+        ms = [x for m in FILE_MEASURES for x in ("-m", m)]
+        cmd = [sys.executable, "-m", "fastrank", "trec", str(qrels), str(run), *ms, "--ties",
+               "trec_eval"]
+        old = os.environ.get("PYTHONPATH")
+        os.environ["PYTHONPATH"] = env["PYTHONPATH"]
+        try:
+            t_ours, m_ours, _ = timed_process(cmd, args.repeat)
+            print(f"| `fastrank trec --ties trec_eval`, {len(FILE_MEASURES)} measures, end to "
+                  f"end | {t_ours:.2f} | {m_ours:.0f} | 1 |")
+            if args.ir_measures:
+                t, m, _ = timed_process([args.ir_measures, str(qrels), str(run), IR_MEASURES],
+                                        args.repeat)
+                print(f"| `ir_measures` command line, the same measures | {t:.2f} | {m:.0f} | "
+                      f"{t / t_ours:.1f}x the time, {m / m_ours:.1f}x the memory |")
+            else:
+                print("| (ir_measures not found: pip install ir-measures) | | | |")
+        finally:
+            if old is None:
+                os.environ.pop("PYTHONPATH")
+            else:
+                os.environ["PYTHONPATH"] = old
+    if not args.skip_arrays:
+        base = None
+        for tool, python in (("fastrank:trec_eval", sys.executable),
+                             ("fastrank:expected", sys.executable),
+                             ("pytrec_eval", args.peer_python), ("ranx", args.peer_python)):
+            t = from_arrays(python, tool, arrays, args.repeat, env)
+            if t is None:
+                continue
+            label = {"fastrank:trec_eval": "`evaluate_run(..., ties='trec_eval')`",
+                     "fastrank:expected": "`evaluate_run(..., ties='expected')`",
+                     "pytrec_eval": "pytrec_eval (`RelevanceEvaluator` + `evaluate`, dicts)",
+                     "ranx": "ranx `evaluate` (Qrels/Run made beforehand)"}[tool]
+            if base is None:
+                base = {}
+            base[tool] = t
+            ratio = "1" if tool.startswith("fastrank") else (
+                f"{t / base['fastrank:trec_eval']:.1f}x trec_eval order, "
+                f"{t / base['fastrank:expected']:.1f}x expected")
+            print(f"| {label}, from arrays, {len(OURS)} measures | {t:.3f} | | {ratio} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,490 @@
+"""TREC files and runs as integer codes: one kernel, two passes.
+
+:func:`trec_pass` reads the bytes of a run or qrels file (``mode`` 0): it splits
+the lines into whitespace-separated tokens, codes the query and document ids by
+their bytes through open-addressing hash tables (each distinct id is kept once,
+as the place of its first occurrence), reads the scores that are exactly
+representable by one correctly rounded operation (the rest are left to the
+caller) and checks that no query lists a document twice. With ``mode`` 1 it
+orders each query's rows as trec_eval does (by score, then by document id as
+strcmp orders them), given each document's rank in that order.
+
+The two passes share one compiled variant (one signature): the number of
+variants is a cost every first call pays, so a second kernel is avoided.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .jit import f64, helper, i64, kernel, ro, rw, u8
+
+# mode 0's status: what the caller does next
+TEXT_OK, TEXT_SHORT, TEXT_UNICODE_SPACE, TEXT_NUL = 0, 1, 2, 3
+HEAD = 16  # mode 0: the header of ``iout`` (counts and where a bad line is)
+H_ROWS, H_NQ, H_ND, H_SLOW, H_LINE, H_COLS, H_AT, H_TWICE = range(8)
+
+_FNV_OFFSET = 0xCBF29CE484222325
+_FNV_PRIME = 0x100000001B3
+_GOLDEN = 0x9E3779B97F4A7C15
+_LONG = (1 << 23) - 1  # ids this long or longer: their length read from the bytes
+_CODE = (1 << 40) - 1
+# 10**0 .. 10**22: exactly representable in float64
+_POW10 = np.array([10.0 ** k for k in range(23)])
+
+
+@helper
+def _space(b):
+    """ASCII whitespace as Python's str.split sees it (line ends apart)."""
+    return b == 32 or b == 9 or b == 11 or b == 12 or (28 <= b <= 31)
+
+
+@helper
+def _wide_space(data, i, n):
+    """Whether the bytes from ``i`` (a byte of 0x80 or more) encode a whitespace
+    character beyond ASCII (U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028,
+    U+2029, U+202F, U+205F, U+3000), which Python's str.split splits on too."""
+    b = data[i]
+    if b == 0xC2 and i + 1 < n:
+        return data[i + 1] == 0x85 or data[i + 1] == 0xA0
+    if i + 2 >= n:
+        return False
+    c, d = data[i + 1], data[i + 2]
+    if b == 0xE1:
+        return c == 0x9A and d == 0x80
+    if b == 0xE2:
+        if c == 0x80:
+            return d <= 0x8A or d == 0xA8 or d == 0xA9 or d == 0xAF
+        return c == 0x81 and d == 0x9F
+    if b == 0xE3:
+        return c == 0x80 and d == 0x80
+    return False
+
+
+@helper
+def _number(data, lo, hi, pow10):
+    """The decimal ``data[lo:hi]`` (``[+-]digits[.digits][(e|E)[+-]digits]``) as the
+    nearest float64, where that takes one exact operation: at most 19 significant
+    digits below 2**53 and a power of ten up to 22 (Clinger's fast path: the
+    integer and the power are exact, and one IEEE multiplication or division
+    rounds correctly). Returns (value, True), or (0.0, False) for anything else
+    (the caller parses those as Python does)."""
+    i = lo
+    neg = False
+    if data[i] == 43 or data[i] == 45:  # + -
+        neg = data[i] == 45
+        i += 1
+    m = np.uint64(0)
+    digits = 0  # significant digits in m
+    zeros = 0  # zeros read after the last nonzero digit, not yet in m
+    scale = 0  # the power of ten m * 10**zeros is to be multiplied by
+    seen = False
+    point = False
+    while i < hi:
+        b = data[i]
+        if 48 <= b <= 57:
+            seen = True
+            if point:
+                scale -= 1
+            if b == 48:
+                if digits > 0:
+                    zeros += 1
+            else:
+                digits += zeros + 1
+                if digits > 19:
+                    return 0.0, False
+                for _ in range(zeros):
+                    m = m * np.uint64(10)
+                m = m * np.uint64(10) + np.uint64(b - 48)
+                zeros = 0
+        elif b == 46 and not point:  # .
+            point = True
+        else:
+            break
+        i += 1
+    if not seen:
+        return 0.0, False
+    if i < hi:
+        if data[i] != 101 and data[i] != 69:  # e E
+            return 0.0, False
+        i += 1
+        eneg = False
+        if i < hi and (data[i] == 43 or data[i] == 45):
+            eneg = data[i] == 45
+            i += 1
+        if i == hi:
+            return 0.0, False
+        e = 0
+        while i < hi:
+            b = data[i]
+            if not 48 <= b <= 57:
+                return 0.0, False
+            if e < 100000:
+                e = e * 10 + (b - 48)
+            i += 1
+        scale += -e if eneg else e
+    scale += zeros
+    if m == np.uint64(0):
+        return (-0.0 if neg else 0.0), True
+    if m >= np.uint64(1 << 53) or scale > 22 or scale < -22:
+        return 0.0, False
+    v = np.float64(m)
+    v = v * pow10[scale] if scale >= 0 else v / pow10[-scale]
+    return (-v if neg else v), True
+
+
+@helper
+def _same(data, a, b, n):
+    for k in range(n):
+        if data[a + k] != data[b + k]:
+            return False
+    return True
+
+
+@helper
+def _slot(h, shift):
+    """A hash's first slot: the top bits of its product with 2**64 over the golden
+    ratio (FNV's low bits alone depend on the ids' low bits alone)."""
+    return np.int64((h * np.uint64(_GOLDEN)) >> np.uint64(shift))
+
+
+@helper
+def _hash(data, lo, hi):
+    """FNV-1a of the bytes ``data[lo:hi]``."""
+    h = np.uint64(_FNV_OFFSET)
+    for k in range(lo, hi):
+        h = (h ^ np.uint64(data[k])) * np.uint64(_FNV_PRIME)
+    return h
+
+
+@helper
+def _words(data, lo, n):
+    """The first 16 bytes of ``data[lo:lo + n]`` as two little-endian integers, zero
+    padded: with the length, the whole of an id of at most 16 bytes."""
+    w0 = np.int64(0)
+    w1 = np.int64(0)
+    for k in range(min(n, 8)):
+        w0 |= np.int64(data[lo + k]) << np.int64(8 * k)
+    for k in range(8, min(n, 16)):
+        w1 |= np.int64(data[lo + k]) << np.int64(8 * (k - 8))
+    return w0, w1
+
+
+@helper
+def _probe(data, lo, n, h, w0, w1, table, shift, first):
+    """The slot of the id ``data[lo:lo + n]`` (hash ``h``, first bytes ``w0``,
+    ``w1``) in an open-addressing table of four-integer slots (the hash; the code
+    plus the length, up to ``_LONG``, times 2**40, -1 when empty; the first 16
+    bytes), or the empty slot where it goes. Ids of at most 16 bytes are compared
+    in the table alone; longer ones also by their bytes past the 16th (from
+    ``first``, each code's first byte), so that no two ids share a code."""
+    mask = (table.shape[0] >> 2) - 1
+    slot = _slot(h, shift)
+    hv = np.int64(h)
+    tag = min(n, _LONG)
+    while True:
+        c = table[4 * slot + 1]
+        if c < 0:
+            return slot
+        if table[4 * slot] == hv and (c >> 40) == tag and table[4 * slot + 2] == w0 and \
+                table[4 * slot + 3] == w1:
+            if n <= 16:
+                return slot
+            f = first[c & _CODE]
+            if (n < _LONG or n == _length(data, f)) and _same(data, f + 16, lo + 16, n - 16):
+                return slot
+        slot = (slot + 1) & mask
+
+
+@helper
+def _put(table, slot, h, code, n, w0, w1):
+    table[4 * slot] = np.int64(h)
+    table[4 * slot + 1] = code | (np.int64(min(n, _LONG)) << 40)
+    table[4 * slot + 2] = w0
+    table[4 * slot + 3] = w1
+
+
+@helper
+def _grow(table, shift):
+    """The table of :func:`_probe` with twice the slots, and its shift."""
+    bigger = np.full(2 * table.shape[0], -1, np.int64)
+    shift -= 1
+    wide = (bigger.shape[0] >> 2) - 1
+    for j in range(table.shape[0] >> 2):
+        if table[4 * j + 1] >= 0:
+            s = _slot(np.uint64(table[4 * j]), shift)
+            while bigger[4 * s + 1] >= 0:
+                s = (s + 1) & wide
+            for k in range(4):
+                bigger[4 * s + k] = table[4 * j + k]
+    return bigger, shift
+
+
+@helper
+def _length(data, lo):
+    """The length of the token from ``lo`` (to whitespace, a line end or the end)."""
+    i = lo
+    while i < data.shape[0]:
+        b = data[i]
+        if b == 10 or b == 13 or b == 0 or _space(b) or (b >= 0x80 and _wide_space(
+                data, i, data.shape[0])):
+            break
+        i += 1
+    return i - lo
+
+
+@helper
+def _parse(data, ints, iout, fout):
+    """Mode 0: see :func:`trec_pass`."""
+    width, qcol, dcol, vcol, cap = ints[0], ints[1], ints[2], ints[3], ints[4]
+    flags = ints[5]
+    read_values = (flags & 1) == 0
+    read_queries = (flags & 2) == 0
+    n = data.shape[0]
+    qcodes = iout[HEAD:HEAD + cap]
+    dcodes = iout[HEAD + cap:HEAD + 2 * cap]
+    slow = iout[HEAD + 2 * cap:HEAD + 5 * cap]  # row, token start, token end
+    qfirst = iout[HEAD + 5 * cap:HEAD + 6 * cap]
+    qsize = iout[HEAD + 6 * cap:HEAD + 7 * cap]
+    dfirst = iout[HEAD + 7 * cap:HEAD + 8 * cap]
+    dsize = iout[HEAD + 8 * cap:HEAD + 9 * cap]
+    qtable = np.full(4 * 1024, -1, np.int64)  # 1,024 slots to start with
+    dtable = np.full(4 * 1024, -1, np.int64)
+    qshift = dshift = 64 - 10
+    lastq = lastn = -1
+    pow10 = _POW10
+    rows = 0
+    nq = 0
+    nd = 0
+    nslow = 0
+    line = 0
+    i = 0
+    iout[H_TWICE] = -1
+    while i < n:
+        line += 1
+        begin = i
+        col = 0
+        qlo = qhi = dlo = dhi = vlo = vhi = 0
+        while i < n:  # the tokens of one line
+            b = data[i]
+            if b == 10 or b == 13:
+                break
+            if b == 0:
+                iout[H_LINE] = line
+                return TEXT_NUL
+            if _space(b):
+                i += 1
+                continue
+            if b >= 0x80 and _wide_space(data, i, n):
+                return TEXT_UNICODE_SPACE
+            lo = i
+            while i < n:
+                b = data[i]
+                if b == 10 or b == 13 or _space(b) or b == 0:
+                    break
+                if b >= 0x80 and _wide_space(data, i, n):
+                    return TEXT_UNICODE_SPACE
+                i += 1
+            if col == qcol:
+                qlo, qhi = lo, i
+            if col == dcol:
+                dlo, dhi = lo, i
+            if col == vcol:
+                vlo, vhi = lo, i
+            col += 1
+        if col > 0:
+            if col < width:
+                iout[H_LINE] = line
+                iout[H_COLS] = col
+                iout[H_AT] = begin
+                return TEXT_SHORT
+            if read_queries:  # a run lists its queries one by one: as the row before?
+                if lastq >= 0 and qhi - qlo == lastn and _same(data, lastq, qlo, lastn):
+                    qc = qcodes[rows - 1]
+                else:
+                    qn = qhi - qlo
+                    w0, w1 = _words(data, qlo, qn)
+                    h = _hash(data, qlo, qhi)
+                    slot = _probe(data, qlo, qn, h, w0, w1, qtable, qshift, qfirst)
+                    qc = qtable[4 * slot + 1]
+                    if qc >= 0:
+                        qc &= _CODE
+                    else:
+                        qc = nq
+                        _put(qtable, slot, h, nq, qn, w0, w1)
+                        qfirst[nq] = qlo
+                        qsize[nq] = qn
+                        nq += 1
+                        if 4 * nq > qtable.shape[0] >> 1:
+                            qtable, qshift = _grow(qtable, qshift)
+                lastq, lastn = qlo, qhi - qlo
+                qcodes[rows] = qc
+            # the document: its first byte and length (one integer) kept in its
+            # code's place, to be coded below
+            dcodes[rows] = dlo | (np.int64(min(dhi - dlo, _LONG)) << 40)
+            v, ok = _number(data, vlo, vhi, pow10) if read_values else (0.0, True)
+            fout[rows] = v
+            if not ok:
+                slow[3 * nslow] = rows
+                slow[3 * nslow + 1] = vlo
+                slow[3 * nslow + 2] = vhi
+                nslow += 1
+            rows += 1
+        if i < n:  # a line end: \n, \r\n or a lone \r (Python's universal newlines)
+            if data[i] == 13 and i + 1 < n and data[i + 1] == 10:
+                i += 1
+            i += 1
+    # The documents coded in row order (their bytes read and hashed in order; in
+    # the table, the first 16 bytes of each distinct id, so that ids that short
+    # are told apart without reading the file where they first came).
+    for r in range(rows):
+        lo, dn = dcodes[r] & _CODE, dcodes[r] >> 40
+        if dn == _LONG:
+            dn = _length(data, lo)
+        h = _hash(data, lo, lo + dn)
+        w0, w1 = _words(data, lo, dn)
+        slot = _probe(data, lo, dn, h, w0, w1, dtable, dshift, dfirst)
+        code = dtable[4 * slot + 1]
+        if code >= 0:
+            code &= _CODE
+        else:
+            code = nd
+            _put(dtable, slot, h, nd, dn, w0, w1)
+            dfirst[nd] = lo
+            dsize[nd] = dn
+            nd += 1
+            if 4 * nd > dtable.shape[0] >> 1:
+                dtable, dshift = _grow(dtable, dshift)
+        dcodes[r] = code
+    iout[H_ROWS] = rows
+    iout[H_NQ] = nq
+    iout[H_ND] = nd
+    iout[H_SLOW] = nslow
+    # a document listed twice for one query: exact when each query's rows are
+    # consecutive (a stamp per document); otherwise left to the caller (-2)
+    seen = np.zeros(nq, np.bool_)
+    stamp = np.full(nd, -1, np.int64)
+    block = -1
+    last = -1
+    for r in range(rows if read_queries else 0):
+        q = qcodes[r]
+        if q != last:
+            if seen[q]:
+                iout[H_TWICE] = -2
+                break
+            seen[q] = True
+            block += 1
+            last = q
+        d = dcodes[r]
+        if stamp[d] == block:
+            iout[H_TWICE] = r
+            break
+        stamp[d] = block
+    return TEXT_OK
+
+
+@helper
+def _before(a, b, scores, keys):
+    """Row ``a`` before row ``b``: a lower score, or an equal one and a lower rank."""
+    return scores[a] < scores[b] or (scores[a] == scores[b] and keys[a] < keys[b])
+
+
+@helper
+def _sift(idx, lo, root, end, scores, keys):
+    while True:
+        child = 2 * root + 1
+        if child >= end:
+            return
+        if child + 1 < end and _before(idx[lo + child], idx[lo + child + 1], scores, keys):
+            child += 1
+        if _before(idx[lo + root], idx[lo + child], scores, keys):
+            idx[lo + root], idx[lo + child] = idx[lo + child], idx[lo + root]
+            root = child
+        else:
+            return
+
+
+@helper
+def _sort_rows(idx, lo, hi, scores, keys):
+    """Sort the rows ``idx[lo:hi]`` by :func:`_before`: insertion for a few, else a
+    heap sort (small code to compile, no allocation, n log n)."""
+    m = hi - lo
+    if m <= 16:
+        for i in range(lo + 1, hi):
+            r = idx[i]
+            j = i
+            while j > lo and _before(r, idx[j - 1], scores, keys):
+                idx[j] = idx[j - 1]
+                j -= 1
+            idx[j] = r
+        return
+    for root in range(m // 2 - 1, -1, -1):
+        _sift(idx, lo, root, m, scores, keys)
+    for end in range(m - 1, 0, -1):
+        idx[lo], idx[lo + end] = idx[lo + end], idx[lo]
+        _sift(idx, lo, 0, end, scores, keys)
+
+
+@helper
+def _order(part, ints, scores, scratch, out):
+    """Mode 1 + ``part``: see :func:`trec_pass`."""
+    nb, parts = ints[0], ints[1]
+    starts = ints[2 + parts + 1:]
+    ends = starts[nb:]
+    keys = ends[nb:]
+    for b in range(ints[2 + part], ints[2 + part + 1]):
+        s, e = starts[b], ends[b]
+        down = True
+        up = True
+        for r in range(s + 1, e):
+            if scores[r] > scores[r - 1]:
+                down = False
+            elif scores[r] < scores[r - 1]:
+                up = False
+        for j in range(e - s):
+            scratch[s + j] = e - 1 - j if down and not up else s + j
+        if up or down:  # sorted by score already (a run lists its best first): each
+            j = s  # run of equal scores by document rank
+            while j < e:
+                k = j + 1
+                while k < e and scores[scratch[k]] == scores[scratch[j]]:
+                    k += 1
+                if k - j > 1:
+                    _sort_rows(scratch, j, k, scores, keys)
+                j = k
+        else:
+            _sort_rows(scratch, s, e, scores, keys)
+        for j in range(s, e):
+            out[scratch[j]] = np.float64(j)
+    return TEXT_OK
+
+
+@kernel([(i64, ro(u8), ro(i64), ro(f64), rw(i64), rw(f64))])
+def trec_pass(mode, data, ints, reals, iout, fout):
+    """Mode 0: read the file ``data`` (bytes), whose lines hold ``ints[0]`` or more
+    tokens, the query id, document id and value being tokens ``ints[1]``,
+    ``ints[2]``, ``ints[3]``; ``ints[4]`` bounds the lines; ``ints[5]``: flags, 1
+    to leave the values unread, 2 the query ids uncoded. ``iout`` holds
+    ``HEAD`` + 9 ``ints[4]`` slots: the header (``H_*``: rows, distinct queries
+    and documents, values left to the caller, the bad line's number, columns and
+    first byte, and a row listing a document its query listed before, -1 when
+    none, -2 when a query's rows are not consecutive and so unchecked), then per
+    row the query and document codes, (row, first, end) of each value left to
+    the caller, and each distinct query's and document's first byte and length.
+    ``fout`` gets each row's value. Returns a ``TEXT_*`` status.
+
+    Mode 1 + ``p``: ``ints`` holds the number of queries ``nb``, a number of parts
+    and the first query of each part and the end (one more), then the queries'
+    rows' starts, their ends, and each row's document rank; ``reals`` the rows'
+    scores. For the queries of part ``p``, writes ``fout[r]``: row ``r``'s place
+    when each query's rows are ordered by score, then document rank (both
+    increasing), numbered from its first row; ``iout`` is scratch of one slot
+    per row.
+    """
+    if mode == 0:
+        return _parse(data, ints, iout, fout)
+    return _order(mode - 1, ints, reals, iout, fout)
+
+
+__all__ = ["HEAD", "H_AT", "H_COLS", "H_LINE", "H_ND", "H_NQ", "H_ROWS", "H_SLOW", "H_TWICE",
+           "TEXT_NUL", "TEXT_OK", "TEXT_SHORT", "TEXT_UNICODE_SPACE", "trec_pass"]

@@ -1,0 +1,305 @@
+"""The compiled reading of TREC files and the join of their ids: scores read as
+Python's float (C's strtod) reads them, ids coded as numpy's unique codes them,
+every bad line named, and trec_eval's order of ties made per query as a sort by
+(score, docid as text) makes it."""
+
+from __future__ import annotations
+
+import gzip
+import math
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import fastrank
+from fastrank._core.inputs import readonly
+from fastrank._kernels import text as kernel
+from fastrank._trec import join
+from fastrank._trec.ids import CodedIds
+from fastrank.readers import DataError
+
+from .strategies import PROPERTY_SETTINGS
+
+HARD = ["0", "-0", "+0", "0.0", "-0.0", ".5", "5.", "+.5", "-5.", "1e308", "1.7976931348623157e308",
+        "2.2250738585072014e-308", "2.2250738585072011e-308", "4.9406564584124654e-324",
+        "2.4703282292062328e-324", "2.4703282292062327e-324", "1e-400", "0e999999",
+        "0.1", "0.3", "0.30000000000000004", "9007199254740993", "9007199254740992",
+        "123456789012345678901234567890", "0.000000000000000000000000000001",
+        "1.00000000000000011102230246251565404236316680908203125",
+        "1.000000000000000111022302462515654042363166809082031250001", "1E5", "1e+05",
+        "1e-05", "-1.5E-3", "100000000000000000000000", "1e22", "1e23", "8.98846567431158e307",
+        "4.35679e-10", "0.1234567890123456789", "12345678901234567890", "1234567890123456789",
+        "99999999999999999", "231.000000", "-7.0000000001", "1_0", "١٢", "00000000000000000001",
+        "0.00000000000000000000000000000000000000000000000000000001"]
+
+
+def write(path, text: str) -> str:
+    path.write_bytes(text.encode("utf-8"))
+    return str(path)
+
+
+def python_read(text: str, width: int, picks: tuple[int, int, int]):
+    """The reference: lines split by Python, as the reader did before."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    rows = [line.split() for line in text.split("\n") if line.split()]
+    assert all(len(r) >= width for r in rows)
+    return ([r[picks[0]] for r in rows], [r[picks[1]] for r in rows],
+            [float(r[picks[2]]) for r in rows])
+
+
+def same_bits(a, b) -> bool:
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def test_hard_scores_are_read_as_python_reads_them(tmp_path) -> None:
+    lines = "".join(f"q{i % 3} Q0 d{i} {i} {s} tag\n" for i, s in enumerate(HARD))
+    q, d, s = fastrank.read_run(write(tmp_path / "run", lines))
+    assert same_bits(s, [float(x) for x in HARD])
+    assert q.tolist() == [f"q{i % 3}" for i in range(len(HARD))]
+    assert d.tolist() == [f"d{i}" for i in range(len(HARD))]
+
+
+numbers = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.floats(allow_nan=False, allow_infinity=False, width=32).map(lambda x: f"{x:.9g}"),
+    st.floats(allow_nan=False, allow_infinity=False).map(lambda x: f"{x:.17e}"),
+    st.tuples(st.sampled_from(["", "+", "-"]), st.text("0123456789", min_size=0, max_size=25),
+              st.sampled_from(["", "."]), st.text("0123456789", min_size=0, max_size=25),
+              st.sampled_from(["", "e", "E", "e-", "e+"]),
+              st.integers(0, 400).map(str)).map(
+        lambda t: t[0] + (t[1] or "0") + t[2] + t[3] + (t[4] + t[5] if t[4] else "")))
+
+
+@PROPERTY_SETTINGS
+@given(values=st.lists(numbers, min_size=1, max_size=40))
+def test_any_decimal_is_read_as_python_reads_it(tmp_path_factory, values) -> None:
+    path = tmp_path_factory.mktemp("run") / "run"
+    text = "".join(f"q Q0 d{i} {i} {v} t\n" for i, v in enumerate(values))
+    finite = all(math.isfinite(float(v)) for v in values)
+    if not finite:
+        with pytest.raises(DataError, match="NaN or infinite"):
+            fastrank.read_run(write(path, text))
+        return
+    assert same_bits(fastrank.read_run(write(path, text))[2], [float(v) for v in values])
+
+
+ids = st.text(st.sampled_from([*"abcAB-_.:09", "é", "Ω", "ß", "中", "\U0001f600"]),
+              min_size=1, max_size=20)
+
+
+@PROPERTY_SETTINGS
+@given(rows=st.lists(st.tuples(st.integers(0, 3), ids, st.integers(-2, 3)), min_size=1,
+                     max_size=60),
+       sep=st.sampled_from([" ", "\t", "  \t ", "\x0b", "\x0c", "\x1c", "\x1f"]),
+       end=st.sampled_from(["\n", "\r\n", "\r", "\n\n", "\n \n"]))
+def test_ids_are_coded_as_numpy_unique_codes_them(tmp_path_factory, rows, sep, end) -> None:
+    path = tmp_path_factory.mktemp("qrels") / "qrels"
+    text = end.join(sep.join([f"q{a}", "0", b, str(c)]) for a, b, c in rows)
+    q, d, g = fastrank.read_qrels(write(path, text))
+    want_q, want_d, want_g = python_read(text, 4, (0, 2, 3))
+    for got, want in ((q, want_q), (d, want_d)):
+        assert isinstance(got, CodedIds)
+        distinct, inverse = np.unique(np.array(want), return_inverse=True)
+        assert got.distinct.tolist() == distinct.tolist()
+        assert got.codes.tolist() == inverse.reshape(-1).tolist()
+        assert np.asarray(got).tolist() == want and got.tolist() == want
+        assert np.asarray(got).dtype == np.array(want).dtype
+    assert same_bits(g, want_g)
+
+
+def test_whitespace_beyond_ascii_splits_as_python_splits(tmp_path) -> None:
+    text = "q1\u00a0Q0 d1 1 0.5 t\nq1 Q0\u3000d2 2 0.25 t\n"
+    q, d, s = fastrank.read_run(write(tmp_path / "run", text))
+    assert q.tolist() == ["q1", "q1"] and d.tolist() == ["d1", "d2"]
+    assert s.tolist() == [0.5, 0.25]
+
+
+def test_gzipped_files_read_as_plain_ones(tmp_path) -> None:
+    text = "q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 0.25 t\nq2 Q0 d1 1 3 t\n"
+    plain = write(tmp_path / "run", text)
+    packed = tmp_path / "run.gz"
+    packed.write_bytes(gzip.compress(text.encode()))
+    for x, y in zip(fastrank.read_run(plain), fastrank.read_run(str(packed)), strict=True):
+        assert np.asarray(x).tolist() == np.asarray(y).tolist()
+    broken = tmp_path / "broken.gz"
+    broken.write_bytes(gzip.compress(text.encode())[:-12])
+    with pytest.raises(DataError, match=r"broken.gz: not a readable gzip file"):
+        fastrank.read_run(str(broken))
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("q1 Q0 d1 1 0.5 t\n\nq1 Q0 d2\n", r"run:3: a run line needs 5 columns; got 3: 'q1 Q0 d2'"),
+    ("q1 Q0 d1 1 0.5 t\r\nq1 Q0 d2 2 x t\n", r"run:2: a score is not a number: 'x'"),
+    ("q1 Q0 d1 1 0.5 t\rq1 Q0 d2 2 nan t\n", r"run:2: a score is NaN or infinite: 'nan'"),
+    ("q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 -inf t\n", r"run:2: a score is NaN or infinite: '-inf'"),
+    ("q1 Q0 d1 1 1e309 t\n", r"run:1: a score is NaN or infinite: '1e309'"),
+    ("q1 Q0 d1 1 0.5 t\nq1 Q0 d\x002 2 1 t\n", r"run:2: a NUL byte"),
+    ("q1 Q0 d1 1 0.5 t\nq2 Q0 d1 1 1 t\nq1 Q0 d1 2 0.25 t\n",
+     r"query q1 lists document d1 more than once"),
+    ("q1 Q0 d1 1 0.5 t\nq1 Q0 d2 1 1 t\nq1 Q0 d1 2 0.25 t\n",
+     r"query q1 lists document d1 more than once"),
+    (" \n\t\n", r"run: no run lines"),
+    ("", r"run: no run lines"),
+])
+def test_bad_lines_are_named_by_file_and_line(tmp_path, text, message) -> None:
+    with pytest.raises(DataError, match=message):
+        fastrank.read_run(write(tmp_path / "run", text))
+
+
+def test_ids_that_are_not_utf8_are_refused(tmp_path) -> None:
+    path = tmp_path / "run"
+    path.write_bytes(b"q1 Q0 d\xff 1 0.5 t\n")
+    with pytest.raises(DataError, match="not UTF-8"):
+        fastrank.read_run(str(path))
+
+
+def test_long_ids_share_no_code_unless_equal(tmp_path) -> None:
+    """Ids past the 16 bytes kept in the hash table are told apart by their bytes."""
+    base = "clueweb09-en0000-00-"
+    docs = [base + f"{i:05d}" for i in range(300)] + [base + "00007"] * 2
+    qids = [f"q{i % 7}" for i in range(len(docs) - 2)] + ["q8", "q9"]
+    text = "".join(f"{q} Q0 {d} 1 {i} t\n" for i, (q, d) in enumerate(zip(qids, docs,
+                                                                           strict=True)))
+    _, d, _ = fastrank.read_run(write(tmp_path / "run", text))
+    assert d.tolist() == docs and d.distinct.shape[0] == 300
+
+
+@PROPERTY_SETTINGS
+@given(words=st.lists(st.text(st.sampled_from("abz019-"), min_size=1, max_size=24),
+                      min_size=1, max_size=80))
+def test_text_arrays_are_hashed_to_numpy_unique_codes(words) -> None:
+    arr = np.array(words)
+    coded = join.hashed(arr)
+    assert coded is not None
+    distinct, inverse = np.unique(arr, return_inverse=True)
+    assert coded.distinct.tolist() == distinct.tolist()
+    assert coded.codes.tolist() == inverse.reshape(-1).tolist()
+
+
+def test_text_arrays_the_hash_cannot_read_are_left_as_they_are() -> None:
+    for words in (["a b"], [""], ["é"], ["a\x00b"], ["a\tb"]):
+        assert join.hashed(np.array(words)) is None
+
+
+@PROPERTY_SETTINGS
+@given(data=st.data())
+def test_trec_order_is_a_sort_by_score_then_rank(data) -> None:
+    sizes = data.draw(st.lists(st.integers(0, 40), min_size=1, max_size=8))
+    n = sum(sizes)
+    scores = np.array(data.draw(st.lists(st.sampled_from([0.0, -0.0, 1.0, 2.5, -3.0, 1e300]),
+                                         min_size=n, max_size=n)), np.float64)
+    layout = data.draw(st.sampled_from(["any", "up", "down"]))
+    ends = np.cumsum(sizes).astype(np.int64)
+    starts = ends - np.array(sizes, np.int64)
+    for s, e in zip(starts, ends, strict=True):
+        if layout != "any":
+            scores[s:e] = np.sort(scores[s:e])[::-1 if layout == "down" else 1]
+    keys = np.array(data.draw(st.permutations(range(n))), np.int64) - n // 2
+    for kernel_rows in (0, join.KERNEL_ROWS):  # the kernel, and numpy's sort
+        got = join.trec_order(starts, ends, keys, scores, kernel_rows)
+        for s, e in zip(starts, ends, strict=True):
+            want = np.lexsort((keys[s:e], scores[s:e]))
+            assert np.argsort(got[s:e]).tolist() == want.tolist()
+            assert np.unique(got[s:e]).shape[0] == e - s
+
+
+def trec_eval_reference(qrels, run, k: int) -> dict[str, tuple[float, float]]:
+    """P@k and average precision per query, documents ranked as trec_eval ranks them:
+    by score decreasing, ties by docid as text (strcmp), decreasing."""
+    rel: dict[str, set[str]] = {}
+    for q, d, g in zip(*qrels, strict=True):
+        rel.setdefault(str(q), set())
+        if g >= 1:
+            rel[str(q)].add(str(d))
+    by: dict[str, list[tuple[float, bytes, str]]] = {}
+    for q, d, s in zip(*run, strict=True):
+        by.setdefault(str(q), []).append((float(s), str(d).encode(), str(d)))
+    out = {}
+    for q, docs in by.items():
+        if q not in rel or not rel[q]:
+            continue
+        docs.sort(reverse=True)
+        hits = [d in rel[q] for _, _, d in docs]
+        ap = sum(sum(hits[:i + 1]) / (i + 1) for i, h in enumerate(hits) if h) / len(rel[q])
+        out[q] = (sum(hits[:k]) / k, ap)
+    return out
+
+
+@pytest.mark.parametrize("kind", ["short", "long", "int", "non-ascii", "file"])
+def test_trec_eval_order_from_every_id_kind_matches_a_sort(tmp_path, kind) -> None:
+    rng = np.random.default_rng(7)
+    nq, nd = 12, 50
+    q = np.repeat(np.arange(nq), nd)
+    d = np.concatenate([rng.permutation(300)[:nd] for _ in range(nq)])
+    s = np.round(rng.random(q.shape[0]) * 4) / 4
+    g = rng.integers(0, 3, q.shape[0])
+    if kind == "int":
+        qq, dd = q + 100, d * 13
+    elif kind == "short":
+        qq, dd = np.char.add("q", q.astype(str)), np.char.add("d", d.astype(str))
+    elif kind == "non-ascii":
+        qq = np.char.add("q", q.astype(str))
+        dd = np.char.add(np.array(["é", "z", "Ω", "a"])[d % 4], (d * 7919).astype(str))
+    else:
+        qq = np.char.add("topic-", q.astype(str))
+        dd = np.char.add("LA0412-", np.char.zfill((d * 7919).astype(str), 9))
+    judged = rng.random(q.shape[0]) < 0.5
+    qrels, run = (qq[judged], dd[judged], g[judged]), (qq, dd, s)
+    if kind == "file":
+        qf, rf = tmp_path / "qrels", tmp_path / "run"
+        qf.write_text("".join(f"{a} 0 {b} {c}\n" for a, b, c in zip(*(x.tolist() for x in qrels),
+                                                                       strict=True)))
+        rf.write_text("".join(f"{a} Q0 {b} 0 {c!r} t\n" for a, b, c in
+                              zip(*(x.tolist() for x in run), strict=True)))
+        qrels, run = fastrank.read_qrels(str(qf)), fastrank.read_run(str(rf))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fastrank.UndefinedMetricWarning)
+        got = fastrank.evaluate_run(qrels, run, ["P@5", "map"], ties="trec_eval")
+    want = trec_eval_reference(tuple(np.asarray(x) for x in qrels),
+                               tuple(np.asarray(x) for x in run), 5)
+    queries = [str(x) for x in got.queries.tolist()]
+    for i, qid in enumerate(queries):
+        if qid in want:
+            assert got.per_query["P@5"][i] == pytest.approx(want[qid][0], abs=1e-12)
+            assert got.per_query["map"][i] == pytest.approx(want[qid][1], abs=1e-12)
+    assert len(want) >= nq - 1
+
+
+def test_the_kernel_refuses_nothing_it_reads_and_counts_rows() -> None:
+    data = readonly(np.frombuffer(b"a b c d\n\n e f g h \r\n", np.uint8))
+    cap = 4
+    iout = np.empty(kernel.HEAD + 9 * cap, np.int64)
+    fout = np.empty(cap)
+    status = kernel.trec_pass(0, data, readonly(np.array([4, 0, 2, 3, cap, 1], np.int64)),
+                              readonly(fout[:0]), iout, fout)
+    assert status == kernel.TEXT_OK
+    assert iout[kernel.H_ROWS] == 2 and iout[kernel.H_NQ] == 2 and iout[kernel.H_ND] == 2
+
+
+@pytest.mark.parametrize("ties", ["expected", "trec_eval"])
+def test_a_file_and_arrays_join_as_two_arrays_do(tmp_path, ties) -> None:
+    """Qrels read from a file (ids as codes) and a run given as arrays, either way
+    round: the values of both given as arrays."""
+    rng = np.random.default_rng(11)
+    q = np.repeat(np.arange(6), 30)
+    d = np.concatenate([rng.permutation(90)[:30] for _ in range(6)])
+    qq, dd = np.char.add("topic-", q.astype(str)), np.char.add("WSJ870101-", d.astype(str))
+    s = np.round(rng.random(q.shape[0]) * 3) / 3
+    g = rng.integers(0, 3, q.shape[0])
+    qrels, run = (qq[::2], dd[::2], g[::2]), (qq, dd, s)
+    (tmp_path / "qrels").write_text("".join(f"{a} 0 {b} {c}\n" for a, b, c in
+                                            zip(*(x.tolist() for x in qrels), strict=True)))
+    (tmp_path / "run").write_text("".join(f"{a} Q0 {b} 0 {c!r} t\n" for a, b, c in
+                                          zip(*(x.tolist() for x in run), strict=True)))
+    measures = ["map", "P@5", "ndcg@10", "num_rel_ret"]
+    want = fastrank.evaluate_run(qrels, run, measures, ties=ties)
+    for pair in ((fastrank.read_qrels(str(tmp_path / "qrels")), run),
+                 (qrels, fastrank.read_run(str(tmp_path / "run")))):
+        got = fastrank.evaluate_run(*pair, measures, ties=ties)
+        assert got.queries.tolist() == want.queries.tolist()
+        for m in measures:
+            assert got.per_query[m].tobytes() == want.per_query[m].tobytes()
