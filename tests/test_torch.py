@@ -32,6 +32,7 @@ torch = pytest.importorskip(
     "torch", reason="torch is not installed (pip install 'fastrank-metrics[torch]')")
 
 import fastrank  # noqa: E402
+from fastrank import _torch_state as torch_state  # noqa: E402
 from fastrank.torch import (  # noqa: E402
     BinaryAveragePrecision,
     BinaryMetric,
@@ -373,7 +374,7 @@ def test_counted_results_equal_the_one_shot_bit_for_bit(seed, tasks, dtype, dist
     cuts = [0, *sorted(rng.choice(np.arange(1, n), size=4, replace=False).tolist()), n]
     make = (lambda: ft.BinaryMetric(metric, **options)) if tasks is None else \
         (lambda: ft.MultilabelMetric(metric, **options))
-    with mock.patch.object(ft, "_OPEN_BYTES", 64):
+    with mock.patch.object(torch_state, "OPEN_BYTES", 64):
         m = fed(make, y, s, cuts, w)
     counted = m._state.ties is not None and not weighted and (metric in ft._SCALARS)
     event(f"from counts: {counted}")
@@ -427,7 +428,7 @@ def test_every_class_equals_the_one_shot_bit_for_bit(seed, kind, dtype, distinct
     else:
         make = lambda: ft.MultilabelMetric(metric, **options)  # noqa: E731
     m = make()
-    with mock.patch.object(ft, "_OPEN_BYTES", 64):
+    with mock.patch.object(torch_state, "OPEN_BYTES", 64):
         for a, b in itertools.pairwise(cuts):
             m.update(s[a:b], torch.from_numpy(target[a:b]),
                      groups=None if kind != "grouped" else torch.from_numpy(groups[a:b]),
@@ -464,9 +465,9 @@ def test_counted_readouts_equal_the_one_shot_bit_for_bit(tasks, dtype):
     for metric, options in READOUT_CASES:
         make = (lambda: ft.BinaryMetric(metric, **options)) if tasks is None else \
             (lambda: ft.MultilabelMetric(metric, **options))  # noqa: B023
-        with mock.patch.object(ft, "_OPEN_BYTES", 4096):
+        with mock.patch.object(torch_state, "OPEN_BYTES", 4096):
             m = fed(make, y, s, cuts)
-        with mock.patch.object(ft, "_OPEN_BYTES", 64):
+        with mock.patch.object(torch_state, "OPEN_BYTES", 64):
             small = fed(make, y[:1000], s[:1000], [0, 300, 1000])
         assert m._state.ties is not None and small._state.ties is not None
         check_against_one_shot(m, metric, options, y, ref, None, True)
@@ -479,13 +480,11 @@ def test_counts_with_rows_of_another_dtype_come_back_as_rows():
     does; the same results, bit for bit."""
     from unittest import mock
 
-    import fastrank.torch as ft
-
     y, s = RNG.random(50_000) < 0.3, np.round(RNG.random(50_000), 2)
     ref = np.concatenate([s[:40_000].astype(np.float32).astype(np.float64), s[40_000:]])
     for metric, options in [*SCALAR_CASES, *READOUT_CASES]:
         m = BinaryMetric(metric, **options)
-        with mock.patch.object(ft, "_OPEN_BYTES", 4096):
+        with mock.patch.object(torch_state, "OPEN_BYTES", 4096):
             m.update(torch.tensor(s[:40_000], dtype=torch.float32), torch.tensor(y[:40_000]))
             m.update(torch.tensor(s[40_000:]), torch.tensor(y[40_000:]))
         assert m._state.ties is not None
@@ -497,12 +496,10 @@ def test_samples_average_keeps_the_rows():
     counts (which would break the rows' pairing), so the value is the one-shot's."""
     from unittest import mock
 
-    import fastrank.torch as ft
-
     y = RNG.random((3000, 3)) < 0.3
     s = np.round(RNG.random((3000, 3)), 1).astype(np.float32)
     m = MultilabelMetric("average_precision", average="samples")
-    with mock.patch.object(ft, "_OPEN_BYTES", 64):
+    with mock.patch.object(torch_state, "OPEN_BYTES", 64):
         for a in range(0, 3000, 500):
             m.update(torch.tensor(s[a:a + 500]), torch.tensor(y[a:a + 500]))
     assert m._state.ties is None
