@@ -13,11 +13,10 @@ by hand before an evaluation without the option.
 
 from __future__ import annotations
 
-import gzip
 import itertools
 import math
+import sys
 import warnings
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -25,66 +24,38 @@ import pytest
 
 import fastrank
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-ROBUST = DATA / "trec_robust2003"
-TEST = DATA / "trec_eval"
+sys.path.insert(0, str(Path(__file__).parent))
+from trec_data import (
+    NEEDS_ROBUST,
+    NEEDS_TEST,
+    RUNS,
+    TEST,
+    collection_printed,
+    compare,
+    printed,
+    robust_printed,
+    robust_qrels,
+    robust_run,
+)
+
 NEW = ["bpref", "gm_bpref", "infAP", "rbp", "rbp_resid", "unj_5", "unj_10", "unj_20"]
-RUNS = sorted(p.name[len("input."):-len(".gz")] for p in (ROBUST / "runs").glob("input.*.gz")) \
-    if ROBUST.is_dir() else []
 
 
-def _expected(lines) -> dict[str, dict[str, str]]:
-    """trec_eval's ``-q`` output as {measure: {query or 'all': printed value}}."""
-    out: dict[str, dict[str, str]] = defaultdict(dict)
-    for line in lines:
-        if line.strip():
-            m, q, v = line.split()
-            out[m][q] = v
-    return out
-
-
-def _compare(got: fastrank.RunScores, want: dict[str, dict[str, str]], names) -> int:
-    """Every value of ``names`` per query (those trec_eval prints: gm_bpref only in
-    its all row) and the all row against trec_eval's, to its 4 printed decimals;
-    the number compared."""
-    n = 0
-    for name in names:
-        rows = [*zip(got.queries.tolist(), got.per_query[name].tolist(), strict=True),
-                ("all", got.mean[name])]
-        rows = [(q, v) for q, v in rows if name != "gm_bpref" or q == "all"]
-        assert len(rows) == len(want[name]), name
-        for q, v in rows:
-            w = want[name][str(q)]
-            if name.startswith("num_"):
-                assert v == int(w), (name, q, v, w)
-            else:
-                assert abs(v - float(w)) <= 0.5e-4 + 1e-12, (name, q, v, w)
-            n += 1
-    return n
-
-
-def _unzipped(path: Path, tmp_path: Path) -> str:
-    out = tmp_path / path.name.removesuffix(".gz")
-    out.write_bytes(gzip.decompress(path.read_bytes()))
-    return str(out)
-
-
-@pytest.mark.skipif(not ROBUST.is_dir(), reason=f"{ROBUST} is absent (real TREC data)")
+@NEEDS_ROBUST
 def test_every_robust2003_run_matches_trec_eval_10(tmp_path) -> None:
     """All 14 runs, every query and the all row; and on the same runs the other
     tie rules: equal where no tie touches the measure, ordered optimistic >=
     expected >= pessimistic for bpref and rbp, and infAP refused under "expected"
     where a relevant document ties with another kind."""
     assert len(RUNS) == 14
-    qrels = fastrank.read_qrels(_unzipped(ROBUST / "qrels.robust2003.txt.gz", tmp_path))
+    qrels = fastrank.read_qrels(robust_qrels(tmp_path))
     compared = 0
     linear = ["bpref", "rbp", "rbp_resid", "unj_5", "unj_10", "unj_20"]
     for name in RUNS:
-        run = fastrank.read_run(_unzipped(ROBUST / "runs" / f"input.{name}.gz", tmp_path))
-        with gzip.open(ROBUST / "trec_eval10" / f"{name}.aq.gz", "rt") as f:
-            want = _expected(f)
+        run = fastrank.read_run(robust_run(name, tmp_path))
+        want = printed(robust_printed(name))
         got = fastrank.evaluate_run(qrels, run, NEW, ties="trec_eval")
-        compared += _compare(got, want, NEW)
+        compared += compare(got, want, NEW)
         rules = {t: fastrank.evaluate_run(qrels, run, linear, ties=t)
                  for t in ("optimistic", "expected", "pessimistic")}
         for m in ("bpref", "rbp"):
@@ -102,13 +73,13 @@ def test_every_robust2003_run_matches_trec_eval_10(tmp_path) -> None:
     assert compared == 14 * (7 * 101 + 1)
 
 
-@pytest.mark.skipif(not TEST.is_dir(), reason=f"{TEST} is absent (trec_eval's test files)")
+@NEEDS_TEST
 def test_trec_evals_own_test_collection() -> None:
     got = fastrank.evaluate_run(fastrank.read_qrels(str(TEST / "qrels.test")),
                                 fastrank.read_run(str(TEST / "results.test")), NEW,
                                 ties="trec_eval")
-    want = _expected((TEST / "out.test.aq").read_text().splitlines())
-    assert _compare(got, want, NEW) == 7 * 4 + 1
+    want = printed(collection_printed("out.test.aq"))
+    assert compare(got, want, NEW) == 7 * 4 + 1
 
 
 # trec_eval's repository tests its options with these files too (its Makefile:
@@ -127,7 +98,7 @@ def test_trec_evals_own_option_tests(out) -> None:
     if not all(p.is_file() for p in paths):
         pytest.skip(f"{', '.join(str(p) for p in paths)}: not all present (trec_eval's test "
                     "files for its options)")
-    want = _expected(paths[0].read_text().splitlines())
+    want = printed(collection_printed(out))
     names = []
     for name in want:
         try:
@@ -141,7 +112,7 @@ def test_trec_evals_own_option_tests(out) -> None:
         got = fastrank.evaluate_run(fastrank.read_qrels(str(paths[1])),
                                     fastrank.read_run(str(paths[2])), names, ties="trec_eval",
                                     **options)
-    assert _compare(got, want, names) == sum(len(want[n]) for n in names) > 200
+    assert compare(got, want, names) == sum(len(want[n]) for n in names) > 200
 
 
 # trec_eval's loops, term for term (m_bpref.c, m_infap.c, m_rbp.c, m_rbp_resid.c,
