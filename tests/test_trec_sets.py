@@ -178,8 +178,11 @@ def test_the_command_line_prints_counts_as_trec_eval_does(tmp_path) -> None:
                          check=False)
     assert out.returncode == 0, out.stderr
     lines = [[x.strip() for x in line.split("\t")] for line in out.stdout.splitlines()]
-    assert lines[:3] == [["num_ret", "q1", "3"], ["num_ret", "q2", "1"], ["num_ret", "all", "4"]]
-    assert lines[3:6] == [["num_nonrel_judged_ret", q, v] for q, v in
-                          (("q1", "1"), ("q2", "0"), ("all", "1"))]
-    assert lines[6] == ["set_F", "q1", f"{2 * (1 / 3) * 0.5 / (1 / 3 + 0.5):.4f}"]
-    assert lines[9] == ["map_cut_5", "q1", "0.5000"]
+    names = ["num_ret", "num_nonrel_judged_ret", "set_F", "map_cut_5"]
+    # trec_eval's -q order: query by query, then the all rows
+    assert [line[:2] for line in lines] == [[m, q] for q in ("q1", "q2", "all") for m in names]
+    value = {(m, q): v for m, q, v in lines}
+    assert [value["num_ret", q] for q in ("q1", "q2", "all")] == ["3", "1", "4"]
+    assert [value["num_nonrel_judged_ret", q] for q in ("q1", "q2", "all")] == ["1", "0", "1"]
+    assert value["set_F", "q1"] == f"{2 * (1 / 3) * 0.5 / (1 / 3 + 0.5):.4f}"
+    assert value["map_cut_5", "q1"] == "0.5000"
