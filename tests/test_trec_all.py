@@ -21,19 +21,7 @@ import pytest
 import fastrank
 
 sys.path.insert(0, str(Path(__file__).parent))
-from trec_data import (
-    NEEDS_ROBUST,
-    NEEDS_TEST,
-    RUNS,
-    TEST,
-    TEXT,
-    collection_printed,
-    printed_in_order,
-    robust_printed,
-    robust_qrels,
-    robust_run,
-    rows,
-)
+import trec_data as data
 
 
 def _check(got: fastrank.RunScores, names: list[str], values: dict) -> int:
@@ -50,26 +38,22 @@ def _check(got: fastrank.RunScores, names: list[str], values: dict) -> int:
     return compared
 
 
-@NEEDS_ROBUST
+@data.NEEDS_ROBUST
 def test_all_trec_on_every_robust2003_run(tmp_path) -> None:
-    qrels = fastrank.read_qrels(robust_qrels(tmp_path))
-    assert len(RUNS) == 14
+    assert len(data.RUNS) == 14
     compared = 0
-    for name in RUNS:
-        names, values = printed_in_order(robust_printed(name))
-        got = fastrank.evaluate_run(qrels, fastrank.read_run(robust_run(name, tmp_path)),
-                                    "all_trec", ties="trec_eval")
+    for name, qrels, run in data.robust_runs(tmp_path):
+        names, values = data.printed_in_order(data.robust_printed(name))
+        got = fastrank.evaluate_run(qrels, run, "all_trec", ties="trec_eval")
         compared += _check(got, names, values)
     # 95 names per query and all; num_q, gm_map and gm_bpref in the all row only
     assert compared == 14 * (95 * 101 + 3)
 
 
-@NEEDS_TEST
+@data.NEEDS_TEST
 def test_all_trec_on_trec_evals_test_collection() -> None:
-    got = fastrank.evaluate_run(fastrank.read_qrels(str(TEST / "qrels.test")),
-                                fastrank.read_run(str(TEST / "results.test")), "all_trec",
-                                ties="trec_eval")
-    names, values = printed_in_order(collection_printed("out.test.aq"))
+    got = fastrank.evaluate_run(*data.collection(), "all_trec", ties="trec_eval")
+    names, values = data.printed_in_order(data.collection_printed("out.test.aq"))
     assert _check(got, names, values) == len(values) > 90 * 4
 
 
@@ -95,17 +79,17 @@ def test_all_trec_under_expected_ties_leaves_no_closed_form_measures_nan() -> No
     assert every.mean == exact.mean
 
 
-@NEEDS_ROBUST
+@data.NEEDS_ROBUST
 def test_the_command_prints_trec_evals_layout(tmp_path) -> None:
     """``fastrank trec -q -m all_trec --ties trec_eval`` prints trec_eval's lines in
     its order (query by query, then the all rows; num_q, gm_map and gm_bpref in the
     all rows only), each value within a unit of trec_eval's last printed digit (two
     roundings of values a few ulps apart, as 0.09375 is)."""
-    qrels, run = robust_qrels(tmp_path), robust_run("InexpC2", tmp_path)
+    qrels, run = data.robust_qrels(tmp_path), data.robust_run("InexpC2", tmp_path)
     out = subprocess.run([sys.executable, "-m", "fastrank", "trec", qrels, run,
                           "-q", "-m", "all_trec", "--ties", "trec_eval"],
                          capture_output=True, text=True, check=True).stdout.splitlines()
-    want = [list(r) for r in rows(robust_printed("InexpC2")) if r[0] not in TEXT]
+    want = [list(r) for r in data.rows(data.robust_printed("InexpC2")) if r[0] not in data.TEXT]
     got = [line.split() for line in out]
     assert [g[:2] for g in got] == [w[:2] for w in want]
     for g, w in zip(got, want, strict=True):  # both rounded to 4 decimals: a unit apart

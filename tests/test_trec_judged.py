@@ -25,37 +25,24 @@ import pytest
 import fastrank
 
 sys.path.insert(0, str(Path(__file__).parent))
-from trec_data import (
-    NEEDS_ROBUST,
-    NEEDS_TEST,
-    RUNS,
-    TEST,
-    collection_printed,
-    compare,
-    printed,
-    robust_printed,
-    robust_qrels,
-    robust_run,
-)
+import trec_data as data
 
 NEW = ["bpref", "gm_bpref", "infAP", "rbp", "rbp_resid", "unj_5", "unj_10", "unj_20"]
 
 
-@NEEDS_ROBUST
+@data.NEEDS_ROBUST
 def test_every_robust2003_run_matches_trec_eval_10(tmp_path) -> None:
     """All 14 runs, every query and the all row; and on the same runs the other
     tie rules: equal where no tie touches the measure, ordered optimistic >=
     expected >= pessimistic for bpref and rbp, and infAP refused under "expected"
     where a relevant document ties with another kind."""
-    assert len(RUNS) == 14
-    qrels = fastrank.read_qrels(robust_qrels(tmp_path))
+    assert len(data.RUNS) == 14
     compared = 0
     linear = ["bpref", "rbp", "rbp_resid", "unj_5", "unj_10", "unj_20"]
-    for name in RUNS:
-        run = fastrank.read_run(robust_run(name, tmp_path))
-        want = printed(robust_printed(name))
+    for name, qrels, run in data.robust_runs(tmp_path):
+        want = data.printed(data.robust_printed(name))
         got = fastrank.evaluate_run(qrels, run, NEW, ties="trec_eval")
-        compared += compare(got, want, NEW)
+        compared += data.compare(got, want, NEW)
         rules = {t: fastrank.evaluate_run(qrels, run, linear, ties=t)
                  for t in ("optimistic", "expected", "pessimistic")}
         for m in ("bpref", "rbp"):
@@ -73,13 +60,11 @@ def test_every_robust2003_run_matches_trec_eval_10(tmp_path) -> None:
     assert compared == 14 * (7 * 101 + 1)
 
 
-@NEEDS_TEST
+@data.NEEDS_TEST
 def test_trec_evals_own_test_collection() -> None:
-    got = fastrank.evaluate_run(fastrank.read_qrels(str(TEST / "qrels.test")),
-                                fastrank.read_run(str(TEST / "results.test")), NEW,
-                                ties="trec_eval")
-    want = printed(collection_printed("out.test.aq"))
-    assert compare(got, want, NEW) == 7 * 4 + 1
+    got = fastrank.evaluate_run(*data.collection(), NEW, ties="trec_eval")
+    want = data.printed(data.collection_printed("out.test.aq"))
+    assert data.compare(got, want, NEW) == 7 * 4 + 1
 
 
 # trec_eval's repository tests its options with these files too (its Makefile:
@@ -94,11 +79,11 @@ OPTION_FILES = {"out.test.aql": ("qrels.rel_level", "results.test", {"relevance_
 @pytest.mark.parametrize("out", sorted(OPTION_FILES))
 def test_trec_evals_own_option_tests(out) -> None:
     qrels, run, options = OPTION_FILES[out]
-    paths = [TEST / f for f in (out, qrels, run)]
+    paths = [data.TEST / f for f in (out, qrels, run)]
     if not all(p.is_file() for p in paths):
         pytest.skip(f"{', '.join(str(p) for p in paths)}: not all present (trec_eval's test "
                     "files for its options)")
-    want = printed(collection_printed(out))
+    want = data.printed(data.collection_printed(out))
     names = []
     for name in want:
         try:
@@ -112,7 +97,7 @@ def test_trec_evals_own_option_tests(out) -> None:
         got = fastrank.evaluate_run(fastrank.read_qrels(str(paths[1])),
                                     fastrank.read_run(str(paths[2])), names, ties="trec_eval",
                                     **options)
-    assert compare(got, want, names) == sum(len(want[n]) for n in names) > 200
+    assert data.compare(got, want, names) == sum(len(want[n]) for n in names) > 200
 
 
 # trec_eval's loops, term for term (m_bpref.c, m_infap.c, m_rbp.c, m_rbp_resid.c,

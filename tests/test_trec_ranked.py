@@ -28,38 +28,25 @@ import fastrank
 from fastrank._trec.measures import expand
 
 sys.path.insert(0, str(Path(__file__).parent))
+import trec_data as data
 from strategies import PROPERTY_SETTINGS
-from trec_data import (
-    NEEDS_ROBUST,
-    NEEDS_TEST,
-    RUNS,
-    TEST,
-    collection_printed,
-    compare,
-    printed,
-    robust_printed,
-    robust_qrels,
-    robust_run,
-)
 
 NEW = ["num_q", "gm_map", "iprec_at_recall", "11pt_avg", "relative_P", "binG", "G",
        "ndcg_rel", "Rndcg"]
 PER_QUERY = 11 + 1 + 9 + 4  # iprec_at_recall, 11pt_avg, relative_P, binG G ndcg_rel Rndcg
 
 
-@NEEDS_ROBUST
+@data.NEEDS_ROBUST
 def test_every_robust2003_run_matches_trec_eval_10(tmp_path) -> None:
     """All 14 runs, each of their 100 queries and the all row, in trec_eval's order of
     ties; and relative_P, whose expectation is linear, equal under every tie rule
     where a run has no ties."""
-    assert len(RUNS) == 14
-    qrels = fastrank.read_qrels(robust_qrels(tmp_path))
+    assert len(data.RUNS) == 14
     compared = 0
-    for name in RUNS:
-        run = fastrank.read_run(robust_run(name, tmp_path))
-        want = printed(robust_printed(name))
+    for name, qrels, run in data.robust_runs(tmp_path):
+        want = data.printed(data.robust_printed(name))
         got = fastrank.evaluate_run(qrels, run, NEW, ties="trec_eval")
-        compared += compare(got, want, got.per_query)
+        compared += data.compare(got, want, got.per_query)
         if name in ("humR03dc", "uic0301"):  # no tied scores: every rule gives one order
             for ties in ("expected", "optimistic", "pessimistic"):
                 same = fastrank.evaluate_run(qrels, run, NEW, ties=ties)
@@ -68,17 +55,15 @@ def test_every_robust2003_run_matches_trec_eval_10(tmp_path) -> None:
     assert compared == 14 * (101 * PER_QUERY + 2)
 
 
-@NEEDS_ROBUST
+@data.NEEDS_ROBUST
 def test_every_robust2003_run_under_every_tie_rule(tmp_path) -> None:
     """The heavily tied runs (MU03rob01 ties 90% of its rows) under the other rules:
     every value defined and within [0, 1]; where relevant documents first (last) is
     the best (worst) order, binG, relative_P and AP (gm_map) lie between them, with
     the expectation and trec_eval's order."""
-    qrels = fastrank.read_qrels(robust_qrels(tmp_path))
     names = [n for n in NEW if n != "G"]
     bounded = ["binG", "gm_map", *expand("relative_P")]
-    for name in RUNS:
-        run = fastrank.read_run(robust_run(name, tmp_path))
+    for name, qrels, run in data.robust_runs(tmp_path):
         got = {t: fastrank.evaluate_run(qrels, run, names, ties=t)
                for t in ("expected", "optimistic", "pessimistic", "trec_eval")}
         for t, r in got.items():
@@ -96,22 +81,21 @@ def test_every_robust2003_run_under_every_tie_rule(tmp_path) -> None:
                                            got["optimistic"].per_query[m], rtol=1e-10)
 
 
-@NEEDS_TEST
+@data.NEEDS_TEST
 def test_trec_evals_own_test_collection() -> None:
     """``out.test.aq`` (``-q -m all_trec``), ``out.test.a`` (its all rows, which name
     every measure in the order of ``all_trec``) and ``out.test.meas_params`` (cut-offs
     given as ``root.params``: names and values)."""
-    qrels = fastrank.read_qrels(str(TEST / "qrels.test"))
-    run = fastrank.read_run(str(TEST / "results.test"))
+    qrels, run = data.collection()
     got = fastrank.evaluate_run(qrels, run, NEW, ties="trec_eval")
-    assert compare(got, printed(collection_printed("out.test.aq")), got.per_query) \
+    assert data.compare(got, data.printed(data.collection_printed("out.test.aq")), got.per_query) \
         == 3 * PER_QUERY + PER_QUERY + 2
-    means = printed(collection_printed("out.test.a"))
+    means = data.printed(data.collection_printed("out.test.a"))
     for name, v in got.mean.items():
         assert abs(v - float(means[name]["all"])) <= 0.5e-4 + 1e-12, name
     # trec_eval's all row names all_trec's measures in its order (runid is no measure)
     assert [n for n in means if n != "runid"] == expand("all_trec")
-    params = printed(collection_printed("out.test.meas_params"))
+    params = data.printed(data.collection_printed("out.test.meas_params"))
     asked = ["iprec_at_recall.0.1,0.20,.25,0.5,0.75", "P.7,3,5", "recall.20,2000",
              "Rprec_mult.0.2,0.35,5.0", "ndcg_cut.10,20,23", "success.2,5,20"]
     got = fastrank.evaluate_run(qrels, run, asked, ties="trec_eval")

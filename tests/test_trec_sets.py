@@ -22,18 +22,7 @@ import pytest
 import fastrank
 
 sys.path.insert(0, str(Path(__file__).parent))
-from trec_data import (
-    NEEDS_ROBUST,
-    NEEDS_TEST,
-    RUNS,
-    TEST,
-    collection_printed,
-    compare,
-    printed,
-    robust_printed,
-    robust_qrels,
-    robust_run,
-)
+import trec_data as data
 
 COUNTS = ["num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"]
 SETS = [*COUNTS, "set_P", "set_recall", "set_relative_P", "set_F", "set_map", "utility"]
@@ -42,39 +31,35 @@ MULTS = [f"Rprec_mult_{x / 10:.2f}" for x in range(2, 21, 2)]
 NAMES = SETS + CUTS + MULTS
 
 
-@NEEDS_ROBUST
+@data.NEEDS_ROBUST
 def test_every_robust2003_run_matches_trec_eval_10(tmp_path) -> None:
     """All 14 runs, every query and the all row, in trec_eval's tie order; the
     measures of the sets give the same values under the tie-expected default."""
-    assert len(RUNS) == 14
-    qrels = fastrank.read_qrels(robust_qrels(tmp_path))
+    assert len(data.RUNS) == 14
     compared = 0
-    for name in RUNS:
-        run = fastrank.read_run(robust_run(name, tmp_path))
-        want = printed(robust_printed(name))
+    for name, qrels, run in data.robust_runs(tmp_path):
+        want = data.printed(data.robust_printed(name))
         got = fastrank.evaluate_run(qrels, run, NAMES, ties="trec_eval")
-        compared += compare(got, want, NAMES)
+        compared += data.compare(got, want, NAMES)
         expected = fastrank.evaluate_run(qrels, run, SETS)
         for m in SETS:
             assert np.array_equal(expected.per_query[m], got.per_query[m]), (name, m)
     assert compared == 14 * 101 * len(NAMES)
 
 
-@NEEDS_TEST
+@data.NEEDS_TEST
 def test_trec_evals_own_test_collection() -> None:
     """``out.test.aq`` (``-q -m all_trec``), ``out.test.a`` (its all rows) and the
     Rprec_mult multiples of ``out.test.meas_params``."""
-    got = fastrank.evaluate_run(fastrank.read_qrels(str(TEST / "qrels.test")),
-                                fastrank.read_run(str(TEST / "results.test")),
-                                [*NAMES, "Rprec_mult_0.35", "Rprec_mult_5.00"],
+    got = fastrank.evaluate_run(*data.collection(), [*NAMES, "Rprec_mult_0.35", "Rprec_mult_5.00"],
                                 ties="trec_eval")
-    want = printed(collection_printed("out.test.aq"))
-    assert compare(got, want, NAMES) == 4 * len(NAMES)
-    means = printed(collection_printed("out.test.a"))
+    want = data.printed(data.collection_printed("out.test.aq"))
+    assert data.compare(got, want, NAMES) == 4 * len(NAMES)
+    means = data.printed(data.collection_printed("out.test.a"))
     for name in NAMES:
         assert abs(got.mean[name] - float(means[name]["all"])) <= 0.5e-4 + 1e-12, name
-    params = printed(collection_printed("out.test.meas_params"))
-    assert compare(got, params, ["Rprec_mult_0.35", "Rprec_mult_5.00"]) == 8
+    params = data.printed(data.collection_printed("out.test.meas_params"))
+    assert data.compare(got, params, ["Rprec_mult_0.35", "Rprec_mult_5.00"]) == 8
 
 
 def _brute(ranked, grades, n_judged_rel, k, x):

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import gzip
 from collections import defaultdict
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,6 +50,21 @@ def robust_qrels(tmp_path: Path, name: str | None = None) -> str:
 def robust_run(run: str, tmp_path: Path, name: str | None = None) -> str:
     """Robust 2003 run ``run`` (one of :data:`RUNS`), unzipped under ``tmp_path``: its path."""
     return unzipped(ROBUST / "runs" / f"input.{run}.gz", tmp_path, name)
+
+
+def robust_runs(tmp_path: Path) -> Iterator[tuple[str, Any, Any]]:
+    """Each Robust 2003 run in :data:`RUNS` order: its name, the qrels (read once)
+    and the run, as :func:`fastrank.read_qrels` and :func:`fastrank.read_run` give
+    them, from their files unzipped under ``tmp_path``."""
+    qrels = fastrank.read_qrels(robust_qrels(tmp_path))
+    for name in RUNS:
+        yield name, qrels, fastrank.read_run(robust_run(name, tmp_path))
+
+
+def collection() -> tuple[Any, Any]:
+    """trec_eval's test collection: its qrels and its run, read."""
+    return (fastrank.read_qrels(str(TEST / "qrels.test")),
+            fastrank.read_run(str(TEST / "results.test")))
 
 
 def robust_printed(run: str) -> list[str]:
