@@ -368,6 +368,8 @@ def reads_whole_tables(tables: Sequence[api.Table]) -> bool:
     at most ``HASH_MAX_DISTINCT`` scores), so that :func:`from_tables` gives its
     result bit for bit. Elsewhere it merges runs of negatives first, and the
     caller computes from the rows."""
+    if not tables:
+        return False
     n = int(tables[0][1].sum() + tables[0][2].sum())  # every task has every row
     return n >= tie_tables.HASH_MIN and all(v.shape[0] <= HASH_MAX_DISTINCT
                                             for v, _, _ in tables)

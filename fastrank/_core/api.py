@@ -154,7 +154,7 @@ def compute(name: str, y_true: Any, y_score: Any, *, sample_weight: Any = None,
     return reduce.finish(req, res, average, return_threshold=return_threshold, stacklevel=level)
 
 
-# A task's tie table: its distinct scores (ascending, one float dtype) with the
+# A task's tie table: its distinct scores (ascending, float32 or float64) with the
 # positive and negative counts (int64) of each.
 Table = tuple[np.ndarray, np.ndarray, np.ndarray]
 # compute()'s keywords that compute_tables() takes too (the others need the rows)
@@ -183,9 +183,15 @@ def compute_tables(name: str, tables: Sequence[Table], one_d: bool, *, average: 
     >>> fastrank.average_precision([0, 0, 1, 0, 1, 1], [0.2, 0.2, 0.5, 0.5, 0.9, 0.9])
     0.9166666666666666
     """
+    if not tables or (one_d and len(tables) != 1):
+        raise ValueError(f"compute_tables needs the table of at least one task (one for 1-D "
+                         f"scores); got {len(tables)}")
+    dtype = tables[0][0].dtype
+    if dtype not in (np.float32, np.float64) or any(v.dtype != dtype for v, _, _ in tables):
+        raise TypeError("compute_tables needs the scores of every table in one canonical float "
+                        f"dtype (float32 or float64); got {[str(v.dtype) for v, _, _ in tables]}")
     req = registry.request(name, weighted=False, ties=ties, max_fpr=max_fpr)
     tables = [(v + v.dtype.type(0.0), p, q) for v, p, q in tables]  # -0.0 as the engine: +0.0
-    dtype = tables[0][0].dtype
     n = int(tables[0][1].sum() + tables[0][2].sum())  # every task has every row
     level = stacklevel + 1
     if one_d:
