@@ -37,6 +37,7 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
+from . import _cli_args as cli_args
 from ._trec import cli as trec_command
 from .tables import FORMATS, HEADERS, JSON_RULE
 
@@ -351,28 +352,6 @@ def _pair(values: list[float] | None) -> tuple[float, float] | None:
     return None if not values else (values[0], values[1])
 
 
-def _bound(value: str) -> float:
-    """An --at-* bound: a number in [0, 1]."""
-    try:
-        v = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
-    if not 0.0 <= v <= 1.0:
-        raise argparse.ArgumentTypeError(f"{value!r} is not in [0, 1]")
-    return v
-
-
-def _positive_int(value: str) -> int:
-    """A count of at least 1 (--jobs)."""
-    try:
-        v = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"{value!r} is not at least 1")
-    return v
-
-
 def _take(rows: np.ndarray, *columns: np.ndarray | None) -> list[Any]:
     """The rows of a dataset from each column (no copy when it has every row)."""
     return [c if c is None or rows.shape[0] == c.shape[0] else c[rows] for c in columns]
@@ -560,17 +539,17 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
                          "(aliases: ap, auc, ap_expected)")
     for option, readout in AT_OPTIONS.items():
         flag = "--" + option.replace("_", "-")
-        ev.add_argument(flag, type=_bound, nargs="+", metavar="B",
+        ev.add_argument(flag, type=cli_args.rate, nargs="+", metavar="B",
                         help=f"add {readout} at each bound B (and its threshold) as columns")
     ev.add_argument("--interpolate", action="store_true",
                     help="--at-* points may lie inside tie groups (a random share flagged)")
-    ev.add_argument("--at-depth", type=_bound, nargs="+", metavar="D",
+    ev.add_argument("--at-depth", type=cli_args.rate, nargs="+", metavar="D",
                     help="add the cumulative gain and the lift of the top D share of the "
                          "samples (e.g. 0.1: the top 10%%) as columns")
     for option, what in (("fpr", "the ROC area over false-positive rates"),
                          ("tpr", "the ROC area over true-positive rates"),
                          ("recall", "the interpolated PR area over recalls")):
-        ev.add_argument(f"--partial-{option}", type=_bound, nargs=2, metavar=("LO", "HI"),
+        ev.add_argument(f"--partial-{option}", type=cli_args.rate, nargs=2, metavar=("LO", "HI"),
                         help=f"add {what} LO to HI as a column"
                              + (" (with --partial-fpr: the two-way area)"
                                 if option == "tpr" else ""))
@@ -602,7 +581,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
                     "image, in worker processes side by side; progress on stderr, then one line "
                     "with the count and the seconds.",
     )
-    compile_.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N",
+    compile_.add_argument("--jobs", "-j", type=cli_args.count, default=None, metavar="N",
                           help="worker processes (default: one per core, at most 8; 1: compile "
                                "in this process)")
     trec = trec_command.add_parser(sub)

@@ -68,6 +68,7 @@ from ._kernels.readout import (
     RD_SPEC_AT_SENS,
     read_tables,
 )
+from ._kernels.tasks import HASH_MAX_DISTINCT
 from .curves import tie_counts
 
 __all__ = [
@@ -320,7 +321,6 @@ def _each(name: str, opts: dict[str, Any], y_true: Any, y_score: Any, sample_wei
     if not (batched and b.weights is None):
         values, index = _read(name, opts, fp, tp, offsets[:-1], np.diff(offsets))
         kbits, pos, neg = _at_index(keys, tp, fp, offsets[:-1], np.diff(offsets), index)
-    reasons = _reasons(name, index)
     thresholds: np.ndarray | None = None
     if name not in ("partial_roc_auc", "partial_pr_auc"):
         canonical, dtype = (b.values.dtype, b.dtype) if batched else \
@@ -328,23 +328,80 @@ def _each(name: str, opts: dict[str, Any], y_true: Any, y_score: Any, sample_wei
         thresholds = np.asarray(codec.decode(kbits, canonical, dtype), np.float64)
         thresholds[index == -1] = math.inf
         thresholds[index < -1] = math.nan
-    if reasons:
-        what = "groups" if groups is not None else "columns"
-        where = f" for {len(reasons)} of {values.shape[0]} {what}" if batched else ""
-        warn_undefined(f"{reasons[0]}{where}; returning NaN", level=level)  # at the public's caller
-    point = thresholds is not None
-    if not batched:
-        if thresholds is None:
-            return float(values[0])
-        threshold: Any = float(thresholds[0])
-        if index[0] >= 0:  # the exact score, an int for integer scores (float64 rounds them)
-            threshold = api.threshold_of(int(kbits[0]), tasks[0].values.dtype, tasks[0].dtype)
-        return OperatingPoint(float(values[0]), threshold)
-    out: Any = values
+    first = None
+    if not batched and thresholds is not None and index[0] >= 0:
+        # the exact score, an int for integer scores (float64 rounds them)
+        first = api.threshold_of(int(kbits[0]), tasks[0].values.dtype, tasks[0].dtype)
+    shown = None
     if groups is not None:
         assert b.ids is not None
-        out = GroupResult(b.ids, values, pos, neg, b.sizes.astype(np.int64))
-    return OperatingPoint(out, thresholds) if point else out
+        shown = GroupResult(b.ids, values, pos, neg, b.sizes.astype(np.int64))
+    return _answer(values, thresholds, _reasons(name, index), batched=batched,
+                   units="columns" if groups is None else "groups", level=level + 1,
+                   first=first, shown=shown)
+
+
+def _answer(values: np.ndarray, thresholds: np.ndarray | None, reasons: list[str], *,
+            batched: bool, level: int, units: str = "columns", first: Any = None,
+            shown: Any = None) -> Any:
+    """A readout call's result from each task's value and threshold (None for the
+    partial areas): for one task a float or an :class:`OperatingPoint` (``first``
+    its exact threshold where given), else the array (or ``shown``: the groups'
+    :class:`~fastrank.GroupResult`) alone or in an operating point. One warning
+    (``level`` frames up, :func:`~._core.messages.warn_undefined`'s count) for the
+    tasks without a value."""
+    if reasons:
+        where = f" for {len(reasons)} of {values.shape[0]} {units}" if batched else ""
+        warn_undefined(f"{reasons[0]}{where}; returning NaN", level=level)
+    if not batched:
+        value = float(values[0])
+        if thresholds is None:
+            return value
+        return OperatingPoint(value, float(thresholds[0]) if first is None else first)
+    out = values if shown is None else shown
+    return out if thresholds is None else OperatingPoint(out, thresholds)
+
+
+def reads_whole_tables(tables: Sequence[api.Table]) -> bool:
+    """Whether the one-shot call of a readout reads these tasks' whole tie tables
+    (the engine counts each task's ties by hashing: at least ``HASH_MIN`` rows and
+    at most ``HASH_MAX_DISTINCT`` scores), so that :func:`from_tables` gives its
+    result bit for bit. Elsewhere it merges runs of negatives first, and the
+    caller computes from the rows."""
+    if not tables:
+        return False
+    n = int(tables[0][1].sum() + tables[0][2].sum())  # every task has every row
+    return n >= tie_tables.HASH_MIN and all(v.shape[0] <= HASH_MAX_DISTINCT
+                                            for v, _, _ in tables)
+
+
+def from_tables(name: str, options: dict[str, Any], tables: Sequence[api.Table], one_d: bool,
+                *, stacklevel: int = 2) -> Any:
+    """What readout ``name`` returns with these keyword ``options`` for unweighted
+    rows whose tasks have these tie tables (``one_d``: 1-D scores, one table; else
+    one column per table), where :func:`reads_whole_tables`: the same kernel read
+    of the same cumulative counts. ``stacklevel`` counts from the caller of this
+    function (as :func:`fastrank._core.api.compute`'s).
+
+    Examples
+    --------
+    >>> import numpy as np, fastrank
+    >>> table = (np.array([0.1, 0.6]), np.array([5000, 15000]), np.array([15000, 5000]))
+    >>> reads_whole_tables([table])  # 40,000 rows of two scores
+    True
+    >>> from_tables("sensitivity_at_specificity", {"min_specificity": 0.7}, [table], True)
+    OperatingPoint(value=0.75, threshold=0.6)
+    >>> y = np.repeat([1, 0, 1, 0], [5000, 15000, 15000, 5000])
+    >>> s = np.repeat([0.1, 0.1, 0.6, 0.6], [5000, 15000, 15000, 5000])
+    >>> fastrank.sensitivity_at_specificity(y, s, min_specificity=0.7)
+    OperatingPoint(value=0.75, threshold=0.6)
+    """
+    opts = check_options(name, options)
+    cum = [(np.cumsum(q[::-1].astype(np.float64)), np.cumsum(p[::-1].astype(np.float64)),
+            (v + v.dtype.type(0.0))[::-1].astype(np.float64))  # -0.0 as the engine: +0.0
+           for v, p, q in tables]
+    values, thresholds, reasons = read_many(name, opts, cum)
+    return _answer(values, thresholds, reasons, batched=not one_d, level=stacklevel + 3)
 
 
 def _at_index(keys: np.ndarray, tp: np.ndarray, fp: np.ndarray, starts: np.ndarray,

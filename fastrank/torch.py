@@ -79,14 +79,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import metrics, rankings, readouts
-from ._core import api, codec, engine, inputs, reduce, registry, workers
-from ._core.ids import id_kind
-from ._core.messages import warn_undefined
-from ._core.tie_tables import HASH_MIN, count_table
-from ._kernels.sweep import OUT_POS
-from ._kernels.tasks import HASH_MAX_DISTINCT
+from ._core import api
 from ._optional import require
-from .accumulator import Accumulator
+from ._torch_state import ExactRows
 from .summaries import METRICS as _BINNED_METRICS
 from .summaries import READOUTS as _BINNED_READOUTS
 from .summaries import BinnedSummary, Bounds
@@ -140,16 +135,7 @@ _TOP_K: dict[str, Callable[..., Any]] = {
     "r_precision": rankings.r_precision,
 }
 _FIXED = ("sample_weight", "groups", "labels", "pos_label")
-# exact state: a batch whose scores take at least this many bytes is a chunk of its own
-# (sized to it); smaller ones collect in an open chunk, closed (sized to its rows) when
-# it holds this many bytes. Few chunks: compute() joins them with one copy.
-_OPEN_BYTES = 1 << 20
-# a closed chunk is folded into tie counts when a sample of this many of its scores
-# holds at most 1/_TIE_GAIN distinct values (counts take 16 bytes a distinct value)
-_TIE_SAMPLE = 2048
-_TIE_GAIN = 8
-
-
+_ROWS = object()  # _from_counts's answer where the result needs the rows
 class BinaryMetric:
     """A fastrank metric of a binary task, updated batch by batch.
 
@@ -227,7 +213,7 @@ class BinaryMetric:
         self.sync_on_compute = bool(sync_on_compute)
         self.process_group = process_group
         self._template = None if summary is None else summary.empty_like()
-        self._state: _ExactRows | BinnedSummary = self._empty()
+        self._state: ExactRows | BinnedSummary = self._empty()
 
     # ------------------------------------------------------------------ state
 
@@ -246,10 +232,10 @@ class BinaryMetric:
         """Bytes the state's arrays hold (capacity included)."""
         return self._state.nbytes
 
-    def _empty(self) -> _ExactRows | BinnedSummary:
+    def _empty(self) -> ExactRows | BinnedSummary:
         if self._template is not None:
             return self._template.empty_like()
-        return _ExactRows(None, compactable=self._order_free())
+        return ExactRows(None, compactable=self._order_free())
 
     def reset(self) -> None:
         """Forget every row (the options and bins stay)."""
@@ -356,19 +342,28 @@ class BinaryMetric:
         return (self.metric in _SCALARS or self.metric in _READOUTS) \
             and self.options.get("average") != "samples"
 
-    def _from_counts(self, state: _ExactRows) -> Any:
-        """The result from each task's tie counts, without giving the rows back, or
-        :data:`_ROWS` where the rows are needed (see :func:`_table_result`)."""
+    def _from_counts(self, state: ExactRows) -> Any:
+        """The result from each task's tie counts, without giving the rows back
+        (:func:`fastrank._core.api.compute_tables`, :func:`fastrank.readouts.from_tables`:
+        the one-shot call's own steps after its tie groups), or :data:`_ROWS` where
+        the rows are needed."""
         ties = state.ties
         if ties is None or state.weighted or state.grouped or ties.dtype.kind != "f":
             return _ROWS
         rows = state.rows_data()
         if rows is not None and np.asarray(rows["y_score"]).dtype != ties.dtype:
             return _ROWS  # the one-shot call promotes mixed dtypes: the rows say how
-        return _table_result(self.metric, self.options, ties.tables(rows), ties.one_d,
-                             ties.dtype, len(state))
+        tables = ties.tables(rows)
+        if self.metric in _READOUTS:
+            if not readouts.reads_whole_tables(tables):
+                return _ROWS
+            return readouts.from_tables(self.metric, self.options, tables, ties.one_d,
+                                        stacklevel=3)  # the caller of result()
+        if self.metric not in _SCALARS or not set(self.options) <= api.TABLE_OPTIONS:
+            return _ROWS
+        return api.compute_tables(self.metric, tables, ties.one_d, stacklevel=3, **self.options)
 
-    def _synced(self) -> _ExactRows | BinnedSummary:
+    def _synced(self) -> ExactRows | BinnedSummary:
         """The state of every process of the group, merged in rank order."""
         if not (self.sync_on_compute and dist.is_available() and dist.is_initialized()):
             return self._state
@@ -548,10 +543,10 @@ class MulticlassMetric(BinaryMetric):
         super().__init__(metric, summary=summary, sync_on_compute=sync_on_compute,
                          process_group=process_group, **options)
 
-    def _empty(self) -> _ExactRows | BinnedSummary:
+    def _empty(self) -> ExactRows | BinnedSummary:
         if self._template is not None:
             return self._template.empty_like()
-        return _ExactRows(np.arange(self.num_classes))  # rows pair labels with columns
+        return ExactRows(np.arange(self.num_classes))  # rows pair labels with columns
 
     def _extra(self) -> dict[str, Any]:
         return {"labels": np.arange(self.num_classes)}
@@ -579,349 +574,6 @@ class MulticlassMetric(BinaryMetric):
             self._state.update(onehot, p, sample_weight=w)
         else:
             self._state.update(t, p, sample_weight=w, groups=None)
-
-
-class _ExactRows:
-    """Every row, compactly: one Accumulator per large batch (sized to it) and one
-    open Accumulator collecting smaller batches, closed at :data:`_OPEN_BYTES`;
-    and, where only each task's multiset of (score, label) matters, tied scores
-    as counts.
-
-    An Accumulator alone doubles its capacity when full (up to twice the rows'
-    bytes); chunks sized to their rows keep the state near the rows' own bytes
-    (the score's width and one byte of label, plus weights and group ids when
-    given). Everything that must agree across batches (tasks, groups given or
-    not, the kind of group ids) is checked before a batch is stored; ``data()``
-    joins the chunks (through Accumulator merges, with their dtype checks, where
-    the chunks' dtypes differ).
-
-    Ties (``compactable``: a per-task metric, no groups, no weights so far): a
-    closed chunk whose scores are mostly repeated values (sampled) is folded
-    into a table of each task's distinct scores with their positive and negative
-    counts, hashed by the engine's tie count. ``compute()`` reads the counts
-    (:func:`_table_result`); ``data()`` gives each task's rows back from them,
-    sorted by score: the same multiset, so the unweighted metrics are the same,
-    bit for bit.
-
-    Large batches of unweighted float scores are :class:`_Chunk` s, smaller
-    ones and all others :class:`~fastrank.accumulator.Accumulator` s.
-    """
-
-    __slots__ = ("chunks", "compactable", "grouped", "id_kind", "labels", "open", "tasks",
-                 "ties", "weighted")
-
-    def __init__(self, labels: np.ndarray | None, compactable: bool = False) -> None:
-        self.labels = labels
-        self.compactable = compactable
-        self.chunks: list[Accumulator | _Chunk] = []
-        self.open = Accumulator(labels=labels)
-        self.tasks: int | None = None
-        self.grouped: bool | None = None
-        self.id_kind: str | None = None
-        self.weighted = False
-        self.ties: _TieTable | None = None
-
-    def __len__(self) -> int:
-        tied = 0 if self.ties is None else self.ties.rows
-        return sum(map(len, self.chunks)) + len(self.open) + tied
-
-    def __repr__(self) -> str:
-        tied = "" if self.ties is None else f", {self.ties.rows} as tie counts"
-        return f"{len(self)} rows in {len(self.chunks) + bool(len(self.open))} chunks{tied}"
-
-    @property
-    def nbytes(self) -> int:
-        tied = 0 if self.ties is None else self.ties.nbytes
-        return sum(c.nbytes for c in self.chunks) + self.open.nbytes + tied
-
-    def _check(self, tasks: int, grouped: bool, id_kind: str | None) -> None:
-        if self.tasks is not None and tasks != self.tasks:
-            raise ValueError(f"earlier batches had {self.tasks} task(s) (score columns); "
-                             f"cannot add {tasks}")
-        if self.grouped is not None and grouped != self.grouped:
-            have = "with" if self.grouped else "without"
-            raise ValueError(f"earlier batches came {have} groups; give groups with every "
-                             "batch or with none")
-        if id_kind is not None and self.id_kind is not None and id_kind != self.id_kind:
-            raise TypeError(f"groups of this batch are {id_kind} ids but earlier batches had "
-                            f"{self.id_kind} ids; give every batch ids of one kind")
-
-    def _note(self, tasks: int, grouped: bool, id_kind: str | None, weighted: bool) -> None:
-        self.tasks, self.grouped = tasks, grouped
-        self.id_kind = self.id_kind or id_kind
-        self.weighted = self.weighted or weighted
-
-    def _close(self) -> None:
-        if len(self.open):
-            self._add(Accumulator(labels=self.labels).merge(self.open))
-            self.open = Accumulator(labels=self.labels)
-
-    def _add(self, chunk: Accumulator | _Chunk) -> None:
-        """Append a closed chunk, folded into the tie table where that pays."""
-        if self.compactable and not self.weighted and not self.grouped and len(chunk):
-            d = chunk.data()
-            s, y = np.asarray(d["y_score"]), np.asarray(d["y_true"])
-            sample = s.reshape(-1)[:_TIE_SAMPLE]
-            same_dtype = self.ties is None or self.ties.dtype == s.dtype
-            if same_dtype and d["sample_weight"] is None and _mostly_tied(sample):
-                if self.ties is None:
-                    self.ties = _TieTable(s.dtype, s.ndim == 1, 1 if s.ndim == 1 else s.shape[1])
-                self.ties.add(s, y)
-                return
-        self.chunks.append(chunk)
-
-    def update(self, y_true: np.ndarray, y_score: np.ndarray, sample_weight: np.ndarray | None,
-               groups: np.ndarray | None) -> None:
-        tasks = 1 if y_score.ndim == 1 else y_score.shape[1]
-        kind = None if groups is None or not groups.shape[0] else id_kind(groups)
-        self._check(tasks, groups is not None, kind)
-        if y_score.nbytes >= _OPEN_BYTES:
-            chunk: Accumulator | _Chunk
-            if sample_weight is None and groups is None and self.labels is None \
-                    and y_score.dtype.kind == "f" and y_true.dtype == np.bool_:
-                chunk = _Chunk(y_true, y_score)  # checked as an Accumulator checks it
-            else:
-                chunk = Accumulator(labels=self.labels)  # sized to the batch
-                chunk.update(y_true, y_score, sample_weight, groups)
-            self._close()  # the rows keep their order
-            self._note(tasks, groups is not None, kind, sample_weight is not None)
-            self._add(chunk)
-        else:
-            self.open.update(y_true, y_score, sample_weight, groups)
-            self._note(tasks, groups is not None, kind, sample_weight is not None)
-            if self.open.nbytes >= _OPEN_BYTES:
-                self._close()
-
-    def merge(self, other: _ExactRows) -> _ExactRows:
-        if not len(other):
-            return self
-        assert other.tasks is not None and other.grouped is not None
-        self._check(other.tasks, other.grouped, other.id_kind)
-        self._close()
-        self._note(other.tasks, other.grouped, other.id_kind, other.weighted)
-        for chunk in other.chunks:  # closed chunks are never changed, only read
-            self._add(chunk)
-        if len(other.open):
-            self._add(Accumulator(labels=self.labels).merge(other.open))
-        if other.ties is not None:
-            if self.compactable and not self.weighted and (
-                    self.ties is None or self.ties.dtype == other.ties.dtype):
-                if self.ties is None:
-                    self.ties = _TieTable(other.ties.dtype, other.ties.one_d, other.ties.tasks)
-                self.ties.absorb(other.ties)
-            else:
-                rows = Accumulator(labels=self.labels)
-                rows.update(*other.ties.rows_back())
-                self.chunks.append(rows)
-        return self
-
-    def load_ties(self, one_d: bool, values: list[np.ndarray], pos: list[np.ndarray],
-                  neg: list[np.ndarray]) -> None:
-        """Take a tie table (from a state_dict), checked, into this empty state."""
-        if not self.compactable:
-            raise ValueError("this metric keeps rows, not tie counts (its value depends on "
-                             "the rows' order or pairing)")
-        tasks = len(values)
-        if not tasks or len(pos) != tasks or len(neg) != tasks or (one_d and tasks != 1):
-            raise ValueError("state_dict['ties'] needs values, pos and neg for each task")
-        totals = set()
-        for v, p, q in zip(values, pos, neg, strict=True):
-            if v.ndim != 1 or p.shape != v.shape or q.shape != v.shape \
-                    or p.dtype != np.int64 or q.dtype != np.int64 or v.dtype != values[0].dtype:
-                raise ValueError("state_dict['ties'] holds arrays of unequal shapes or dtypes")
-            if v.size and (not bool(np.all(v[1:] > v[:-1])) or not bool(np.isfinite(v).all())
-                           or min(int(p.min()), int(q.min())) < 0):
-                raise ValueError("state_dict['ties'] needs increasing finite scores and "
-                                 "counts of at least 0")
-            totals.add(int(p.sum() + q.sum()))
-        if len(totals) != 1:
-            raise ValueError("state_dict['ties'] holds tasks of different numbers of rows")
-        table = _TieTable(values[0].dtype, one_d, tasks)
-        table.values, table.pos, table.neg = list(values), list(pos), list(neg)
-        table.rows = totals.pop()
-        self.ties = table
-        self._note(tasks, False, None, False)
-
-    def rows_data(self) -> dict[str, np.ndarray | None] | None:
-        """The rows not folded into tie counts (joined), or None."""
-        parts = [c for c in [*self.chunks, self.open] if len(c)]
-        return self._join(parts) if parts else None
-
-    def data(self) -> dict[str, np.ndarray | None]:
-        parts = [c for c in [*self.chunks, self.open] if len(c)]
-        if self.ties is not None:
-            y, s = self.ties.rows_back()
-            if not parts:
-                return {"y_true": y, "y_score": s, "sample_weight": None, "groups": None}
-            tied = Accumulator(labels=self.labels)
-            tied.update(y, s)
-            parts.insert(0, tied)
-        return self._join(parts)
-
-    def _join(self, parts: list[Accumulator | _Chunk]) -> dict[str, np.ndarray | None]:
-        if len(parts) == 1:
-            return parts[0].data()
-        datas = [c.data() for c in parts]
-        if len({np.asarray(d["y_score"]).dtype for d in datas}) > 1:  # as one Accumulator
-            # promotes them (or refuses integers beyond 2**53 with floats)
-            joined = Accumulator(labels=self.labels)
-            for c in parts:
-                joined.merge(c if isinstance(c, Accumulator) else c.accumulator())
-            return joined.data()
-        out: dict[str, np.ndarray | None] = {
-            "y_true": np.concatenate([d["y_true"] for d in datas]),
-            "y_score": np.concatenate([d["y_score"] for d in datas]),
-            "sample_weight": None, "groups": None}
-        if any(d["sample_weight"] is not None for d in datas):
-            out["sample_weight"] = np.concatenate([
-                np.ones(len(c)) if d["sample_weight"] is None else d["sample_weight"]
-                for c, d in zip(parts, datas, strict=True)])
-        if self.grouped:
-            out["groups"] = np.concatenate([d["groups"] for d in datas])
-        return out
-
-
-class _Chunk:
-    """One large batch of unweighted, ungrouped rows of float scores and 0/1 labels:
-    the scores canonical and checked finite by the functions an Accumulator's
-    update calls, both copied once. The labels come checked (:func:`_binary`), so
-    unlike an Accumulator it reads them once, not twice."""
-
-    __slots__ = ("labels", "scores")
-
-    def __init__(self, y_true: np.ndarray, y_score: np.ndarray) -> None:
-        values = inputs.canonical_scores(y_score)
-        if values.ndim not in (1, 2):
-            raise ValueError(f"y_score must be 1-D or 2-D; got shape {values.shape}")
-        values = values.copy() if np.may_share_memory(values, y_score) \
-            else np.ascontiguousarray(values)
-        if not bool(np.isfinite(values).all()):  # one pass; the first bad score named:
-            inputs.check_finite(values)
-        self.scores = inputs.readonly(values)
-        self.labels = inputs.readonly(np.array(y_true, np.bool_, order="C"))
-
-    def __len__(self) -> int:
-        return int(self.scores.shape[0])
-
-    @property
-    def nbytes(self) -> int:
-        return int(self.scores.nbytes + self.labels.nbytes)
-
-    def data(self) -> dict[str, np.ndarray | None]:
-        return {"y_true": self.labels, "y_score": self.scores, "sample_weight": None,
-                "groups": None}
-
-    def accumulator(self) -> Accumulator:
-        """These rows as an Accumulator (to be joined with rows of another dtype)."""
-        out = Accumulator()
-        out.update(self.labels, self.scores)
-        return out
-
-
-class _TieTable:
-    """Each task's distinct scores (sorted, canonical dtype) with their positive and
-    negative counts."""
-
-    __slots__ = ("dtype", "neg", "one_d", "pos", "rows", "tasks", "values")
-
-    def __init__(self, dtype: np.dtype[Any], one_d: bool, tasks: int) -> None:
-        self.dtype, self.one_d, self.tasks, self.rows = dtype, one_d, tasks, 0
-        self.values = [np.empty(0, dtype) for _ in range(tasks)]
-        self.pos = [np.empty(0, np.int64) for _ in range(tasks)]
-        self.neg = [np.empty(0, np.int64) for _ in range(tasks)]
-
-    @property
-    def nbytes(self) -> int:
-        return sum(a.nbytes for a in (*self.values, *self.pos, *self.neg))
-
-    def add(self, scores: np.ndarray, labels: np.ndarray) -> None:
-        """Count a closed chunk's rows (canonical finite scores, bool labels) in."""
-        self.values, self.pos, self.neg = self._with(scores, labels)
-        self.rows += scores.shape[0]
-
-    def absorb(self, other: _TieTable) -> None:
-        for j in range(self.tasks):
-            self.values[j], self.pos[j], self.neg[j] = _fold(
-                (self.values[j], self.pos[j], self.neg[j]),
-                (other.values[j], other.pos[j], other.neg[j]))
-        self.rows += other.rows
-
-    def _with(self, scores: np.ndarray, labels: np.ndarray
-              ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
-        """The table with rows counted in, as new lists (this table unchanged)."""
-        s2 = scores.reshape(scores.shape[0], -1)
-        y2 = labels.reshape(labels.shape[0], -1).view(np.uint8)
-        if s2.shape[1] > 1:  # each task's rows contiguous, in one copy
-            s2, y2 = np.ascontiguousarray(s2.T).T, np.ascontiguousarray(y2.T).T
-        out: tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]] = ([], [], [])
-        for j in range(self.tasks):
-            v, p, q = _fold((self.values[j], self.pos[j], self.neg[j]),
-                            _counted(s2[:, j], y2[:, j]))
-            out[0].append(v)
-            out[1].append(p)
-            out[2].append(q)
-        return out
-
-    def tables(self, rows: dict[str, np.ndarray | None] | None
-               ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """Each task's table with ``rows`` (unweighted, this dtype) counted in."""
-        if rows is None or not len(rows["y_score"]):  # type: ignore[arg-type]
-            return list(zip(self.values, self.pos, self.neg, strict=True))
-        s, y = np.asarray(rows["y_score"]), np.asarray(rows["y_true"])
-        return list(zip(*self._with(s, y), strict=True))
-
-    def rows_back(self) -> tuple[np.ndarray, np.ndarray]:
-        """Labels (bool) and scores, each task's rows sorted by score (positives first
-        in a tie): ``rows`` rows, 1-D or one column per task."""
-        ys, ss = [], []
-        for j in range(self.tasks):
-            counts = np.stack([self.pos[j], self.neg[j]], axis=1).reshape(-1)
-            ss.append(np.repeat(np.repeat(self.values[j], 2), counts))
-            ys.append(np.repeat(np.tile(np.array([True, False]), self.values[j].size), counts))
-        if self.one_d:
-            return ys[0], ss[0]
-        return np.stack(ys, axis=1), np.stack(ss, axis=1)
-
-
-def _mostly_tied(sample: np.ndarray) -> bool:
-    """Whether at most 1/_TIE_GAIN of the sample's scores are distinct; a prefix just
-    over that share, all distinct, says no at a fraction of the sort (the common
-    answer for model scores)."""
-    limit = sample.size // _TIE_GAIN
-    prefix = np.sort(sample[:limit + 1])
-    if prefix.size == limit + 1 and bool((prefix[1:] != prefix[:-1]).all()):
-        return False
-    return int(np.unique(sample).size) <= limit
-
-
-def _counted(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One task's distinct scores (ascending) and their positive and negative counts
-    (int64), from canonical finite scores and 0/1 ``uint8`` labels: hashed by the
-    engine's tie count where the scores take few values, else sorted."""
-    s = np.ascontiguousarray(s)
-    y = np.ascontiguousarray(y)
-    if s.dtype.kind == "f":
-        task = inputs.task_of(s, s.dtype, y, None)
-        n = s.shape[0]
-        table = count_table(task, workers.threads() if n >= workers.PARALLEL_MIN else 1)
-        if table is not None:
-            gkey, gpos, gneg = table  # score bits, highest first; counts as float64
-            return (codec.decode(gkey[::-1], s.dtype, s.dtype), gpos[::-1].astype(np.int64),
-                    gneg[::-1].astype(np.int64))
-    distinct, at = np.unique(s, return_inverse=True)
-    pos = np.bincount(at, y, distinct.size).astype(np.int64)  # exact: counts below 2**53
-    return distinct, pos, np.bincount(at, None, distinct.size) - pos
-
-
-def _fold(a: tuple[np.ndarray, np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray,
-          np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Two tables of one task as one (new arrays)."""
-    if not a[0].size:
-        return b
-    distinct, at = np.unique(np.concatenate([a[0], b[0]]), return_inverse=True)
-    pos = np.bincount(at, np.concatenate([a[1], b[1]]).astype(np.float64), distinct.size)
-    neg = np.bincount(at, np.concatenate([a[2], b[2]]).astype(np.float64), distinct.size)
-    return distinct, pos.astype(np.int64), neg.astype(np.int64)  # exact below 2**53
 
 
 def _alias(base: type[BinaryMetric], metric: str, doc: str) -> type[BinaryMetric]:
@@ -953,93 +605,6 @@ def __getattr__(name: str) -> Any:
         globals()[name] = TorchMetric
         return TorchMetric
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-# ---------------------------------------------------------------------- from tie counts
-
-_ROWS = object()  # _table_result's answer where the result needs the rows
-# the scalar metrics' options the table path knows; any other goes the rows' way
-_TABLE_OPTIONS = frozenset({"average", "ties", "max_fpr", "return_threshold"})
-
-
-def _table_result(metric: str, options: dict[str, Any],
-                  tables: list[tuple[np.ndarray, np.ndarray, np.ndarray]], one_d: bool,
-                  dtype: np.dtype[Any], n: int) -> Any:
-    """What ``fastrank.<metric>(y, s, **options)`` returns for rows whose tasks have
-    these tie tables (distinct float scores ascending, positive and negative
-    counts; ``n`` rows, ``one_d`` or one column per task), or :data:`_ROWS`.
-
-    The one-shot call's own steps after its tie groups: the scalar metrics are
-    the engine's sweep of each task's table (the sweep's sums are exact, so the
-    one-shot call's value depends only on the tie groups, whatever path it
-    takes: hashed counts, sorted classes, score ranges) and the same
-    :func:`~fastrank._core.reduce.finish`. A readout is read from the
-    cumulative counts by the same kernel, which the one-shot call gives the
-    whole table only where the engine counts the ties by hashing (every task of
-    at least ``HASH_MIN`` rows and at most ``HASH_MAX_DISTINCT`` scores); it
-    otherwise merges runs of negatives first, so those calls take the rows.
-    """
-    tables = [(v + v.dtype.type(0.0), p, q) for v, p, q in tables]  # -0.0 as the engine: +0.0
-    if metric in _READOUTS:
-        if n < HASH_MIN or any(v.shape[0] > HASH_MAX_DISTINCT for v, _, _ in tables):
-            return _ROWS
-        opts = readouts.check_options(metric, options)
-        cum = [(np.cumsum(q[::-1].astype(np.float64)), np.cumsum(p[::-1].astype(np.float64)),
-                v[::-1].astype(np.float64)) for v, p, q in tables]
-        values, thresholds, reasons = readouts.read_many(metric, opts, cum)
-        if reasons:
-            where = "" if one_d else f" for {len(reasons)} of {values.shape[0]} columns"
-            warn_undefined(f"{reasons[0]}{where}; returning NaN", level=5)
-        if one_d:
-            value = float(values[0])
-            if thresholds is not None:
-                return readouts.OperatingPoint(value, float(thresholds[0]))
-            return value
-        return values if thresholds is None else readouts.OperatingPoint(values, thresholds)
-    if metric not in _SCALARS or set(options) - _TABLE_OPTIONS:
-        return _ROWS
-    want = bool(options.get("return_threshold", False))
-    req = registry.request(metric, weighted=False, ties=options.get("ties", "grouped"),
-                           max_fpr=options.get("max_fpr"))
-    average = options.get("average", "macro")
-    if not one_d:
-        api.check_batch_average(average, want)
-    if one_d or average == "micro":
-        v, p, q = tables[0] if one_d else _fold_all(tables)
-        out, key = engine.table_metrics(_engine_table(v, p, q), req.max_fpr, req.what)
-        thresholds = np.full(1, np.nan)
-        if (want or not one_d) and out[OUT_POS] > 0:  # as the one-shot call asks for it
-            thresholds = np.empty(1, object)
-            thresholds[0] = api.threshold_of(key, dtype, dtype)
-        res = reduce.Results(out[None, :], thresholds, np.array([n * len(tables)]), None,
-                             "one" if one_d else "micro")
-        return reduce.finish(req, res, None if one_d else "micro", return_threshold=want,
-                             stacklevel=4)
-    rows = [engine.table_metrics(_engine_table(*tb), req.max_fpr, req.what) for tb in tables]
-    out = np.stack([r[0] for r in rows])
-    keys = np.array([r[1] for r in rows], np.uint64)
-    thresholds = np.asarray(codec.decode(keys, dtype, dtype), np.float64)
-    thresholds[out[:, OUT_POS] == 0] = np.nan
-    res = reduce.Results(out, thresholds, np.full(len(tables), n, np.int64), None, "tasks")
-    return reduce.finish(req, res, average, return_threshold=want, stacklevel=4)
-
-
-def _engine_table(v: np.ndarray, p: np.ndarray, q: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A task's table as the engine's hashed count gives it: score bits, highest
-    first, and float64 counts."""
-    bits = inputs.SPECS[v.dtype].bits
-    return (v[::-1].view(bits).astype(np.uint64), p[::-1].astype(np.float64),
-            q[::-1].astype(np.float64))
-
-
-def _fold_all(tables: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every task's table as one (``average="micro"``: every cell one task)."""
-    distinct, at = np.unique(np.concatenate([v for v, _, _ in tables]), return_inverse=True)
-    pos, neg = (np.bincount(at, np.concatenate([tb[k] for tb in tables]).astype(np.float64),
-                            distinct.size).astype(np.int64) for k in (1, 2))
-    return distinct, pos, neg  # exact: counts below 2**53
 
 
 # ---------------------------------------------------------------------- helpers

@@ -19,6 +19,7 @@ import itertools
 import json
 import re
 import socket
+import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -32,6 +33,7 @@ torch = pytest.importorskip(
     "torch", reason="torch is not installed (pip install 'fastrank-metrics[torch]')")
 
 import fastrank  # noqa: E402
+from fastrank import _torch_state as torch_state  # noqa: E402
 from fastrank.torch import (  # noqa: E402
     BinaryAveragePrecision,
     BinaryMetric,
@@ -43,6 +45,7 @@ from fastrank.torch import (  # noqa: E402
 )
 
 sys.path.insert(0, str(Path(__file__).parent))
+import oracles  # noqa: E402
 import torch_workers  # noqa: E402
 from strategies import PROPERTY_SETTINGS  # noqa: E402
 
@@ -373,7 +376,7 @@ def test_counted_results_equal_the_one_shot_bit_for_bit(seed, tasks, dtype, dist
     cuts = [0, *sorted(rng.choice(np.arange(1, n), size=4, replace=False).tolist()), n]
     make = (lambda: ft.BinaryMetric(metric, **options)) if tasks is None else \
         (lambda: ft.MultilabelMetric(metric, **options))
-    with mock.patch.object(ft, "_OPEN_BYTES", 64):
+    with mock.patch.object(torch_state, "OPEN_BYTES", 64):
         m = fed(make, y, s, cuts, w)
     counted = m._state.ties is not None and not weighted and (metric in ft._SCALARS)
     event(f"from counts: {counted}")
@@ -427,7 +430,7 @@ def test_every_class_equals_the_one_shot_bit_for_bit(seed, kind, dtype, distinct
     else:
         make = lambda: ft.MultilabelMetric(metric, **options)  # noqa: E731
     m = make()
-    with mock.patch.object(ft, "_OPEN_BYTES", 64):
+    with mock.patch.object(torch_state, "OPEN_BYTES", 64):
         for a, b in itertools.pairwise(cuts):
             m.update(s[a:b], torch.from_numpy(target[a:b]),
                      groups=None if kind != "grouped" else torch.from_numpy(groups[a:b]),
@@ -464,9 +467,9 @@ def test_counted_readouts_equal_the_one_shot_bit_for_bit(tasks, dtype):
     for metric, options in READOUT_CASES:
         make = (lambda: ft.BinaryMetric(metric, **options)) if tasks is None else \
             (lambda: ft.MultilabelMetric(metric, **options))  # noqa: B023
-        with mock.patch.object(ft, "_OPEN_BYTES", 4096):
+        with mock.patch.object(torch_state, "OPEN_BYTES", 4096):
             m = fed(make, y, s, cuts)
-        with mock.patch.object(ft, "_OPEN_BYTES", 64):
+        with mock.patch.object(torch_state, "OPEN_BYTES", 64):
             small = fed(make, y[:1000], s[:1000], [0, 300, 1000])
         assert m._state.ties is not None and small._state.ties is not None
         check_against_one_shot(m, metric, options, y, ref, None, True)
@@ -479,13 +482,11 @@ def test_counts_with_rows_of_another_dtype_come_back_as_rows():
     does; the same results, bit for bit."""
     from unittest import mock
 
-    import fastrank.torch as ft
-
     y, s = RNG.random(50_000) < 0.3, np.round(RNG.random(50_000), 2)
     ref = np.concatenate([s[:40_000].astype(np.float32).astype(np.float64), s[40_000:]])
     for metric, options in [*SCALAR_CASES, *READOUT_CASES]:
         m = BinaryMetric(metric, **options)
-        with mock.patch.object(ft, "_OPEN_BYTES", 4096):
+        with mock.patch.object(torch_state, "OPEN_BYTES", 4096):
             m.update(torch.tensor(s[:40_000], dtype=torch.float32), torch.tensor(y[:40_000]))
             m.update(torch.tensor(s[40_000:]), torch.tensor(y[40_000:]))
         assert m._state.ties is not None
@@ -497,16 +498,57 @@ def test_samples_average_keeps_the_rows():
     counts (which would break the rows' pairing), so the value is the one-shot's."""
     from unittest import mock
 
-    import fastrank.torch as ft
-
     y = RNG.random((3000, 3)) < 0.3
     s = np.round(RNG.random((3000, 3)), 1).astype(np.float32)
     m = MultilabelMetric("average_precision", average="samples")
-    with mock.patch.object(ft, "_OPEN_BYTES", 64):
+    with mock.patch.object(torch_state, "OPEN_BYTES", 64):
         for a in range(0, 3000, 500):
             m.update(torch.tensor(s[a:a + 500]), torch.tensor(y[a:a + 500]))
     assert m._state.ties is None
     assert m.compute().item() == fastrank.average_precision(y, s, average="samples")
+
+
+# The reproducer of a silently wrong number: each label's column of these large tied
+# batches was folded into tie counts, which broke the rows' pairing that
+# average="samples" ranks (0.6524 where the one-shot call gives 0.6317).
+SAMPLES_REPRODUCER = """
+import sys
+import numpy as np
+import torch
+import fastrank
+from fastrank.torch import MultilabelMetric
+
+d = np.load(sys.argv[1])
+y, s = d["y"], d["s"]
+m = MultilabelMetric("average_precision", average="samples")
+for a in range(0, y.shape[0], 100_000):  # 1.2 MB of scores: each batch a chunk of its own
+    m.update(torch.from_numpy(s[a:a + 100_000]), torch.from_numpy(y[a:a + 100_000]))
+one_shot = fastrank.average_precision(y, s, average="samples")
+print(m.compute().item().hex(), one_shot.hex(), m._state.ties is None)
+"""
+
+
+def test_samples_average_of_large_tied_batches_in_a_subprocess(tmp_path):
+    """MultilabelMetric("average_precision", average="samples") over four large batches
+    of scores taking 11 values: equal to the one-shot call bit for bit, and to the
+    mean of each row's AP counted by brute force (every row holds a positive);
+    the rows are kept, not folded into counts. Run where a crash cannot take the
+    test process."""
+    rng = np.random.default_rng(2024)
+    n = 400_000
+    y = rng.random((n, 3)) < 0.3
+    y[~y.any(axis=1), 0] = True
+    s = (rng.integers(0, 11, (n, 3)) / 10).astype(np.float32)
+    np.savez(tmp_path / "rows.npz", y=y, s=s)
+    proc = subprocess.run([sys.executable, "-c", SAMPLES_REPRODUCER, str(tmp_path / "rows.npz")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got, one_shot, kept_rows = proc.stdout.split()
+    assert got == one_shot and kept_rows == "True", proc.stdout
+    rows, counts = np.unique(np.concatenate([y, s], axis=1), axis=0, return_counts=True)
+    exact = sum(int(c) * oracles.average_precision(r[:3].astype(int), r[3:].tolist())
+                for r, c in zip(rows, counts, strict=True)) / n
+    assert abs(float.fromhex(got) - float(exact)) <= 1e-12
 
 
 def test_large_batches_are_checked_and_joined_as_accumulators_are():

@@ -9,7 +9,6 @@ and its all rows hold together as trec_eval prints them.
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 import subprocess
@@ -21,26 +20,8 @@ import pytest
 
 import fastrank
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-ROBUST = DATA / "trec_robust2003"
-TEST = DATA / "trec_eval"
-TEXT = ("runid", "relstring")  # trec_eval's lines that are not numbers
-
-
-def _printed(lines) -> tuple[list[str], dict[tuple[str, str], str]]:
-    """trec_eval's ``-q`` output: the measure names in the order of its all rows,
-    and each (measure, query or 'all') -> the printed value."""
-    names: list[str] = []
-    values: dict[tuple[str, str], str] = {}
-    for line in lines:
-        if line.strip():
-            m, q, v = line.split()
-            if m in TEXT:
-                continue
-            if q == "all":
-                names.append(m)
-            values[m, q] = v
-    return names, values
+sys.path.insert(0, str(Path(__file__).parent))
+import trec_data as data
 
 
 def _check(got: fastrank.RunScores, names: list[str], values: dict) -> int:
@@ -57,33 +38,22 @@ def _check(got: fastrank.RunScores, names: list[str], values: dict) -> int:
     return compared
 
 
-@pytest.mark.skipif(not ROBUST.is_dir(), reason=f"{ROBUST} is absent (real TREC data)")
+@data.NEEDS_ROBUST
 def test_all_trec_on_every_robust2003_run(tmp_path) -> None:
-    qrels_path = tmp_path / "qrels"
-    qrels_path.write_bytes(gzip.decompress((ROBUST / "qrels.robust2003.txt.gz").read_bytes()))
-    qrels = fastrank.read_qrels(str(qrels_path))
-    runs = sorted((ROBUST / "runs").glob("input.*.gz"))
-    assert len(runs) == 14
+    assert len(data.RUNS) == 14
     compared = 0
-    for path in runs:
-        name = path.name[len("input."):-len(".gz")]
-        run_path = tmp_path / name
-        run_path.write_bytes(gzip.decompress(path.read_bytes()))
-        with gzip.open(ROBUST / "trec_eval10" / f"{name}.aq.gz", "rt") as f:
-            names, values = _printed(f)
-        got = fastrank.evaluate_run(qrels, fastrank.read_run(str(run_path)), "all_trec",
-                                    ties="trec_eval")
+    for name, qrels, run in data.robust_runs(tmp_path):
+        names, values = data.printed_in_order(data.robust_printed(name))
+        got = fastrank.evaluate_run(qrels, run, "all_trec", ties="trec_eval")
         compared += _check(got, names, values)
     # 95 names per query and all; num_q, gm_map and gm_bpref in the all row only
     assert compared == 14 * (95 * 101 + 3)
 
 
-@pytest.mark.skipif(not TEST.is_dir(), reason=f"{TEST} is absent (trec_eval's test files)")
+@data.NEEDS_TEST
 def test_all_trec_on_trec_evals_test_collection() -> None:
-    got = fastrank.evaluate_run(fastrank.read_qrels(str(TEST / "qrels.test")),
-                                fastrank.read_run(str(TEST / "results.test")), "all_trec",
-                                ties="trec_eval")
-    names, values = _printed((TEST / "out.test.aq").read_text().splitlines())
+    got = fastrank.evaluate_run(*data.collection(), "all_trec", ties="trec_eval")
+    names, values = data.printed_in_order(data.collection_printed("out.test.aq"))
     assert _check(got, names, values) == len(values) > 90 * 4
 
 
@@ -109,20 +79,17 @@ def test_all_trec_under_expected_ties_leaves_no_closed_form_measures_nan() -> No
     assert every.mean == exact.mean
 
 
-@pytest.mark.skipif(not ROBUST.is_dir(), reason=f"{ROBUST} is absent (real TREC data)")
+@data.NEEDS_ROBUST
 def test_the_command_prints_trec_evals_layout(tmp_path) -> None:
     """``fastrank trec -q -m all_trec --ties trec_eval`` prints trec_eval's lines in
     its order (query by query, then the all rows; num_q, gm_map and gm_bpref in the
     all rows only), each value within a unit of trec_eval's last printed digit (two
     roundings of values a few ulps apart, as 0.09375 is)."""
-    qrels, run = tmp_path / "qrels", tmp_path / "run"
-    qrels.write_bytes(gzip.decompress((ROBUST / "qrels.robust2003.txt.gz").read_bytes()))
-    run.write_bytes(gzip.decompress((ROBUST / "runs" / "input.InexpC2.gz").read_bytes()))
-    out = subprocess.run([sys.executable, "-m", "fastrank", "trec", str(qrels), str(run),
+    qrels, run = data.robust_qrels(tmp_path), data.robust_run("InexpC2", tmp_path)
+    out = subprocess.run([sys.executable, "-m", "fastrank", "trec", qrels, run,
                           "-q", "-m", "all_trec", "--ties", "trec_eval"],
                          capture_output=True, text=True, check=True).stdout.splitlines()
-    with gzip.open(ROBUST / "trec_eval10" / "InexpC2.aq.gz", "rt") as f:
-        want = [line.split() for line in f if line.split()[0] not in TEXT]
+    want = [list(r) for r in data.rows(data.robust_printed("InexpC2")) if r[0] not in data.TEXT]
     got = [line.split() for line in out]
     assert [g[:2] for g in got] == [w[:2] for w in want]
     for g, w in zip(got, want, strict=True):  # both rounded to 4 decimals: a unit apart

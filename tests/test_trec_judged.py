@@ -13,11 +13,10 @@ by hand before an evaluation without the option.
 
 from __future__ import annotations
 
-import gzip
 import itertools
 import math
+import sys
 import warnings
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -25,66 +24,25 @@ import pytest
 
 import fastrank
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-ROBUST = DATA / "trec_robust2003"
-TEST = DATA / "trec_eval"
+sys.path.insert(0, str(Path(__file__).parent))
+import trec_data as data
+
 NEW = ["bpref", "gm_bpref", "infAP", "rbp", "rbp_resid", "unj_5", "unj_10", "unj_20"]
-RUNS = sorted(p.name[len("input."):-len(".gz")] for p in (ROBUST / "runs").glob("input.*.gz")) \
-    if ROBUST.is_dir() else []
 
 
-def _expected(lines) -> dict[str, dict[str, str]]:
-    """trec_eval's ``-q`` output as {measure: {query or 'all': printed value}}."""
-    out: dict[str, dict[str, str]] = defaultdict(dict)
-    for line in lines:
-        if line.strip():
-            m, q, v = line.split()
-            out[m][q] = v
-    return out
-
-
-def _compare(got: fastrank.RunScores, want: dict[str, dict[str, str]], names) -> int:
-    """Every value of ``names`` per query (those trec_eval prints: gm_bpref only in
-    its all row) and the all row against trec_eval's, to its 4 printed decimals;
-    the number compared."""
-    n = 0
-    for name in names:
-        rows = [*zip(got.queries.tolist(), got.per_query[name].tolist(), strict=True),
-                ("all", got.mean[name])]
-        rows = [(q, v) for q, v in rows if name != "gm_bpref" or q == "all"]
-        assert len(rows) == len(want[name]), name
-        for q, v in rows:
-            w = want[name][str(q)]
-            if name.startswith("num_"):
-                assert v == int(w), (name, q, v, w)
-            else:
-                assert abs(v - float(w)) <= 0.5e-4 + 1e-12, (name, q, v, w)
-            n += 1
-    return n
-
-
-def _unzipped(path: Path, tmp_path: Path) -> str:
-    out = tmp_path / path.name.removesuffix(".gz")
-    out.write_bytes(gzip.decompress(path.read_bytes()))
-    return str(out)
-
-
-@pytest.mark.skipif(not ROBUST.is_dir(), reason=f"{ROBUST} is absent (real TREC data)")
+@data.NEEDS_ROBUST
 def test_every_robust2003_run_matches_trec_eval_10(tmp_path) -> None:
     """All 14 runs, every query and the all row; and on the same runs the other
     tie rules: equal where no tie touches the measure, ordered optimistic >=
     expected >= pessimistic for bpref and rbp, and infAP refused under "expected"
     where a relevant document ties with another kind."""
-    assert len(RUNS) == 14
-    qrels = fastrank.read_qrels(_unzipped(ROBUST / "qrels.robust2003.txt.gz", tmp_path))
+    assert len(data.RUNS) == 14
     compared = 0
     linear = ["bpref", "rbp", "rbp_resid", "unj_5", "unj_10", "unj_20"]
-    for name in RUNS:
-        run = fastrank.read_run(_unzipped(ROBUST / "runs" / f"input.{name}.gz", tmp_path))
-        with gzip.open(ROBUST / "trec_eval10" / f"{name}.aq.gz", "rt") as f:
-            want = _expected(f)
+    for name, qrels, run in data.robust_runs(tmp_path):
+        want = data.printed(data.robust_printed(name))
         got = fastrank.evaluate_run(qrels, run, NEW, ties="trec_eval")
-        compared += _compare(got, want, NEW)
+        compared += data.compare(got, want, NEW)
         rules = {t: fastrank.evaluate_run(qrels, run, linear, ties=t)
                  for t in ("optimistic", "expected", "pessimistic")}
         for m in ("bpref", "rbp"):
@@ -102,13 +60,11 @@ def test_every_robust2003_run_matches_trec_eval_10(tmp_path) -> None:
     assert compared == 14 * (7 * 101 + 1)
 
 
-@pytest.mark.skipif(not TEST.is_dir(), reason=f"{TEST} is absent (trec_eval's test files)")
+@data.NEEDS_TEST
 def test_trec_evals_own_test_collection() -> None:
-    got = fastrank.evaluate_run(fastrank.read_qrels(str(TEST / "qrels.test")),
-                                fastrank.read_run(str(TEST / "results.test")), NEW,
-                                ties="trec_eval")
-    want = _expected((TEST / "out.test.aq").read_text().splitlines())
-    assert _compare(got, want, NEW) == 7 * 4 + 1
+    got = fastrank.evaluate_run(*data.collection(), NEW, ties="trec_eval")
+    want = data.printed(data.collection_printed("out.test.aq"))
+    assert data.compare(got, want, NEW) == 7 * 4 + 1
 
 
 # trec_eval's repository tests its options with these files too (its Makefile:
@@ -123,11 +79,11 @@ OPTION_FILES = {"out.test.aql": ("qrels.rel_level", "results.test", {"relevance_
 @pytest.mark.parametrize("out", sorted(OPTION_FILES))
 def test_trec_evals_own_option_tests(out) -> None:
     qrels, run, options = OPTION_FILES[out]
-    paths = [TEST / f for f in (out, qrels, run)]
+    paths = [data.TEST / f for f in (out, qrels, run)]
     if not all(p.is_file() for p in paths):
         pytest.skip(f"{', '.join(str(p) for p in paths)}: not all present (trec_eval's test "
                     "files for its options)")
-    want = _expected(paths[0].read_text().splitlines())
+    want = data.printed(data.collection_printed(out))
     names = []
     for name in want:
         try:
@@ -141,7 +97,7 @@ def test_trec_evals_own_option_tests(out) -> None:
         got = fastrank.evaluate_run(fastrank.read_qrels(str(paths[1])),
                                     fastrank.read_run(str(paths[2])), names, ties="trec_eval",
                                     **options)
-    assert _compare(got, want, names) == sum(len(want[n]) for n in names) > 200
+    assert data.compare(got, want, names) == sum(len(want[n]) for n in names) > 200
 
 
 # trec_eval's loops, term for term (m_bpref.c, m_infap.c, m_rbp.c, m_rbp_resid.c,

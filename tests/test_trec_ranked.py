@@ -13,12 +13,10 @@ tie-expected value is their mean; relevant first or last for the other rules).
 
 from __future__ import annotations
 
-import gzip
 import itertools
 import math
 import sys
 import warnings
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -30,69 +28,25 @@ import fastrank
 from fastrank._trec.measures import expand
 
 sys.path.insert(0, str(Path(__file__).parent))
+import trec_data as data
 from strategies import PROPERTY_SETTINGS
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 NEW = ["num_q", "gm_map", "iprec_at_recall", "11pt_avg", "relative_P", "binG", "G",
        "ndcg_rel", "Rndcg"]
-ONLY_ALL = ("num_q", "gm_map")  # trec_eval prints these in its all row alone
-
-
-def _printed(lines) -> dict[str, dict[str, str]]:
-    """trec_eval's ``-q`` output as {measure: {query or 'all': printed value}}."""
-    out: dict[str, dict[str, str]] = defaultdict(dict)
-    for line in lines:
-        if line.strip():
-            m, q, v = line.split()
-            out[m][q] = v
-    return out
-
-
-def _compare(got: fastrank.RunScores, want: dict[str, dict[str, str]]) -> int:
-    """Every value of ``got`` (per query and all) against trec_eval's printed one
-    (num_q exactly, the others to its 4 decimals); the number compared."""
-    n = 0
-    for name, per in got.per_query.items():
-        rows = [("all", got.mean[name])]
-        if name not in ONLY_ALL:
-            rows += list(zip(got.queries.tolist(), per.tolist(), strict=True))
-        assert len(rows) == len(want[name]), name
-        for q, v in rows:
-            w = want[name][str(q)]
-            if name == "num_q":
-                assert v == int(w), (name, q, v, w)
-            else:  # printed with %.4f: within half a unit of its last digit
-                assert abs(v - float(w)) <= 0.5e-4 + 1e-12, (name, q, v, w)
-            n += 1
-    return n
-
-
-def _unzipped(path: Path, tmp_path: Path) -> str:
-    out = tmp_path / path.name.removesuffix(".gz")
-    out.write_bytes(gzip.decompress(path.read_bytes()))
-    return str(out)
-
-
-ROBUST = DATA / "trec_robust2003"
-RUNS = sorted(p.name[len("input."):-len(".gz")] for p in (ROBUST / "runs").glob("input.*.gz")) \
-    if ROBUST.is_dir() else []
 PER_QUERY = 11 + 1 + 9 + 4  # iprec_at_recall, 11pt_avg, relative_P, binG G ndcg_rel Rndcg
 
 
-@pytest.mark.skipif(not ROBUST.is_dir(), reason=f"{ROBUST} is absent (real TREC data)")
+@data.NEEDS_ROBUST
 def test_every_robust2003_run_matches_trec_eval_10(tmp_path) -> None:
     """All 14 runs, each of their 100 queries and the all row, in trec_eval's order of
     ties; and relative_P, whose expectation is linear, equal under every tie rule
     where a run has no ties."""
-    assert len(RUNS) == 14
-    qrels = fastrank.read_qrels(_unzipped(ROBUST / "qrels.robust2003.txt.gz", tmp_path))
+    assert len(data.RUNS) == 14
     compared = 0
-    for name in RUNS:
-        run = fastrank.read_run(_unzipped(ROBUST / "runs" / f"input.{name}.gz", tmp_path))
-        with gzip.open(ROBUST / "trec_eval10" / f"{name}.aq.gz", "rt") as f:
-            want = _printed(f)
+    for name, qrels, run in data.robust_runs(tmp_path):
+        want = data.printed(data.robust_printed(name))
         got = fastrank.evaluate_run(qrels, run, NEW, ties="trec_eval")
-        compared += _compare(got, want)
+        compared += data.compare(got, want, got.per_query)
         if name in ("humR03dc", "uic0301"):  # no tied scores: every rule gives one order
             for ties in ("expected", "optimistic", "pessimistic"):
                 same = fastrank.evaluate_run(qrels, run, NEW, ties=ties)
@@ -101,17 +55,15 @@ def test_every_robust2003_run_matches_trec_eval_10(tmp_path) -> None:
     assert compared == 14 * (101 * PER_QUERY + 2)
 
 
-@pytest.mark.skipif(not ROBUST.is_dir(), reason=f"{ROBUST} is absent (real TREC data)")
+@data.NEEDS_ROBUST
 def test_every_robust2003_run_under_every_tie_rule(tmp_path) -> None:
     """The heavily tied runs (MU03rob01 ties 90% of its rows) under the other rules:
     every value defined and within [0, 1]; where relevant documents first (last) is
     the best (worst) order, binG, relative_P and AP (gm_map) lie between them, with
     the expectation and trec_eval's order."""
-    qrels = fastrank.read_qrels(_unzipped(ROBUST / "qrels.robust2003.txt.gz", tmp_path))
     names = [n for n in NEW if n != "G"]
     bounded = ["binG", "gm_map", *expand("relative_P")]
-    for name in RUNS:
-        run = fastrank.read_run(_unzipped(ROBUST / "runs" / f"input.{name}.gz", tmp_path))
+    for name, qrels, run in data.robust_runs(tmp_path):
         got = {t: fastrank.evaluate_run(qrels, run, names, ties=t)
                for t in ("expected", "optimistic", "pessimistic", "trec_eval")}
         for t, r in got.items():
@@ -129,25 +81,21 @@ def test_every_robust2003_run_under_every_tie_rule(tmp_path) -> None:
                                            got["optimistic"].per_query[m], rtol=1e-10)
 
 
-TEST = DATA / "trec_eval"
-
-
-@pytest.mark.skipif(not TEST.is_dir(), reason=f"{TEST} is absent (trec_eval's test files)")
+@data.NEEDS_TEST
 def test_trec_evals_own_test_collection() -> None:
     """``out.test.aq`` (``-q -m all_trec``), ``out.test.a`` (its all rows, which name
     every measure in the order of ``all_trec``) and ``out.test.meas_params`` (cut-offs
     given as ``root.params``: names and values)."""
-    qrels = fastrank.read_qrels(str(TEST / "qrels.test"))
-    run = fastrank.read_run(str(TEST / "results.test"))
+    qrels, run = data.collection()
     got = fastrank.evaluate_run(qrels, run, NEW, ties="trec_eval")
-    assert _compare(got, _printed((TEST / "out.test.aq").read_text().splitlines())) \
+    assert data.compare(got, data.printed(data.collection_printed("out.test.aq")), got.per_query) \
         == 3 * PER_QUERY + PER_QUERY + 2
-    means = _printed((TEST / "out.test.a").read_text().splitlines())
+    means = data.printed(data.collection_printed("out.test.a"))
     for name, v in got.mean.items():
         assert abs(v - float(means[name]["all"])) <= 0.5e-4 + 1e-12, name
     # trec_eval's all row names all_trec's measures in its order (runid is no measure)
     assert [n for n in means if n != "runid"] == expand("all_trec")
-    params = _printed((TEST / "out.test.meas_params").read_text().splitlines())
+    params = data.printed(data.collection_printed("out.test.meas_params"))
     asked = ["iprec_at_recall.0.1,0.20,.25,0.5,0.75", "P.7,3,5", "recall.20,2000",
              "Rprec_mult.0.2,0.35,5.0", "ndcg_cut.10,20,23", "success.2,5,20"]
     got = fastrank.evaluate_run(qrels, run, asked, ties="trec_eval")

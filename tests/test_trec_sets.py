@@ -9,13 +9,11 @@ runs, with every order of the tied documents for the measures that depend on it.
 
 from __future__ import annotations
 
-import gzip
 import itertools
 import math
 import subprocess
 import sys
 import warnings
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +21,9 @@ import pytest
 
 import fastrank
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+sys.path.insert(0, str(Path(__file__).parent))
+import trec_data as data
+
 COUNTS = ["num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"]
 SETS = [*COUNTS, "set_P", "set_recall", "set_relative_P", "set_F", "set_map", "utility"]
 CUTS = [f"map_cut_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
@@ -31,82 +31,35 @@ MULTS = [f"Rprec_mult_{x / 10:.2f}" for x in range(2, 21, 2)]
 NAMES = SETS + CUTS + MULTS
 
 
-def _expected(lines) -> dict[str, dict[str, str]]:
-    """trec_eval's ``-q`` output as {measure: {query or 'all': printed value}}."""
-    out: dict[str, dict[str, str]] = defaultdict(dict)
-    for line in lines:
-        if line.strip():
-            m, q, v = line.split()
-            out[m][q] = v
-    return out
-
-
-def _compare(got: fastrank.RunScores, want: dict[str, dict[str, str]], names) -> int:
-    """Every value of ``names`` per query and the all row against trec_eval's printed
-    one (counts exactly, the others to its 4 decimals); the number compared."""
-    n = 0
-    for name in names:
-        rows = [*zip(got.queries.tolist(), got.per_query[name].tolist(), strict=True),
-                ("all", got.mean[name])]
-        assert len(rows) == len(want[name]), name
-        for q, v in rows:
-            w = want[name][str(q)]
-            if name in COUNTS:
-                assert v == int(w), (name, q, v, w)
-            else:  # printed with %.4f: within half a unit of its last digit
-                assert abs(v - float(w)) <= 0.5e-4 + 1e-12, (name, q, v, w)
-            n += 1
-    return n
-
-
-def _unzipped(path: Path, tmp_path: Path) -> str:
-    out = tmp_path / path.name.removesuffix(".gz")
-    out.write_bytes(gzip.decompress(path.read_bytes()))
-    return str(out)
-
-
-ROBUST = DATA / "trec_robust2003"
-RUNS = sorted(p.name[len("input."):-len(".gz")] for p in (ROBUST / "runs").glob("input.*.gz")) \
-    if ROBUST.is_dir() else []
-
-
-@pytest.mark.skipif(not ROBUST.is_dir(), reason=f"{ROBUST} is absent (real TREC data)")
+@data.NEEDS_ROBUST
 def test_every_robust2003_run_matches_trec_eval_10(tmp_path) -> None:
     """All 14 runs, every query and the all row, in trec_eval's tie order; the
     measures of the sets give the same values under the tie-expected default."""
-    assert len(RUNS) == 14
-    qrels = fastrank.read_qrels(_unzipped(ROBUST / "qrels.robust2003.txt.gz", tmp_path))
+    assert len(data.RUNS) == 14
     compared = 0
-    for name in RUNS:
-        run = fastrank.read_run(_unzipped(ROBUST / "runs" / f"input.{name}.gz", tmp_path))
-        with gzip.open(ROBUST / "trec_eval10" / f"{name}.aq.gz", "rt") as f:
-            want = _expected(f)
+    for name, qrels, run in data.robust_runs(tmp_path):
+        want = data.printed(data.robust_printed(name))
         got = fastrank.evaluate_run(qrels, run, NAMES, ties="trec_eval")
-        compared += _compare(got, want, NAMES)
+        compared += data.compare(got, want, NAMES)
         expected = fastrank.evaluate_run(qrels, run, SETS)
         for m in SETS:
             assert np.array_equal(expected.per_query[m], got.per_query[m]), (name, m)
     assert compared == 14 * 101 * len(NAMES)
 
 
-TEST = DATA / "trec_eval"
-
-
-@pytest.mark.skipif(not TEST.is_dir(), reason=f"{TEST} is absent (trec_eval's test files)")
+@data.NEEDS_TEST
 def test_trec_evals_own_test_collection() -> None:
     """``out.test.aq`` (``-q -m all_trec``), ``out.test.a`` (its all rows) and the
     Rprec_mult multiples of ``out.test.meas_params``."""
-    got = fastrank.evaluate_run(fastrank.read_qrels(str(TEST / "qrels.test")),
-                                fastrank.read_run(str(TEST / "results.test")),
-                                [*NAMES, "Rprec_mult_0.35", "Rprec_mult_5.00"],
+    got = fastrank.evaluate_run(*data.collection(), [*NAMES, "Rprec_mult_0.35", "Rprec_mult_5.00"],
                                 ties="trec_eval")
-    want = _expected((TEST / "out.test.aq").read_text().splitlines())
-    assert _compare(got, want, NAMES) == 4 * len(NAMES)
-    means = _expected((TEST / "out.test.a").read_text().splitlines())
+    want = data.printed(data.collection_printed("out.test.aq"))
+    assert data.compare(got, want, NAMES) == 4 * len(NAMES)
+    means = data.printed(data.collection_printed("out.test.a"))
     for name in NAMES:
         assert abs(got.mean[name] - float(means[name]["all"])) <= 0.5e-4 + 1e-12, name
-    params = _expected((TEST / "out.test.meas_params").read_text().splitlines())
-    assert _compare(got, params, ["Rprec_mult_0.35", "Rprec_mult_5.00"]) == 8
+    params = data.printed(data.collection_printed("out.test.meas_params"))
+    assert data.compare(got, params, ["Rprec_mult_0.35", "Rprec_mult_5.00"]) == 8
 
 
 def _brute(ranked, grades, n_judged_rel, k, x):
@@ -210,9 +163,11 @@ def test_the_command_line_prints_counts_as_trec_eval_does(tmp_path) -> None:
                          check=False)
     assert out.returncode == 0, out.stderr
     lines = [[x.strip() for x in line.split("\t")] for line in out.stdout.splitlines()]
-    # trec_eval's order: each query's measures, then the all rows
-    assert lines[0:2] == [["num_ret", "q1", "3"], ["num_nonrel_judged_ret", "q1", "1"]]
-    assert lines[2] == ["set_F", "q1", f"{2 * (1 / 3) * 0.5 / (1 / 3 + 0.5):.4f}"]
-    assert lines[3] == ["map_cut_5", "q1", "0.5000"]
-    assert lines[4:6] == [["num_ret", "q2", "1"], ["num_nonrel_judged_ret", "q2", "0"]]
-    assert lines[8:10] == [["num_ret", "all", "4"], ["num_nonrel_judged_ret", "all", "1"]]
+    names = ["num_ret", "num_nonrel_judged_ret", "set_F", "map_cut_5"]
+    # trec_eval's -q order: query by query, then the all rows
+    assert [line[:2] for line in lines] == [[m, q] for q in ("q1", "q2", "all") for m in names]
+    value = {(m, q): v for m, q, v in lines}
+    assert [value["num_ret", q] for q in ("q1", "q2", "all")] == ["3", "1", "4"]
+    assert [value["num_nonrel_judged_ret", q] for q in ("q1", "q2", "all")] == ["1", "0", "1"]
+    assert value["set_F", "q1"] == f"{2 * (1 / 3) * 0.5 / (1 / 3 + 0.5):.4f}"
+    assert value["map_cut_5", "q1"] == "0.5000"

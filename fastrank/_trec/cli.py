@@ -13,6 +13,7 @@ import sys
 import warnings
 from typing import Any
 
+from .. import _cli_args as cli_args
 from ..tables import JSON_RULE
 
 TIES = ("expected", "optimistic", "pessimistic", "trec_eval")
@@ -40,36 +41,6 @@ class MeasureHelp(str):
 
         return (f"a measure ({', '.join(MEASURES)}; trec_eval's P_10, recall_100, "
                 "ndcg_cut_10, map_cut_10 too); repeat for several")
-
-
-def _alpha(value: str) -> float:
-    try:
-        v = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
-    if not 0.0 < v < 1.0:
-        raise argparse.ArgumentTypeError(f"{value!r} is not in (0, 1)")
-    return v
-
-
-def _grade(value: str) -> float:
-    try:
-        v = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
-    if v != v or v in (float("inf"), float("-inf")):
-        raise argparse.ArgumentTypeError(f"{value!r} is not a finite number")
-    return v
-
-
-def _count(value: str, least: int) -> int:
-    try:
-        v = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from None
-    if v < least:
-        raise argparse.ArgumentTypeError(f"{value!r} is not at least {least}")
-    return v
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -101,9 +72,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     trec.add_argument("-c", "--all-queries", action="store_true",
                       help="trec_eval's -c: every query of the qrels, those a run lacks "
                            "scoring as an empty run")
-    trec.add_argument("-M", "--depth", type=lambda v: _count(v, 1), default=None, metavar="N",
+    trec.add_argument("-M", "--depth", type=cli_args.count, default=None, metavar="N",
                       help="trec_eval's -M: only each query's first N documents count")
-    trec.add_argument("-l", "--level", type=_grade, default=1.0, metavar="L",
+    trec.add_argument("-l", "--level", type=cli_args.finite, default=1.0, metavar="L",
                       help="trec_eval's -l: grades from L are relevant (default 1)")
     trec.add_argument("-J", "--judged-only", action="store_true",
                       help="trec_eval's -J: documents the qrels do not judge removed first")
@@ -117,13 +88,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     group.add_argument("--correction", choices=CORRECTIONS, default="holm",
                        help="adjustment of each measure's p-values across its comparisons "
                             "(default holm)")
-    group.add_argument("--alpha", type=_alpha, default=0.05, metavar="A",
+    group.add_argument("--alpha", type=cli_args.open_rate, default=0.05, metavar="A",
                        help="significance level of the adjusted p-values (default 0.05)")
-    group.add_argument("--permutations", type=lambda v: _count(v, 1), default=10_000,
+    group.add_argument("--permutations", type=cli_args.count, default=10_000,
                        metavar="N", help="random sign patterns of the randomization test, "
                                          "where not all 2^queries are enumerated "
                                          "(default 10,000)")
-    group.add_argument("--seed", type=lambda v: _count(v, 0), default=None, metavar="S",
+    group.add_argument("--seed", type=lambda v: cli_args.count(v, 0), default=None, metavar="S",
                        help="seed of the random sign patterns (default: drawn, and printed)")
     group.add_argument("--baseline", metavar="RUN",
                        help="compare each run with this one (its file name or path) only, "
