@@ -147,11 +147,12 @@ from ._trec import ids, join, judged
 from ._trec import measures as catalog
 from ._trec.compare import RunComparison
 from ._trec.files import read_qrels, read_run
+from ._trec.ids import CodedIds
 from ._trec.measures import MEASURES
 from .exceptions import UndefinedMetricWarning, UnsupportedOptionError
 
-__all__ = ["MEASURES", "RunComparison", "RunScores", "compare_runs", "evaluate_run", "read_qrels",
-           "read_run"]
+__all__ = ["MEASURES", "CodedIds", "RunComparison", "RunScores", "compare_runs", "evaluate_run",
+           "read_qrels", "read_run"]
 
 
 @dataclass(frozen=True)

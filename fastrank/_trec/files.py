@@ -5,7 +5,7 @@ A file (plain or gzipped) is read as bytes and handed whole to a compiled pass
 (:func:`fastrank._kernels.text.trec_pass`) that splits its lines, codes the query
 and document ids by their bytes (each distinct id kept once) and reads the
 scores that one exact operation gives; the ids come back as
-:class:`~fastrank._trec.ids.CodedIds`, never one string per row. Scores outside
+:class:`~fastrank.trec.CodedIds`, never one string per row. Scores outside
 that fast path are parsed by numpy from their bytes, as Python's ``float`` (and
 C's ``strtod``) reads them. A file with whitespace beyond ASCII (which Python's
 ``str.split`` splits on) is read by the line splitter in Python instead, so that
@@ -205,7 +205,7 @@ def read_run(path: str) -> tuple[Any, Any, np.ndarray]:
     """A TREC run file (plain or gzipped) as ``(qids, docids, scores)``.
 
     Each line: ``qid Q0 docid rank score tag``. The ids come as
-    :class:`~fastrank._trec.ids.CodedIds` (arrays of ``str`` held as codes), the
+    :class:`~fastrank.trec.CodedIds` (arrays of ``str`` held as codes), the
     scores as float64, read as C's ``strtod`` reads them. A document listed twice
     for one query is a data error.
     """
@@ -229,7 +229,7 @@ def read_qrels(path: str) -> tuple[Any, Any, np.ndarray]:
 
     Each line: ``qid iter docid relevance``; relevance 1 and above is relevant
     (0 and negative grades are judged not relevant). The ids come as
-    :class:`~fastrank._trec.ids.CodedIds`, the grades as float64.
+    :class:`~fastrank.trec.CodedIds`, the grades as float64.
     """
     qids, docs, rel, _ = read_table(path, 4, "qrels", (0, 2, 3), "relevance")
     return qids, docs, rel
