@@ -18,6 +18,8 @@ import math
 
 import numpy as np
 
+from ._core import arith
+
 __all__ = ["adjust_p", "mean_interval", "normal_quantile", "paired_t_p", "sign_flip_p", "t_cdf",
            "t_quantile", "two_sided_p", "wilcoxon_p"]
 
@@ -346,7 +348,7 @@ def sign_flip_p(differences: np.ndarray, n_permutations: int = 10_000,
         else:
             patterns = rng.integers(0, 2, size=(hi - lo, n), dtype=np.int8)
         signs = patterns.astype(np.float64) * 2.0 - 1.0
-        hits += (np.abs(signs @ d) >= reach).sum(axis=0)
+        hits += (np.abs(arith.matmul(signs, d)) >= reach).sum(axis=0)
     p = hits / total if exact else (hits + 1) / (total + 1)
     return float(p[0]) if one else p
 

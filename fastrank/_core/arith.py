@@ -34,3 +34,8 @@ def vecmat(v: np.ndarray, m: np.ndarray) -> np.ndarray:
 def gram(x: np.ndarray) -> np.ndarray:
     """``x @ x.T`` of a 2-D ``x``."""
     return np.asarray(np.einsum("ik,jk->ij", x, x))
+
+
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` of two 2-D arrays."""
+    return np.asarray(np.einsum("ik,kj->ij", a, b))
