@@ -100,13 +100,15 @@ def test_wilcoxon_against_scipy(kind):
     rng = np.random.default_rng(2)
     compared = 0
     for n in (1, 2, 4, 7, 10, 13, 14, 20, 35, 50, 51, 80, 300):
-        for _ in range(8):
+        # scipy's permutation distribution of tied values takes about a second at
+        # n = 13 (0.15 s at 10): fewer draws there keep the test quick
+        for _ in range(2 if kind == "tied" and n >= 10 else 8):
             d = _differences(kind, n, rng)
             if not d.any():
                 continue
             assert stats.wilcoxon_p(d) == pytest.approx(_scipy_wilcoxon(d), rel=1e-10)
             compared += 1
-    assert compared >= 90
+    assert compared >= (90 if kind == "continuous" else 45)
 
 
 @given(st.lists(st.sampled_from([-0.5, -0.25, 0.0, 0.125, 0.25, 0.5, 1.0]), min_size=1,
