@@ -185,3 +185,25 @@ def test_the_share_is_timed_once_per_size_bucket(monkeypatch: pytest.MonkeyPatch
     assert batches.items_choice(3000).share == 0
     monkeypatch.setenv("FASTRANK_ITEMS", "off")
     assert batches.items_choice(3000).share == batches.NEVER
+
+
+def test_columns_go_inside_for_the_items_where_that_is_faster(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where numpy's sort wins, a column of many positives still goes inside the kernel
+    when the item sort there beats the classes' numpy sorts outside, by the timings."""
+    timings = ((128, 10e-9, 11e-9), (256, 13e-9, 12e-9), (512, 20e-9, 14e-9))
+    monkeypatch.setattr(batches, "items_choice",
+                        lambda n: batches.ItemsChoice(256, "test", timings))
+
+    def numpy_faster(width: int, n: int = 1 << 17, compile: bool = True) -> Any:
+        from fastrank._core import sorting
+        return sorting.SortChoice("numpy", "test", 49152, 49152 * 3e-9, 49152 * 6e-9)
+
+    monkeypatch.setattr(batches.sorting, "sort_choice", numpy_faster)
+    sizes = np.array([50_000])
+    # 3 ns per score saved by numpy's sort, 0.2 ns of Python steps per score:
+    assert not batches.in_kernel(sizes, 4, False).any()  # no share: as before
+    assert not batches.in_kernel(sizes, 4, False, 0.2).any()  # below the share
+    assert not batches.in_kernel(sizes, 4, False, 0.3).any()  # 12 > 13 - 3 + 0.2
+    assert batches.in_kernel(sizes, 4, False, 0.6).all()  # 14 < 20 - 3 + 0.2
+    assert not batches.in_kernel(sizes, 8, False, 0.6).any()  # float64: never the items

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._kernels.batch import BLOCK, LAB_SAME, SHARE_UNIT, run_segments, transpose_block
+from .._kernels.batch import BLOCK, LAB_CSC, LAB_SAME, SHARE_UNIT, run_segments, transpose_block
 from .._kernels.sort import HIST_SHAPE
 from .._kernels.sweep import CHUNK, K_SIZE, OUT_SIZE, S_SIZE
 from . import sorting, workers
@@ -65,14 +65,15 @@ def batch_metrics(b: Batch, max_fpr: float, what: int) -> tuple[np.ndarray, np.n
     if b.t == 0:
         return out, prbe
     nthreads = workers.threads() if int(b.sizes.sum()) >= workers.PARALLEL_MIN else 1
+    share = _positive_share(b)
     if b.layout == SAMPLE_MAJOR:
         together = b.t > FEW_TASKS
         inside = together and bool(in_kernel(b.sizes[:1], b.values.itemsize,
-                                             b.weights is not None)[0])
+                                             b.weights is not None, share)[0])
         units = column_units(b, nthreads, inside)
         run = _block_runner(b, max_fpr, what, out, prbe, inside)
     else:
-        inside_mask = in_kernel(b.sizes, b.values.itemsize, b.weights is not None)
+        inside_mask = in_kernel(b.sizes, b.values.itemsize, b.weights is not None, share)
         units = _segment_units(b, nthreads, BATCH_TASK if bool(
             (inside_mask & (b.sizes > SMALL_TASK)).any()) else SMALL_TASK)
         run = _segment_runner(b, max_fpr, what, out, prbe, b.t > FEW_TASKS, inside_mask)
@@ -217,12 +218,28 @@ class _BatchNonFinite(Exception):
         self.task = task
 
 
-def in_kernel(sizes: np.ndarray, itemsize: int, weighted: bool) -> np.ndarray:
+def _positive_share(b: Batch) -> float:
+    """The share of positives over a batch's unweighted float32 tasks (what decides
+    whether they take the item sort; -1 for any other batch)."""
+    if b.weights is not None or b.values.itemsize != 4 or b.values.shape[0] == 0 \
+            or int(b.sizes.max()) <= SMALL_TASK:
+        return -1.0
+    if b.lab_mode == LAB_SAME:
+        return float(np.count_nonzero(b.labels) / b.labels.shape[0])
+    if b.lab_mode == LAB_CSC:
+        return float(b.lab_idx.shape[0] / b.values.shape[0])
+    return 1.0 / b.t  # class codes: one class against the rest
+
+
+def in_kernel(sizes: np.ndarray, itemsize: int, weighted: bool,
+              share: float = -1.0) -> np.ndarray:
     """Which tasks of these sizes a batch computes inside its kernel: every one up
     to :data:`SMALL_TASK` samples, and up to :data:`BATCH_TASK` those where the
     radix sort is the faster at their size here (:func:`~.sorting.sort_choice`,
     timed per size bucket; ``FASTRANK_SORT`` forces it) or that are weighted (the
-    one-task engine sorts weighted classes with the radix sort too)."""
+    one-task engine sorts weighted classes with the radix sort too), or that have
+    float32 scores with a ``share`` of positives at which the item sort inside the
+    kernel is faster than each class's numpy sort outside it (:func:`items_inside`)."""
     sizes = np.asarray(sizes, np.int64)
     inside = sizes <= SMALL_TASK
     mid = ~inside & (sizes <= BATCH_TASK)
@@ -236,9 +253,28 @@ def in_kernel(sizes: np.ndarray, itemsize: int, weighted: bool) -> np.ndarray:
         # the radix sort where it is the faster, or slower by less than a task's
         # steps from Python cost (at the bucket's largest size)
         if c.path == "radix" or (c.n and (c.radix_s - c.numpy_s) * ((2 << (int(bl) - 1)) - 1)
-                                 / c.n < COLUMN_STEPS):
+                                 / c.n < COLUMN_STEPS) \
+                or (itemsize == 4 and share >= 0.0 and items_inside(1 << (int(bl) - 1), share)):
             inside |= mid & (bucket == bl)
     return inside
+
+
+def items_inside(n: int, share: float) -> bool:
+    """Whether tasks of ``n`` float32 scores with this share of positives are faster
+    inside the batch kernel by the item sort than through the one-task engine with
+    numpy's sort, from the timings of :func:`items_choice` (at the largest share
+    timed not above this one) and :func:`~.sorting.sort_choice`: the classes'
+    time inside the kernel, less what numpy's sort saves on the task's keys, plus
+    the steps of a call from Python (:data:`COLUMN_STEPS`)."""
+    c = items_choice(n)
+    units = share * SHARE_UNIT
+    rows = [r for r in c.timings if r[0] <= units]
+    if units < c.share or not rows:
+        return False
+    _, classes_s, items_s = rows[-1]  # seconds per score
+    s = sorting.sort_choice(4, n)
+    saved = (s.radix_s - s.numpy_s) / s.n if s.n else 0.0
+    return items_s < classes_s - saved + COLUMN_STEPS / max(n, 1)
 
 
 def _segment_units(b: Batch, nthreads: int, alone: int = SMALL_TASK) -> list[tuple[int, int]]:
@@ -311,6 +347,8 @@ ITEM_SHARES = (16, 32, 64, 128, 256, 512)
 class ItemsChoice(NamedTuple):
     share: int  # a task with at least this many positives per SHARE_UNIT takes the items
     reason: str
+    # (share, seconds per score with the classes, with the items) at each share timed
+    timings: tuple[tuple[int, float, float], ...] = ()
 
 
 _items: dict[int, ItemsChoice] = {}
@@ -384,7 +422,9 @@ def _time_items(bucket: int) -> ItemsChoice:
     shown = ", ".join(f"{s}: {a / (n * t) * 1e9:.1f}/{b / (n * t) * 1e9:.1f}"
                       for s, (a, b) in zip(ITEM_SHARES, times, strict=True))
     return ItemsChoice(share, f"timed on {t} x {n:,} float32 scores, ns per score by positives "
-                              f"per {SHARE_UNIT} (classes/items): {shown}")
+                              f"per {SHARE_UNIT} (classes/items): {shown}",
+                       tuple((x, a / (n * t), b / (n * t))
+                             for x, (a, b) in zip(ITEM_SHARES, times, strict=True)))
 
 
 def _segment_scratch(nmax: int, dtype: np.dtype[Any], weighted: bool) -> tuple[

@@ -309,34 +309,35 @@ SHARE_UNIT = 1024  # run_segments' ``many``: positives per this many samples
 def item_sweep(seg, lab, n, sign, exp_mask, st, sk, gpos, gneg, gkey, items, ibuf, hist):
     """An unweighted float32 task's sweep from one sort of ``key << 1 | label`` items.
 
-    Each sample becomes one uint64 item, its score's order key (-0.0 taken as
-    +0.0: one group, as the class sweep compares them) above its label bit;
-    the items are radix sorted on the key bits only (the label order inside a
-    tie is not needed) and swept once from the top, a tie group at a time.
-    The table handed to :func:`~fastrank._kernels.sweep.sweep_table` is the
-    one :func:`~fastrank._kernels.sweep.bulk_sweep` builds: each group with
-    positives is one entry; each run of negative-only groups is one entry
-    keyed by its lowest score, except the group where the partial AUC's FP
-    budget runs out and the one where TP + FP reaches P, which go alone. So
-    the sums, and the results, are those of the two class sorts and their
-    merge, bit for bit. Returns False, sweeping nothing, when a score is NaN
-    or infinite (they sort to an end). ``st``/``sk`` come initialised.
+    Each sample becomes one uint64 item, its score's order key above its label
+    bit; the items are radix sorted (one sort, where the classes took two and
+    their keys' conversions four passes more) and swept once from the top, in
+    one pass without a branch on the data: a tie group comes positives first,
+    and an item opens a new entry of the table when it opens a new group that
+    holds a positive or follows one. So the table handed to
+    :func:`~fastrank._kernels.sweep.sweep_table` is the one
+    :func:`~fastrank._kernels.sweep.bulk_sweep` builds: each group with
+    positives one entry; each run of negative-only groups one entry keyed by its
+    lowest score, except the group where TP + FP reaches P (the one holding the
+    P-th item from the top) and the one where the partial AUC's FP budget runs
+    out, which go alone (both found before the pass). The sums, and the
+    results, are those of the two class sorts and their merge, bit for bit.
+    Returns False, sweeping nothing, when a score is NaN or infinite (they sort
+    to an end). ``st``/``sk`` come initialised.
     """
     one = np.uint64(1)
+    ones = np.uint64(0xFFFFFFFF)
     anyk = np.uint64(0)
     allk = ~np.uint64(0)
     for i in range(n):
-        b = np.uint64(seg[i])
-        if b == sign:  # -0.0
-            b = np.uint64(0)
-        k = to_key(b, 0, sign, np.uint64(0xFFFFFFFF))
+        k = (to_key(np.uint64(seg[i]), 0, sign, ones) << one) | np.uint64(lab[i] != 0)
         anyk |= k
         allk &= k
-        items[i] = (k << one) | np.uint64(lab[i] != 0)
+        items[i] = k
     it = items[:n]
     varying = anyk ^ allk
     if n <= SMALL:
-        for i in range(1, n):  # insertion sort (of whole items: the same groups)
+        for i in range(1, n):  # insertion sort
             x = it[i]
             at = i - 1
             while at >= 0 and it[at] > x:
@@ -344,65 +345,65 @@ def item_sweep(seg, lab, n, sign, exp_mask, st, sk, gpos, gneg, gkey, items, ibu
                 at -= 1
             it[at + 1] = x
     elif varying != np.uint64(0):
-        nbits = highest_bit(varying) + 1
-        lsd_pass_sort(it, ibuf[:n], 1, nbits, hist, n <= WIDE_DIGITS_MAX_N)
-    if exp_mask != np.uint64(0) and n > 0:
-        lo_b = from_key(it[0] >> one, 0, sign, np.uint64(0xFFFFFFFF))
-        hi_b = from_key(it[n - 1] >> one, 0, sign, np.uint64(0xFFFFFFFF))
+        lsd_pass_sort(it, ibuf[:n], 0, highest_bit(varying) + 1, hist, n <= WIDE_DIGITS_MAX_N)
+    if n == 0:
+        sweep_table(gpos, gneg, gkey, 0, st, sk)
+        return True
+    if exp_mask != np.uint64(0):
+        lo_b = from_key(it[0] >> one, 0, sign, ones)
+        hi_b = from_key(it[n - 1] >> one, 0, sign, ones)
         if (lo_b & exp_mask) == exp_mask or (hi_b & exp_mask) == exp_mask:
             return False
-    pos = st[S_POS]
-    fp_stop = st[S_MAX_FPR] * st[S_NEG]
-    pa_open = st[S_PA_OPEN] != 0.0
-    tp = st[S_TP]
-    fp = st[S_FP]
-    prbe_left = pos > 0.0 and tp + fp < pos
-    limit = gpos.shape[0] - 4  # a step writes at most two entries
-    i = n - 1
-    run_n = 0.0  # the run of negative-only groups not handed over yet
-    run_key = np.uint64(0)
-    while i >= 0:
-        c = np.int64(0)
-        while c < limit and i >= 0:
-            v = it[i] >> one
-            dp = 0.0
-            dn = 0.0
-            while i >= 0 and (it[i] >> one) == v:
-                x = it[i] & one
-                dp += float(x)
-                dn += float(one - x)
-                i -= 1
-            key = from_key(v, 0, sign, np.uint64(0xFFFFFFFF))
-            if dp == 0.0 and not ((pa_open and fp + run_n + dn > fp_stop)
-                                  or (prbe_left and tp + fp + run_n + dn >= pos)):
-                run_n += dn  # the run goes on (counts: exact)
-                run_key = key
-                continue
-            if run_n > 0.0:
-                gpos[c] = 0.0
-                gneg[c] = run_n
-                gkey[c] = run_key
-                c += 1
-                fp += run_n
-                run_n = 0.0
-            gpos[c] = dp
-            gneg[c] = dn
-            gkey[c] = key
-            c += 1
-            tp += dp
-            if pa_open and fp + dn > fp_stop:
-                pa_open = False
-            fp += dn
-            if prbe_left and tp + fp >= pos:
-                prbe_left = False
-        if i < 0 and run_n > 0.0:
-            gpos[c] = 0.0
-            gneg[c] = run_n
-            gkey[c] = run_key
-            c += 1
-            fp += run_n
-            run_n = 0.0
-        sweep_table(gpos, gneg, gkey, c, st, sk)
+    # The two groups that go alone, by their keys (none: a key no item has).
+    none = np.uint64(1) << np.uint64(40)
+    m = np.int64(st[S_POS])
+    k_be = it[n - m] >> one if m > 0 else none
+    k_pa = none
+    if st[S_PA_OPEN] != 0.0:
+        fp_stop = st[S_MAX_FPR] * st[S_NEG]
+        fp = 0.0
+        for i in range(n - 1, -1, -1):
+            fp += float(one - (it[i] & one))
+            if fp > fp_stop:
+                k_pa = it[i] >> one
+                break
+    # One pass: entry c accumulates its counts (ep, en; integers, whose chain of
+    # dependent steps is shorter than floats') and is written at every item, so
+    # that its slot holds its final counts once the next entry opens.
+    limit = gpos.shape[0] - 2
+    c = np.int64(-1)
+    ep = np.int64(0)
+    en = np.int64(0)
+    prev = none + one  # no item's key: the first item opens a group and an entry
+    alone = True  # the current entry holds positives, or its group goes alone
+    for i in range(n - 1, -1, -1):
+        x = it[i]
+        v = x >> one
+        lb = np.int64(x & one)
+        newg = v != prev
+        special = (v == k_be) | (v == k_pa)
+        start = newg & ((lb != 0) | alone | special)
+        c += np.int64(start)
+        keep = np.int64(0) if start else np.int64(-1)
+        ep = (ep & keep) + lb
+        en = (en & keep) + (1 - lb)
+        gpos[c] = float(ep)
+        gneg[c] = float(en)
+        gkey[c] = v
+        alone = ((lb != 0) | special) if start else alone
+        prev = v
+        if c == limit:  # the entries before c are final: swept; c moves to the front
+            for g in range(c):
+                gkey[g] = from_key(gkey[g], 0, sign, ones)
+            sweep_table(gpos, gneg, gkey, c, st, sk)
+            gpos[0] = float(ep)
+            gneg[0] = float(en)
+            gkey[0] = v
+            c = np.int64(0)
+    c += 1
+    for g in range(c):
+        gkey[g] = from_key(gkey[g], 0, sign, ones)
+    sweep_table(gpos, gneg, gkey, c, st, sk)
     return True
 
 
