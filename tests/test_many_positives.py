@@ -29,7 +29,7 @@ def _calls(y: np.ndarray, s: np.ndarray) -> list[np.ndarray]:
                fastrank.roc_auc(y, s, average=None),
                fastrank.roc_auc(y, s, average=None, max_fpr=0.3),
                fastrank.pr_auc(y, s, average=None),
-               fastrank.prbe(y, s, average=None)]
+               *fastrank.prbe(y, s, average=None, return_threshold=True)]
     return [np.asarray(x, dtype=np.float64) for x in got]
 
 
@@ -150,7 +150,8 @@ def test_items_equal_the_definitions(n: int, t: int, share: float, levels: int, 
         with _quiet():
             ap = np.asarray(fastrank.average_precision(y, s, average=None), np.float64)
             auc = np.asarray(fastrank.roc_auc(y, s, average=None), np.float64)
-            be = np.asarray(fastrank.prbe(y, s, average=None), np.float64)
+            be, at = (np.asarray(x, np.float64)
+                      for x in fastrank.prbe(y, s, average=None, return_threshold=True))
     finally:
         if before is None:
             del os.environ["FASTRANK_ITEMS"]
@@ -168,9 +169,10 @@ def test_items_equal_the_definitions(n: int, t: int, share: float, levels: int, 
             assert math.isnan(auc[j])
         else:
             assert auc[j] == pytest.approx(float(want_auc), rel=1e-12, abs=1e-15)
-        want_be = oracles.prbe(yj, sj)[0]
+        want_be, want_at = oracles.prbe(yj, sj)
         if not (isinstance(want_be, float) and math.isnan(want_be)):
             assert be[j] == pytest.approx(float(want_be), rel=1e-12, abs=1e-15)
+            assert at[j] == float(want_at)  # the break-even group's score
 
 
 def test_the_share_is_timed_once_per_size_bucket(monkeypatch: pytest.MonkeyPatch) -> None:
