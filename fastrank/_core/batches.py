@@ -10,12 +10,15 @@ as a one-task call. Both give the same numbers.
 from __future__ import annotations
 
 import itertools
+import os
+import threading
+import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._kernels.batch import BLOCK, LAB_SAME, run_segments, transpose_block
+from .._kernels.batch import BLOCK, LAB_CSC, LAB_SAME, SHARE_UNIT, run_segments, transpose_block
 from .._kernels.sort import HIST_SHAPE
 from .._kernels.sweep import CHUNK, K_SIZE, OUT_SIZE, S_SIZE
 from . import sorting, workers
@@ -62,14 +65,15 @@ def batch_metrics(b: Batch, max_fpr: float, what: int) -> tuple[np.ndarray, np.n
     if b.t == 0:
         return out, prbe
     nthreads = workers.threads() if int(b.sizes.sum()) >= workers.PARALLEL_MIN else 1
+    share = _positive_share(b)
     if b.layout == SAMPLE_MAJOR:
         together = b.t > FEW_TASKS
         inside = together and bool(in_kernel(b.sizes[:1], b.values.itemsize,
-                                             b.weights is not None)[0])
+                                             b.weights is not None, share)[0])
         units = column_units(b, nthreads, inside)
         run = _block_runner(b, max_fpr, what, out, prbe, inside)
     else:
-        inside_mask = in_kernel(b.sizes, b.values.itemsize, b.weights is not None)
+        inside_mask = in_kernel(b.sizes, b.values.itemsize, b.weights is not None, share)
         units = _segment_units(b, nthreads, BATCH_TASK if bool(
             (inside_mask & (b.sizes > SMALL_TASK)).any()) else SMALL_TASK)
         run = _segment_runner(b, max_fpr, what, out, prbe, b.t > FEW_TASKS, inside_mask)
@@ -214,12 +218,28 @@ class _BatchNonFinite(Exception):
         self.task = task
 
 
-def in_kernel(sizes: np.ndarray, itemsize: int, weighted: bool) -> np.ndarray:
+def _positive_share(b: Batch) -> float:
+    """The share of positives over a batch's unweighted float32 tasks (what decides
+    whether they take the item sort; -1 for any other batch)."""
+    if b.weights is not None or b.values.itemsize != 4 or b.values.shape[0] == 0 \
+            or int(b.sizes.max()) <= SMALL_TASK:
+        return -1.0
+    if b.lab_mode == LAB_SAME:
+        return float(np.count_nonzero(b.labels) / b.labels.shape[0])
+    if b.lab_mode == LAB_CSC:
+        return float(b.lab_idx.shape[0] / b.values.shape[0])
+    return 1.0 / b.t  # class codes: one class against the rest
+
+
+def in_kernel(sizes: np.ndarray, itemsize: int, weighted: bool,
+              share: float = -1.0) -> np.ndarray:
     """Which tasks of these sizes a batch computes inside its kernel: every one up
     to :data:`SMALL_TASK` samples, and up to :data:`BATCH_TASK` those where the
     radix sort is the faster at their size here (:func:`~.sorting.sort_choice`,
     timed per size bucket; ``FASTRANK_SORT`` forces it) or that are weighted (the
-    one-task engine sorts weighted classes with the radix sort too)."""
+    one-task engine sorts weighted classes with the radix sort too), or that have
+    float32 scores with a ``share`` of positives at which the item sort inside the
+    kernel is faster than each class's numpy sort outside it (:func:`items_inside`)."""
     sizes = np.asarray(sizes, np.int64)
     inside = sizes <= SMALL_TASK
     mid = ~inside & (sizes <= BATCH_TASK)
@@ -233,9 +253,28 @@ def in_kernel(sizes: np.ndarray, itemsize: int, weighted: bool) -> np.ndarray:
         # the radix sort where it is the faster, or slower by less than a task's
         # steps from Python cost (at the bucket's largest size)
         if c.path == "radix" or (c.n and (c.radix_s - c.numpy_s) * ((2 << (int(bl) - 1)) - 1)
-                                 / c.n < COLUMN_STEPS):
+                                 / c.n < COLUMN_STEPS) \
+                or (itemsize == 4 and share >= 0.0 and items_inside(1 << (int(bl) - 1), share)):
             inside |= mid & (bucket == bl)
     return inside
+
+
+def items_inside(n: int, share: float) -> bool:
+    """Whether tasks of ``n`` float32 scores with this share of positives are faster
+    inside the batch kernel by the item sort than through the one-task engine with
+    numpy's sort, from the timings of :func:`items_choice` (at the largest share
+    timed not above this one) and :func:`~.sorting.sort_choice`: the classes'
+    time inside the kernel, less what numpy's sort saves on the task's keys, plus
+    the steps of a call from Python (:data:`COLUMN_STEPS`)."""
+    c = items_choice(n)
+    units = share * SHARE_UNIT
+    rows = [r for r in c.timings if r[0] <= units]
+    if units < c.share or not rows:
+        return False
+    _, classes_s, items_s = rows[-1]  # seconds per score
+    s = sorting.sort_choice(4, n)
+    saved = (s.radix_s - s.numpy_s) / s.n if s.n else 0.0
+    return items_s < classes_s - saved + COLUMN_STEPS / max(n, 1)
 
 
 def _segment_units(b: Batch, nthreads: int, alone: int = SMALL_TASK) -> list[tuple[int, int]]:
@@ -267,6 +306,7 @@ def _run_small(b: Batch, values: np.ndarray, labels: np.ndarray, lab_mode: int, 
     bits = readonly(values.view(spec.bits))
     scratch_ = _segment_scratch(nmax, values.dtype, b.weights is not None)
     bad = np.full(2, -1, np.int64)
+    many = NEVER  # (tables: never the items; the kernel writes the tables instead)
     if tables is not None:
         room = tables.ptr[tasks + 1] - tables.ptr[tasks]
         if int(room.min(initial=RUNS_ROOM)) < RUNS_ROOM \
@@ -274,11 +314,14 @@ def _run_small(b: Batch, values: np.ndarray, labels: np.ndarray, lab_mode: int, 
             raise RuntimeError("a batch table has no room for its task")  # pragma: no cover
         touts = (readonly(tables.ptr), tables.pos, tables.neg, tables.key, tables.filled)
     else:
-        touts = (EMPTY_I, EMPTY_FW, EMPTY_FW, EMPTY_UW, EMPTY_IW)
+        many = items_choice(nmax).share if b.weights is None and spec.bits.itemsize == 4 else NEVER
+        items = EMPTY_UW if many == NEVER else scratch("items", 16 * (nmax + 1) + 64)[
+            :16 * (nmax + 1)].view(np.uint64)
+        touts = (EMPTY_I, EMPTY_FW, EMPTY_FW, items, EMPTY_IW)
     while tasks.shape[0]:
         run_segments(bits, spec.kind, spec.sign, spec.ones, spec.exp, readonly(labels), lab_mode,
                      ptr, idx, w, wshared, readonly(offsets), readonly(tasks), max_fpr, what,
-                     sorting.count_choice().limit, *scratch_, out, prbe, bad, *touts)
+                     sorting.count_choice().limit, many, *scratch_, out, prbe, bad, *touts)
         if bad[0] < 0:
             return
         j = int(bad[0])
@@ -293,6 +336,95 @@ def _run_small(b: Batch, values: np.ndarray, labels: np.ndarray, lab_mode: int, 
         out[j], prbe[j] = _task_out(t, max_fpr, what, first + j)
         tasks = tasks[int(np.flatnonzero(tasks == j)[0]) + 1:]
         bad[:] = -1
+
+
+NEVER = SHARE_UNIT + 1  # a share of positives no task reaches (the item path unused)
+# The shares of positives at which the two ways of a batch task are timed (per
+# SHARE_UNIT samples): its classes each sorted and merged, or one sort of its items.
+ITEM_SHARES = (16, 32, 64, 128, 256, 512)
+
+
+class ItemsChoice(NamedTuple):
+    share: int  # a task with at least this many positives per SHARE_UNIT takes the items
+    reason: str
+    # (share, seconds per score with the classes, with the items) at each share timed
+    timings: tuple[tuple[int, float, float], ...] = ()
+
+
+_items: dict[int, ItemsChoice] = {}
+_items_lock = threading.Lock()
+
+
+def items_choice(n: int) -> ItemsChoice:
+    """From how many positives per :data:`~fastrank._kernels.batch.SHARE_UNIT`
+    samples a batch task of ``n`` float32 scores sorts its samples once as items
+    (:func:`~fastrank._kernels.batch.item_sweep`) instead of sorting each class.
+
+    Timed once per process and size bucket (:func:`~.sorting.size_bucket`), on
+    tasks of the bucket's middle size inside the batch kernel, both ways at each
+    share of :data:`ITEM_SHARES`: the smallest share from which the items are the
+    faster at that share and every larger one (:data:`NEVER` where they are not
+    faster at the largest). ``FASTRANK_ITEMS=on|off`` forces them for every task
+    or for none. Both ways give the same numbers, bit for bit.
+    """
+    forced = os.environ.get("FASTRANK_ITEMS", "").strip().lower()
+    if forced in ("on", "off"):
+        return ItemsChoice(0 if forced == "on" else NEVER, "set by FASTRANK_ITEMS")
+    bucket = sorting.size_bucket(n)
+    got = _items.get(bucket)
+    if got is not None:
+        return got
+    with _items_lock:
+        if bucket not in _items:
+            _items[bucket] = _time_items(bucket)
+        return _items[bucket]
+
+
+def _time_items(bucket: int) -> ItemsChoice:
+    n = sorting.CALIBRATE_N if bucket >= sorting.LARGE_BUCKET else max(3 << (bucket - 2), 2)
+    t = max(2, (1 << 15) // n)
+    rng = np.random.default_rng(12345)
+    spec = SPECS[np.dtype(np.float32)]
+    draws = rng.random(n * t)
+    vals = rng.standard_normal(n * t).astype(np.float32)
+    offsets = readonly(np.arange(t + 1, dtype=np.int64) * n)
+    tasks = readonly(np.arange(t, dtype=np.int64))
+    out = np.empty((t, OUT_SIZE), np.float64)
+    prbe = np.empty(t, np.uint64)
+    bad = np.full(2, -1, np.int64)
+    scratch_ = _segment_scratch(n, np.dtype(np.float32), False)
+    items = np.empty(2 * (n + 1), np.uint64)
+    count = sorting.count_choice().limit
+    wins = []
+    times = []
+    for share in ITEM_SHARES:
+        labels = readonly((draws < share / SHARE_UNIT).view(np.uint8))
+        bits = readonly((vals + labels).view(spec.bits))  # informative scores
+
+        def run(bits: np.ndarray, labels: np.ndarray, scr: np.ndarray, many: int) -> None:
+            run_segments(bits, spec.kind, spec.sign, spec.ones, spec.exp, labels, LAB_SAME,
+                         EMPTY_I, EMPTY_I, EMPTY_F, True, offsets, tasks, 1.0, 0, count, many,
+                         *scratch_, out, prbe, bad, EMPTY_I, EMPTY_FW, EMPTY_FW, scr, EMPTY_IW)
+
+        best = [np.inf, np.inf]
+        for _ in range(3):  # alternating, so that a busy machine hits both
+            for way, (scr, many) in enumerate(((EMPTY_UW, NEVER), (items, 0))):
+                t0 = time.perf_counter()
+                run(bits, labels, scr, many)
+                best[way] = min(best[way], time.perf_counter() - t0)
+        wins.append(best[1] < best[0])
+        times.append(best)
+    share = NEVER
+    for i in range(len(ITEM_SHARES) - 1, -1, -1):
+        if not wins[i]:
+            break
+        share = ITEM_SHARES[i]
+    shown = ", ".join(f"{s}: {a / (n * t) * 1e9:.1f}/{b / (n * t) * 1e9:.1f}"
+                      for s, (a, b) in zip(ITEM_SHARES, times, strict=True))
+    return ItemsChoice(share, f"timed on {t} x {n:,} float32 scores, ns per score by positives "
+                              f"per {SHARE_UNIT} (classes/items): {shown}",
+                       tuple((x, a / (n * t), b / (n * t))
+                             for x, (a, b) in zip(ITEM_SHARES, times, strict=True)))
 
 
 def _segment_scratch(nmax: int, dtype: np.dtype[Any], weighted: bool) -> tuple[

@@ -15,7 +15,9 @@ matrix) or parallel to the scores (groups), or absent (empty).
   a one-task call does (split by class, sort, sweep), with the engine's own
   sort: for small tasks, where a call from Python per task would cost more
   than the task. A task with few positives sorts only those and counts its
-  negatives against them (:func:`counted_sweep`).
+  negatives against them (:func:`counted_sweep`); a task of float32 scores
+  with many positives may instead sort its samples once, each an item of its
+  order key and its label, and sweep them once (:func:`item_sweep`).
 * :func:`group_order` puts samples in order of their group code (a counting
   sort that moves scores, labels and weights in the same pass), so that each
   group becomes a segment.
@@ -28,8 +30,15 @@ import math
 import numpy as np
 
 from .jit import KEYS, VALUES, b1, f64, helper, i64, kernel, ro, rw, u8, u64
-from .keys import KIND_SIGNED
-from .sort import sort_bits, sort_bits_weighted
+from .keys import KIND_SIGNED, from_key, to_key
+from .sort import (
+    SMALL,
+    WIDE_DIGITS_MAX_N,
+    highest_bit,
+    lsd_pass_sort,
+    sort_bits,
+    sort_bits_weighted,
+)
 from .sweep import (
     BEYOND_RANGE,
     CHUNK,
@@ -293,16 +302,121 @@ def counted_sweep(p, pb, q, qb, st, sk, gpos, gneg, gkey, flip, rbits, rbuf, rva
             done = True
 
 
+SHARE_UNIT = 1024  # run_segments' ``many``: positives per this many samples
+
+
+@helper
+def item_sweep(seg, lab, n, sign, exp_mask, st, sk, gpos, gneg, gkey, items, ibuf, hist):
+    """An unweighted float32 task's sweep from one sort of ``key << 1 | label`` items.
+
+    Each sample becomes one uint64 item, its score's order key above its label
+    bit; the items are radix sorted (one sort, where the classes took two and
+    their keys' conversions four passes more) and swept once from the top, in
+    one pass without a branch on the data: a tie group comes positives first,
+    and an item opens a new entry of the table when it opens a new group that
+    holds a positive or follows one. So the table handed to
+    :func:`~fastrank._kernels.sweep.sweep_table` is the one
+    :func:`~fastrank._kernels.sweep.bulk_sweep` builds: each group with
+    positives one entry; each run of negative-only groups one entry keyed by its
+    lowest score, except the group where TP + FP reaches P (the one holding the
+    P-th item from the top) and the one where the partial AUC's FP budget runs
+    out, which go alone (both found before the pass). The sums, and the
+    results, are those of the two class sorts and their merge, bit for bit.
+    Returns False, sweeping nothing, when a score is NaN or infinite (they sort
+    to an end). ``st``/``sk`` come initialised.
+    """
+    one = np.uint64(1)
+    ones = np.uint64(0xFFFFFFFF)
+    anyk = np.uint64(0)
+    allk = ~np.uint64(0)
+    for i in range(n):
+        k = (to_key(np.uint64(seg[i]), 0, sign, ones) << one) | np.uint64(lab[i] != 0)
+        anyk |= k
+        allk &= k
+        items[i] = k
+    it = items[:n]
+    varying = anyk ^ allk
+    if n <= SMALL:
+        for i in range(1, n):  # insertion sort
+            x = it[i]
+            at = i - 1
+            while at >= 0 and it[at] > x:
+                it[at + 1] = it[at]
+                at -= 1
+            it[at + 1] = x
+    elif varying != np.uint64(0):
+        lsd_pass_sort(it, ibuf[:n], 0, highest_bit(varying) + 1, hist, n <= WIDE_DIGITS_MAX_N)
+    if n == 0:
+        sweep_table(gpos, gneg, gkey, 0, st, sk)
+        return True
+    if exp_mask != np.uint64(0):
+        lo_b = from_key(it[0] >> one, 0, sign, ones)
+        hi_b = from_key(it[n - 1] >> one, 0, sign, ones)
+        if (lo_b & exp_mask) == exp_mask or (hi_b & exp_mask) == exp_mask:
+            return False
+    # The two groups that go alone, by their keys (none: a key no item has).
+    none = np.uint64(1) << np.uint64(40)
+    m = np.int64(st[S_POS])
+    k_be = it[n - m] >> one if m > 0 else none
+    k_pa = none
+    if st[S_PA_OPEN] != 0.0:
+        fp_stop = st[S_MAX_FPR] * st[S_NEG]
+        fp = 0.0
+        for i in range(n - 1, -1, -1):
+            fp += float(one - (it[i] & one))
+            if fp > fp_stop:
+                k_pa = it[i] >> one
+                break
+    # One pass: entry c accumulates its counts (ep, en; integers, whose chain of
+    # dependent steps is shorter than floats') and is written at every item, so
+    # that its slot holds its final counts once the next entry opens.
+    limit = gpos.shape[0] - 2
+    c = np.int64(-1)
+    ep = np.int64(0)
+    en = np.int64(0)
+    prev = none + one  # no item's key: the first item opens a group and an entry
+    alone = True  # the current entry holds positives, or its group goes alone
+    for i in range(n - 1, -1, -1):
+        x = it[i]
+        v = x >> one
+        lb = np.int64(x & one)
+        newg = v != prev
+        special = (v == k_be) | (v == k_pa)
+        start = newg & ((lb != 0) | alone | special)
+        c += np.int64(start)
+        keep = np.int64(0) if start else np.int64(-1)
+        ep = (ep & keep) + lb
+        en = (en & keep) + (1 - lb)
+        gpos[c] = float(ep)
+        gneg[c] = float(en)
+        gkey[c] = v
+        alone = ((lb != 0) | special) if start else alone
+        prev = v
+        if c == limit:  # the entries before c are final: swept; c moves to the front
+            for g in range(c):
+                gkey[g] = from_key(gkey[g], 0, sign, ones)
+            sweep_table(gpos, gneg, gkey, c, st, sk)
+            gpos[0] = float(ep)
+            gneg[0] = float(en)
+            gkey[0] = v
+            c = np.int64(0)
+    c += 1
+    for g in range(c):
+        gkey[g] = from_key(gkey[g], 0, sign, ones)
+    sweep_table(gpos, gneg, gkey, c, st, sk)
+    return True
+
+
 _RUN = [(ro(b), i64, u64, u64, u64, ro(u8), i64, ro(i64), ro(i64), ro(f64), b1, ro(i64),
-         ro(i64), f64, i64, i64, rw(i64, 2), rw(f64), rw(u64), rw(b), rw(v), rw(f64), rw(u8),
+         ro(i64), f64, i64, i64, i64, rw(i64, 2), rw(f64), rw(u64), rw(b), rw(v), rw(f64), rw(u8),
          rw(f64, 2), rw(u64), rw(i64), ro(i64), rw(f64), rw(f64), rw(u64), rw(i64))
         for v, b in VALUES]
 
 
 @kernel(_RUN)
 def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, lab_idx, weights,
-                 wshared, offsets, tasks, max_fpr, what, count_max, hist, fw, uw, kbits, kvals, ww,
-                 lrow, out, prbe, bad, tptr, tpos, tneg, tkey, tcount):
+                 wshared, offsets, tasks, max_fpr, what, count_max, many, hist, fw, uw, kbits,
+                 kvals, ww, lrow, out, prbe, bad, tptr, tpos, tneg, tkey, tcount):
     """Every task of ``tasks`` (segments of the score bits ``vbits``), computed
     as a one-task call computes it; ``out[j]``/``prbe[j]`` receive task ``j``'s
     results. Weighted, each task gets its own unit
@@ -332,6 +446,13 @@ def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, l
     another from the start, with the entries' score bits in ``tkey`` and their
     number in ``tcount[j]``; task ``j`` may take up to ``tptr[j + 1] - tptr[j]``
     entries (its size plus 16), room the buffers hold for every task of the call.
+
+    With ``tptr`` empty, ``tkey`` is either empty or scratch of two buffers of
+    ``cap`` uint64 items: then an unweighted task of float32 scores with at least
+    ``many`` positives per :data:`SHARE_UNIT` samples sorts its samples once, as
+    ``key << 1 | label`` items, and sweeps them once (:func:`item_sweep`)
+    instead of sorting each class and merging them; its results are the same,
+    bit for bit.
     """
     weighted = weights.shape[0] > 0
     tat = 0  # where the next table goes
@@ -365,6 +486,20 @@ def run_segments(vbits, kind, sign, ones, exp_mask, labels, lab_mode, lab_ptr, l
         w = weights
         if weighted:
             w = weights[:ln] if wshared else weights[s0:s0 + ln]
+        elif tptr.shape[0] == 0 and tkey.shape[0] >= 2 * cap:  # (float32 scores only)
+            m = np.int64(0)
+            for i in range(ln):
+                m += np.int64(lab[i] != 0)
+            if SHARE_UNIT * m >= many * ln:
+                init_state(st, sk, float(m), float(ln - m), max_fpr, what, False, 0.0, 0.0)
+                if not item_sweep(seg, lab, ln, sign, exp_mask, st, sk, gpos, gneg, gkey,
+                                  tkey[:cap], tkey[cap:2 * cap], hist):
+                    bad[0] = j
+                    bad[1] = 0
+                    return
+                finish(st, sk, out[j])
+                prbe[j] = sk[K_PRBE]
+                continue
         split_samples(seg, lab, w, 0, ln, pbits, qbits, pw, qw, cur)
         m = cur[0]
         k = cur[1]
@@ -500,7 +635,9 @@ __all__ = [
     "LAB_CSC",
     "LAB_SAME",
     "OUT_SIZE",
+    "SHARE_UNIT",
     "group_order",
+    "item_sweep",
     "run_segments",
     "transpose_block",
 ]

@@ -149,6 +149,19 @@ def _lsd(keys, buf, pay, pbuf, shift, nbits, hist, dbits, has_pay):
 
 
 @helper
+def lsd_pass_sort(keys, buf, shift, nbits, hist, wide):
+    """Sort unsigned ``keys`` ascending on their bits ``[shift, shift + nbits)`` only
+    (the bits below ``shift`` ride along unsorted), by the LSD passes of the radix
+    sort: 11-bit digits when ``wide``, 8-bit ones otherwise (see :data:`WIDE_DIGITS_MAX_N`).
+    ``keys`` is not empty; ``buf`` is as long."""
+    none = np.empty(0, np.float64)
+    if wide:
+        _lsd(keys, buf, none, none, shift, nbits, hist, WIDE_DIGIT_BITS, False)
+    else:
+        _lsd(keys, buf, none, none, shift, nbits, hist, 8, False)
+
+
+@helper
 def _radix(keys, buf, pay, pbuf, varying, hist, has_pay):
     n = keys.shape[0]
     if n < 2 or varying == np.uint64(0):
