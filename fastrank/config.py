@@ -129,11 +129,25 @@ def config() -> dict[str, Any]:
         "sort": sorts,
         "unsorted negatives": (f"batch tasks with at most {counted.limit} positives count their "
                                f"negatives instead of sorting them ({counted.reason})"),
+        "many positives": _items_line(),
         "kernels": len(kernels),
         "declared variants": declared,
         "cache folder": folder,
         "cached variants": _cached_variants(),
     }
+
+
+def _items_line() -> str:
+    """From which share of positives a float32 batch task of 49,152 scores sorts its
+    samples once as items (timed here, or set by ``FASTRANK_ITEMS``)."""
+    from ._core import batches
+    from ._kernels.batch import SHARE_UNIT as unit
+
+    c = batches.items_choice(49_152)
+    if c.share > unit:
+        return f"float32 batch tasks of 49,152 scores never sort key/label items ({c.reason})"
+    return (f"float32 batch tasks of 49,152 scores with at least {c.share / unit:.1%} positives "
+            f"sort key/label items once instead of each class ({c.reason or 'timed here'})")
 
 
 def _sort_sizes(width: int) -> str:
