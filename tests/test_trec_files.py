@@ -169,20 +169,50 @@ def test_long_ids_share_no_code_unless_equal(tmp_path) -> None:
 
 
 @PROPERTY_SETTINGS
-@given(words=st.lists(st.text(st.sampled_from("abz019-"), min_size=1, max_size=24),
-                      min_size=1, max_size=80))
-def test_text_arrays_are_hashed_to_numpy_unique_codes(words) -> None:
+@given(words=st.lists(st.text(st.sampled_from("abz019- \x00\téΩ😀ÿ"), max_size=24),
+                      min_size=1, max_size=80),
+       layout=st.sampled_from(["as is", "wider", "swapped"]))
+def test_text_arrays_are_hashed_to_numpy_unique_codes(words, layout) -> None:
+    """Any str array (NUL, whitespace, characters beyond ASCII and 256, ids past
+    16 characters, a wider dtype, the other byte order) is coded as numpy's unique
+    codes it; its ASCII ids also as their bytes."""
     arr = np.array(words)
+    if arr.dtype.itemsize == 0:
+        assert join.hashed(arr) is None
+        return
+    if layout == "wider":
+        arr = arr.astype(f"U{arr.dtype.itemsize // 4 + 5}")
+    elif layout == "swapped":
+        arr = arr.astype(arr.dtype.newbyteorder(">"))
     coded = join.hashed(arr)
     assert coded is not None
     distinct, inverse = np.unique(arr, return_inverse=True)
     assert coded.distinct.tolist() == distinct.tolist()
     assert coded.codes.tolist() == inverse.reshape(-1).tolist()
+    if all(ord(c) < 0x80 for w in words for c in w):
+        assert coded.raw is not None
+        assert coded.raw.tolist() == [w.encode() for w in distinct.tolist()]
+    else:
+        assert coded.raw is None
 
 
-def test_text_arrays_the_hash_cannot_read_are_left_as_they_are() -> None:
-    for words in (["a b"], [""], ["é"], ["a\x00b"], ["a\tb"]):
-        assert join.hashed(np.array(words)) is None
+def test_text_arrays_of_many_ids_grow_the_hash_table() -> None:
+    """Past the table's first size (grown as it fills), and ids sharing their first
+    16 characters, told apart by the rest."""
+    n = 200_000
+    tails = np.random.default_rng(3).integers(0, 70_000, n).astype(str)
+    for head in ("d", "clueweb09-en0000-00-", "Ω-"):
+        arr = np.char.add(head, tails)
+        coded = join.hashed(arr)
+        distinct, inverse = np.unique(arr, return_inverse=True)
+        assert coded.distinct.tolist() == distinct.tolist()
+        assert np.array_equal(coded.codes, inverse.reshape(-1))
+
+
+def test_text_arrays_of_nothing_are_left_to_numpy() -> None:
+    for arr in (np.array([], "U3"), np.array([1, 2])):
+        assert join.hashed(arr) is None
+    assert join.hashed(np.array(["", "a", ""])).codes.tolist() == [0, 1, 0]
 
 
 @PROPERTY_SETTINGS

@@ -7,7 +7,10 @@ as the place of its first occurrence), reads the scores that are exactly
 representable by one correctly rounded operation (the rest are left to the
 caller) and checks that no query lists a document twice. With ``mode`` 1 it
 orders each query's rows as trec_eval does (by score, then by document id as
-strcmp orders them), given each document's rank in that order.
+strcmp orders them), given each document's rank in that order. With ``mode`` -1
+it codes the fixed-width records of a numpy ``str`` array (UCS4 code points,
+zero padded) through the same hash tables, so that an array's text ids are
+coded as a file's are, without first being made into bytes.
 
 The two passes share one compiled variant (one signature): the number of
 variants is a cost every first call pays, so a second kernel is avoided.
@@ -384,6 +387,115 @@ def _parse(data, ints, iout, fout):
 
 
 @helper
+def _record(points, lo, m):
+    """The hash, tag and first two words of the record ``points[lo:lo + m]`` (code
+    points): equal records give equal values. A record of at most 16 code points,
+    each below 256, is whole in its words (one byte a code point) and tagged by
+    its length (0 to 16); any other is tagged 17 plus its length (capped), its
+    words its first four code points, and is compared by its code points."""
+    h = np.uint64(_FNV_OFFSET)
+    length = 0  # code points up to the last that is not NUL
+    top = np.uint32(0)
+    w0 = np.int64(0)
+    w1 = np.int64(0)
+    for k in range(m):
+        cp = points[lo + k]
+        h = (h ^ np.uint64(cp)) * np.uint64(_FNV_PRIME)
+        if cp != 0:
+            length = k + 1
+            top |= cp
+            if k < 8:
+                w0 |= np.int64(cp & np.uint32(0xFF)) << np.int64(8 * k)
+            elif k < 16:
+                w1 |= np.int64(cp & np.uint32(0xFF)) << np.int64(8 * (k - 8))
+    if length <= 16 and top < np.uint32(256):
+        return h, length, w0, w1
+    w0 = np.int64(0)
+    w1 = np.int64(0)
+    for k in range(min(m, 2)):
+        w0 |= np.int64(points[lo + k]) << np.int64(32 * k)
+    for k in range(2, min(m, 4)):
+        w1 |= np.int64(points[lo + k]) << np.int64(32 * (k - 2))
+    return h, min(17 + length, _LONG), w0, w1
+
+
+@helper
+def _same_points(points, a, b, m):
+    for k in range(m):
+        if points[a + k] != points[b + k]:
+            return False
+    return True
+
+
+@helper
+def _records(data, ints, iout):
+    """Mode -1: see :func:`trec_pass`."""
+    w, n = ints[0], ints[1]
+    m = w >> 2
+    points = data.view(np.uint32)
+    codes = iout[HEAD:HEAD + n]
+    first = iout[HEAD + n:HEAD + 2 * n]
+    slots = 1024
+    while slots < 2 * n and slots < (1 << 20):  # a start sized to the rows, then grown
+        slots *= 2
+    table = np.full(4 * slots, -1, np.int64)
+    shift = 64
+    s = slots
+    while s > 1:
+        s >>= 1
+        shift -= 1
+    mask = slots - 1
+    nd = 0
+    block = 64  # rows hashed, then their slots touched together (misses overlap), then coded
+    hs = np.empty(block, np.uint64)
+    tags = np.empty(block, np.int64)
+    ws = np.empty(2 * block, np.int64)
+    touched = np.int64(0)
+    for b0 in range(0, n, block):
+        b1 = min(n, b0 + block)
+        for r in range(b0, b1):
+            h, tag, w0, w1 = _record(points, r * m, m)
+            hs[r - b0] = h
+            tags[r - b0] = tag
+            ws[2 * (r - b0)] = w0
+            ws[2 * (r - b0) + 1] = w1
+        for r in range(b0, b1):  # loads of no other's result: their misses overlap
+            touched += table[4 * _slot(hs[r - b0], shift)]
+        for r in range(b0, b1):
+            tag = tags[r - b0]
+            lo = r * m
+            h = hs[r - b0]
+            w0, w1 = ws[2 * (r - b0)], ws[2 * (r - b0) + 1]
+            slot = _slot(h, shift)
+            hv = np.int64(h)
+            while True:
+                c = table[4 * slot + 1]
+                if c < 0:
+                    break
+                if table[4 * slot] == hv and (c >> 40) == tag and table[4 * slot + 2] == w0 \
+                        and table[4 * slot + 3] == w1 and (tag <= 16 or _same_points(
+                            points, first[c & _CODE], lo, m)):
+                    break
+                slot = (slot + 1) & mask
+            code = table[4 * slot + 1]
+            if code >= 0:
+                code &= _CODE
+            else:
+                code = nd
+                _put(table, slot, h, nd, tag, w0, w1)
+                first[nd] = lo
+                nd += 1
+                if 4 * nd > table.shape[0] >> 1:
+                    table, shift = _grow(table, shift)
+                    mask = (table.shape[0] >> 2) - 1
+            codes[r] = code
+    iout[H_SLOW] = touched  # (read, so that the touching loads are kept)
+    iout[H_ROWS] = n
+    iout[H_ND] = nd
+    return TEXT_OK
+
+
+@helper
 def _before(a, b, scores, keys):
     """Row ``a`` before row ``b``: a lower score, or an equal one and a lower rank."""
     return scores[a] < scores[b] or (scores[a] == scores[b] and keys[a] < keys[b])
@@ -480,7 +592,16 @@ def trec_pass(mode, data, ints, reals, iout, fout):
     when each query's rows are ordered by score, then document rank (both
     increasing), numbered from its first row; ``iout`` is scratch of one slot
     per row.
+
+    Mode -1: ``data`` holds ``ints[1]`` records of ``ints[0]`` bytes each (a numpy
+    ``str`` array's UCS4 code points, in native order), equal where the strings
+    are. ``iout`` holds ``HEAD`` + 2 ``ints[1]`` slots: the header (rows, distinct
+    records in ``H_ND``), then each record's code (the distinct records numbered
+    in order of first occurrence) and each distinct record's first code point
+    (its first byte over 4).
     """
+    if mode < 0:
+        return _records(data, ints, iout)
     if mode == 0:
         return _parse(data, ints, iout, fout)
     return _order(mode - 1, ints, reals, iout, fout)
