@@ -26,6 +26,7 @@ from .jit import f64, helper, i64, kernel, ro, rw, u8
 TEXT_OK, TEXT_SHORT, TEXT_UNICODE_SPACE, TEXT_NUL = 0, 1, 2, 3
 HEAD = 16  # mode 0: the header of ``iout`` (counts and where a bad line is)
 H_ROWS, H_NQ, H_ND, H_SLOW, H_LINE, H_COLS, H_AT, H_TWICE = range(8)
+_H_SPARE = HEAD - 1  # a header slot of no meaning
 
 _FNV_OFFSET = 0xCBF29CE484222325
 _FNV_PRIME = 0x100000001B3
@@ -339,30 +340,49 @@ def _parse(data, ints, iout, fout):
             i += 1
     # The documents coded in row order (their bytes read and hashed in order; in
     # the table, the first 16 bytes of each distinct id, so that ids that short
-    # are told apart without reading the file where they first came).
-    for r in range(rows):
-        lo, dn = dcodes[r] & _CODE, dcodes[r] >> 40
-        if dn == _LONG:
-            dn = _length(data, lo)
-        h = _hash(data, lo, lo + dn)
-        w0, w1 = _words(data, lo, dn)
-        slot = _probe(data, lo, dn, h, w0, w1, dtable, dshift, dfirst)
-        code = dtable[4 * slot + 1]
-        if code >= 0:
-            code &= _CODE
-        else:
-            code = nd
-            _put(dtable, slot, h, nd, dn, w0, w1)
-            dfirst[nd] = lo
-            dsize[nd] = dn
-            nd += 1
-            if 4 * nd > dtable.shape[0] >> 1:
-                dtable, dshift = _grow(dtable, dshift)
-        dcodes[r] = code
+    # are told apart without reading the file where they first came), a block of
+    # rows at a time: hashed, their slots loaded together (the misses overlap),
+    # then coded.
+    block = 64
+    hs = np.empty(block, np.uint64)
+    spans = np.empty(4 * block, np.int64)  # first byte, length, first 16 bytes
+    touched = np.int64(0)
+    for b0 in range(0, rows, block):
+        b1 = min(rows, b0 + block)
+        for r in range(b0, b1):
+            lo, dn = dcodes[r] & _CODE, dcodes[r] >> 40
+            if dn == _LONG:
+                dn = _length(data, lo)
+            hs[r - b0] = _hash(data, lo, lo + dn)
+            w0, w1 = _words(data, lo, dn)
+            spans[4 * (r - b0)] = lo
+            spans[4 * (r - b0) + 1] = dn
+            spans[4 * (r - b0) + 2] = w0
+            spans[4 * (r - b0) + 3] = w1
+        for r in range(b0, b1):
+            touched += dtable[4 * _slot(hs[r - b0], dshift)]
+        for r in range(b0, b1):
+            h = hs[r - b0]
+            lo, dn = spans[4 * (r - b0)], spans[4 * (r - b0) + 1]
+            w0, w1 = spans[4 * (r - b0) + 2], spans[4 * (r - b0) + 3]
+            slot = _probe(data, lo, dn, h, w0, w1, dtable, dshift, dfirst)
+            code = dtable[4 * slot + 1]
+            if code >= 0:
+                code &= _CODE
+            else:
+                code = nd
+                _put(dtable, slot, h, nd, dn, w0, w1)
+                dfirst[nd] = lo
+                dsize[nd] = dn
+                nd += 1
+                if 4 * nd > dtable.shape[0] >> 1:
+                    dtable, dshift = _grow(dtable, dshift)
+            dcodes[r] = code
     iout[H_ROWS] = rows
     iout[H_NQ] = nq
     iout[H_ND] = nd
     iout[H_SLOW] = nslow
+    iout[_H_SPARE] = touched  # (stored, so that the loads that touch the slots stay)
     # a document listed twice for one query: exact when each query's rows are
     # consecutive (a stamp per document); otherwise left to the caller (-2)
     seen = np.zeros(nq, np.bool_)
@@ -489,7 +509,7 @@ def _records(data, ints, iout):
                     table, shift = _grow(table, shift)
                     mask = (table.shape[0] >> 2) - 1
             codes[r] = code
-    iout[H_SLOW] = touched  # (read, so that the touching loads are kept)
+    iout[_H_SPARE] = touched  # (stored, so that the loads that touch the slots stay)
     iout[H_ROWS] = n
     iout[H_ND] = nd
     return TEXT_OK
