@@ -25,6 +25,7 @@ import numpy as np
 from .._core import workers
 from .._core.inputs import readonly
 from .._kernels import text as kernel
+from .files import bytes_order
 from .ids import CodedIds, codes, doc_keys, rows, sortable
 
 SIGN = np.int64(-(2**63))
@@ -67,13 +68,7 @@ def text_order(distinct: np.ndarray) -> np.ndarray:
     integer each for ids of at most 8 characters below 256 (:func:`sortable`),
     two for up to 16, else their bytes or the strings."""
     keys = sortable(distinct)
-    if keys.dtype.kind == "S" and keys.dtype.itemsize <= 16:
-        width = keys.dtype.itemsize
-        packed = np.zeros((keys.shape[0], 16), np.uint8)
-        packed[:, :width] = keys.view(np.uint8).reshape(keys.shape[0], width)
-        words = packed.view(">u8")
-        return np.lexsort((words[:, 1], words[:, 0]))
-    return np.argsort(keys, kind="stable")
+    return bytes_order(keys) if keys.dtype.kind == "S" else np.argsort(keys, kind="stable")
 
 
 def union(a: CodedIds, b: CodedIds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
