@@ -25,6 +25,7 @@ import numpy as np
 from .._core import workers
 from .._core.inputs import readonly
 from .._kernels import text as kernel
+from . import ids
 from .files import bytes_order
 from .ids import CodedIds, codes, doc_keys, rows, sortable
 
@@ -124,6 +125,9 @@ def documents(jd: Any, rd: Any, trec: bool) -> tuple[np.ndarray, np.ndarray,
     """Document keys of the qrels and the run (int64, equal where the ids are), and a
     function from keys to their ids' rank in strcmp's order (``trec``: only then is
     it meaningful; otherwise the keys need only be equal where the ids are)."""
+    if isinstance(jd, CodedIds) != isinstance(rd, CodedIds) and \
+            jd.shape[0] + rd.shape[0] < ids.SMALL_ROWS:  # a few: as arrays, by numpy
+        jd, rd = (np.asarray(x) for x in (jd, rd))
     if isinstance(jd, CodedIds) != isinstance(rd, CodedIds) or long_text(jd, rd):
         # a file's ids and an array, or arrays of text ids longer than 8 characters:
         # coded by the hash of their code points, only the distinct ids sorted
@@ -147,9 +151,10 @@ def documents(jd: Any, rd: Any, trec: bool) -> tuple[np.ndarray, np.ndarray,
 def long_text(jd: Any, rd: Any) -> bool:
     """Whether both are arrays of ``str`` of which one is wider than 8 characters
     (its dtype's width), or holds a character from 256 on: not packed into one
-    integer each (:func:`sortable`), so coded by :func:`hashed`."""
+    integer each (:func:`sortable`), so coded by :func:`hashed`; not under
+    ``ids.SMALL_ROWS`` ids in all (numpy's sort: a first call compiles nothing)."""
     if isinstance(jd, CodedIds) or isinstance(rd, CodedIds) or jd.dtype.kind != "U" or \
-            rd.dtype.kind != "U":
+            rd.dtype.kind != "U" or jd.shape[0] + rd.shape[0] < ids.SMALL_ROWS:
         return False
     return max(jd.dtype.itemsize, rd.dtype.itemsize) > 32 or not packable(jd, rd)
 
