@@ -1,4 +1,4 @@
-"""TREC files and runs as integer codes: one kernel, two passes.
+"""TREC files and runs as integer codes: one kernel, three passes.
 
 :func:`trec_pass` reads the bytes of a run or qrels file (``mode`` 0): it splits
 the lines into whitespace-separated tokens, codes the query and document ids by
@@ -12,8 +12,8 @@ it codes the fixed-width records of a numpy ``str`` array (UCS4 code points,
 zero padded) through the same hash tables, so that an array's text ids are
 coded as a file's are, without first being made into bytes.
 
-The two passes share one compiled variant (one signature): the number of
-variants is a cost every first call pays, so a second kernel is avoided.
+The passes share one compiled variant (one signature): the number of variants
+is a cost every first call pays, so a second kernel is avoided.
 """
 
 from __future__ import annotations
