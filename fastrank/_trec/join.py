@@ -50,25 +50,28 @@ def hashed(ids: np.ndarray) -> CodedIds | None:
                      fout)
     nd = int(iout[kernel.H_ND])
     distinct = arr[iout[kernel.HEAD + n:kernel.HEAD + n + nd] // (w // 4)]
-    order = text_order(distinct)
+    keys = sortable(distinct)
+    order = text_order(distinct, keys)
     place = np.empty(nd, np.int64)
     place[order] = np.arange(nd)
     codes = place[iout[kernel.HEAD:kernel.HEAD + n]]
     del iout
     distinct = distinct[order]
-    points = distinct.view(np.uint32)
-    raw = None
-    if int(points.max(initial=0)) < 0x80:  # ASCII: its bytes are its UTF-8, as a file's
-        raw = points.astype(np.uint8).view(f"S{max(1, w // 4)}").reshape(-1)
+    raw = None  # ASCII ids: their bytes are their UTF-8, as a file's
+    if keys.dtype.kind == "S" and int(keys.view(np.uint8).max(initial=0)) < 0x80:
+        raw = keys[order]
+    elif keys.dtype.kind != "S" and int(distinct.view(np.uint32).max(initial=0)) < 0x80:
+        raw = distinct.view(np.uint32).astype(np.uint8).view(f"S{max(1, w // 4)}").reshape(-1)
     return CodedIds(codes, distinct, raw)
 
 
-def text_order(distinct: np.ndarray) -> np.ndarray:
+def text_order(distinct: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:
     """The order of distinct ``str`` ids by code point (numpy's order of ``str``,
     strcmp's of their UTF-8 bytes), sorting the cheapest keys that keep it: one
     integer each for ids of at most 8 characters below 256 (:func:`sortable`),
-    two for up to 16, else their bytes or the strings."""
-    keys = sortable(distinct)
+    two for up to 16, else their bytes or the strings (``keys``: those of
+    :func:`sortable`, when already made)."""
+    keys = sortable(distinct) if keys is None else keys
     return bytes_order(keys) if keys.dtype.kind == "S" else np.argsort(keys, kind="stable")
 
 
