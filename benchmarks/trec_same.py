@@ -42,18 +42,18 @@ def random_cases(folder: Path) -> list[tuple[str, Any, Any]]:
     """(name, qrels, run): arrays and the files written from them."""
     rng = np.random.default_rng(44)
     out: list[tuple[str, Any, Any]] = []
-    for kind in ("int", "short", "long", "non-ascii", "mixed-width"):
-        nq, nd = 30, 80
+    for kind in ("int", "short", "long", "non-ascii", "mixed-width", "long large"):
+        nq, nd = (30, 80) if kind != "long large" else (300, 400)  # past ids.SMALL_ROWS
         q = np.repeat(np.arange(nq), nd)
-        d = rng.integers(0, 400, q.shape[0])
-        key = q * 1000 + d
+        d = rng.integers(0, 400 if kind != "long large" else 100_000, q.shape[0])
+        key = q * 1_000_000 + d
         _, first = np.unique(key, return_index=True)
         q, d = q[np.sort(first)], d[np.sort(first)]
         if kind == "int":
             qq, dd = q + 300, d * 7
         elif kind == "short":
             qq, dd = np.char.add("q", q.astype(str)), np.char.add("d", d.astype(str))
-        elif kind == "long":
+        elif kind in ("long", "long large"):
             qq = np.char.add("topic-", q.astype(str))
             dd = np.char.add("FBIS3-", np.char.zfill(d.astype(str), 6))
         elif kind == "non-ascii":

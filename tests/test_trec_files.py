@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 import fastrank
 from fastrank._core.inputs import readonly
 from fastrank._kernels import text as kernel
-from fastrank._trec import join
+from fastrank._trec import files, join
+from fastrank._trec import ids as trec_ids
 from fastrank._trec.ids import CodedIds
 from fastrank.readers import DataError
 
@@ -34,6 +35,14 @@ HARD = ["0", "-0", "+0", "0.0", "-0.0", ".5", "5.", "+.5", "-5.", "1e308", "1.79
         "4.35679e-10", "0.1234567890123456789", "12345678901234567890", "1234567890123456789",
         "99999999999999999", "231.000000", "-7.0000000001", "1_0", "١٢", "00000000000000000001",
         "0.00000000000000000000000000000000000000000000000000000001"]
+
+
+@pytest.fixture(autouse=True, params=["kernel", "python"])
+def reader(request, monkeypatch) -> str:
+    """Every test twice: files read by the compiled pass, and split by Python (the
+    path of files under files.SMALL bytes), which must give the same."""
+    monkeypatch.setattr(files, "SMALL", 0 if request.param == "kernel" else 1 << 62)
+    return str(request.param)
 
 
 def write(path, text: str) -> str:
@@ -169,20 +178,50 @@ def test_long_ids_share_no_code_unless_equal(tmp_path) -> None:
 
 
 @PROPERTY_SETTINGS
-@given(words=st.lists(st.text(st.sampled_from("abz019-"), min_size=1, max_size=24),
-                      min_size=1, max_size=80))
-def test_text_arrays_are_hashed_to_numpy_unique_codes(words) -> None:
+@given(words=st.lists(st.text(st.sampled_from("abz019- \x00\téΩ😀ÿ"), max_size=24),
+                      min_size=1, max_size=80),
+       layout=st.sampled_from(["as is", "wider", "swapped"]))
+def test_text_arrays_are_hashed_to_numpy_unique_codes(words, layout) -> None:
+    """Any str array (NUL, whitespace, characters beyond ASCII and 256, ids past
+    16 characters, a wider dtype, the other byte order) is coded as numpy's unique
+    codes it; its ASCII ids also as their bytes."""
     arr = np.array(words)
+    if arr.dtype.itemsize == 0:
+        assert join.hashed(arr) is None
+        return
+    if layout == "wider":
+        arr = arr.astype(f"U{arr.dtype.itemsize // 4 + 5}")
+    elif layout == "swapped":
+        arr = arr.astype(arr.dtype.newbyteorder(">"))
     coded = join.hashed(arr)
     assert coded is not None
     distinct, inverse = np.unique(arr, return_inverse=True)
     assert coded.distinct.tolist() == distinct.tolist()
     assert coded.codes.tolist() == inverse.reshape(-1).tolist()
+    if all(ord(c) < 0x80 for w in words for c in w):
+        assert coded.raw is not None
+        assert coded.raw.tolist() == [w.encode() for w in distinct.tolist()]
+    else:
+        assert coded.raw is None
 
 
-def test_text_arrays_the_hash_cannot_read_are_left_as_they_are() -> None:
-    for words in (["a b"], [""], ["é"], ["a\x00b"], ["a\tb"]):
-        assert join.hashed(np.array(words)) is None
+def test_text_arrays_of_many_ids_grow_the_hash_table() -> None:
+    """Past the table's first size (grown as it fills), and ids sharing their first
+    16 characters, told apart by the rest."""
+    n = 200_000
+    tails = np.random.default_rng(3).integers(0, 70_000, n).astype(str)
+    for head in ("d", "clueweb09-en0000-00-", "Ω-"):
+        arr = np.char.add(head, tails)
+        coded = join.hashed(arr)
+        distinct, inverse = np.unique(arr, return_inverse=True)
+        assert coded.distinct.tolist() == distinct.tolist()
+        assert np.array_equal(coded.codes, inverse.reshape(-1))
+
+
+def test_text_arrays_of_nothing_are_left_to_numpy() -> None:
+    for arr in (np.array([], "U3"), np.array([1, 2])):
+        assert join.hashed(arr) is None
+    assert join.hashed(np.array(["", "a", ""])).codes.tolist() == [0, 1, 0]
 
 
 @PROPERTY_SETTINGS
@@ -229,8 +268,11 @@ def trec_eval_reference(qrels, run, k: int) -> dict[str, tuple[float, float]]:
     return out
 
 
+@pytest.mark.parametrize("small_rows", [0, trec_ids.SMALL_ROWS])  # hashed or packed, numpy's sort
 @pytest.mark.parametrize("kind", ["short", "long", "int", "non-ascii", "file"])
-def test_trec_eval_order_from_every_id_kind_matches_a_sort(tmp_path, kind) -> None:
+def test_trec_eval_order_from_every_id_kind_matches_a_sort(tmp_path, kind, small_rows,
+                                                           monkeypatch) -> None:
+    monkeypatch.setattr(trec_ids, "SMALL_ROWS", small_rows)
     rng = np.random.default_rng(7)
     nq, nd = 12, 50
     q = np.repeat(np.arange(nq), nd)
@@ -303,3 +345,30 @@ def test_a_file_and_arrays_join_as_two_arrays_do(tmp_path, ties) -> None:
         assert got.queries.tolist() == want.queries.tolist()
         for m in measures:
             assert got.per_query[m].tobytes() == want.per_query[m].tobytes()
+
+
+def test_bytes_that_are_not_utf8_outside_the_ids_are_not_read(tmp_path) -> None:
+    path = tmp_path / "run"
+    path.write_bytes(b"q1 Q0 d1 1 0.5 t\xff\nq1 Q0 d2 2 0.25 \xfe\xff\n")
+    q, d, s = fastrank.read_run(str(path))
+    assert q.tolist() == ["q1", "q1"] and d.tolist() == ["d1", "d2"]
+    assert s.tolist() == [0.5, 0.25]
+    path.write_bytes(b"q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 0.2\xff t\n")
+    with pytest.raises(DataError, match=r"run:2: a score is not a number"):
+        fastrank.read_run(str(path))
+
+
+def test_small_files_compile_no_kernel_and_read_as_large_ones(tmp_path) -> None:
+    """Files under files.SMALL bytes are split by Python: their ids as CodedIds with
+    the same codes, bytes and values the compiled pass gives."""
+    text = "".join(f"topic-{i % 4} Q0 DOC-{(i * 37) % 50:04d}é 0 {i / 7!r} t\n"
+                   for i in range(60))
+    path = write(tmp_path / "run", text)
+    small = files.read_table(path, 5, "run", (0, 2, 4), "score", small=1 << 20)
+    large = files.read_table(path, 5, "run", (0, 2, 4), "score", small=0)
+    for a, b in zip(small[:2], large[:2], strict=True):
+        assert isinstance(a, CodedIds) and isinstance(b, CodedIds)
+        assert a.codes.tolist() == b.codes.tolist()
+        assert a.distinct.tolist() == b.distinct.tolist()
+        assert a.raw.tolist() == b.raw.tolist()
+    assert same_bits(small[2], large[2])

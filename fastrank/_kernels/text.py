@@ -1,4 +1,4 @@
-"""TREC files and runs as integer codes: one kernel, two passes.
+"""TREC files and runs as integer codes: one kernel, three passes.
 
 :func:`trec_pass` reads the bytes of a run or qrels file (``mode`` 0): it splits
 the lines into whitespace-separated tokens, codes the query and document ids by
@@ -7,10 +7,13 @@ as the place of its first occurrence), reads the scores that are exactly
 representable by one correctly rounded operation (the rest are left to the
 caller) and checks that no query lists a document twice. With ``mode`` 1 it
 orders each query's rows as trec_eval does (by score, then by document id as
-strcmp orders them), given each document's rank in that order.
+strcmp orders them), given each document's rank in that order. With ``mode`` -1
+it codes the fixed-width records of a numpy ``str`` array (UCS4 code points,
+zero padded) through the same hash tables, so that an array's text ids are
+coded as a file's are, without first being made into bytes.
 
-The two passes share one compiled variant (one signature): the number of
-variants is a cost every first call pays, so a second kernel is avoided.
+The passes share one compiled variant (one signature): the number of variants
+is a cost every first call pays, so a second kernel is avoided.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from .jit import f64, helper, i64, kernel, ro, rw, u8
 TEXT_OK, TEXT_SHORT, TEXT_UNICODE_SPACE, TEXT_NUL = 0, 1, 2, 3
 HEAD = 16  # mode 0: the header of ``iout`` (counts and where a bad line is)
 H_ROWS, H_NQ, H_ND, H_SLOW, H_LINE, H_COLS, H_AT, H_TWICE = range(8)
+_H_SPARE = HEAD - 1  # a header slot of no meaning
 
 _FNV_OFFSET = 0xCBF29CE484222325
 _FNV_PRIME = 0x100000001B3
@@ -336,30 +340,49 @@ def _parse(data, ints, iout, fout):
             i += 1
     # The documents coded in row order (their bytes read and hashed in order; in
     # the table, the first 16 bytes of each distinct id, so that ids that short
-    # are told apart without reading the file where they first came).
-    for r in range(rows):
-        lo, dn = dcodes[r] & _CODE, dcodes[r] >> 40
-        if dn == _LONG:
-            dn = _length(data, lo)
-        h = _hash(data, lo, lo + dn)
-        w0, w1 = _words(data, lo, dn)
-        slot = _probe(data, lo, dn, h, w0, w1, dtable, dshift, dfirst)
-        code = dtable[4 * slot + 1]
-        if code >= 0:
-            code &= _CODE
-        else:
-            code = nd
-            _put(dtable, slot, h, nd, dn, w0, w1)
-            dfirst[nd] = lo
-            dsize[nd] = dn
-            nd += 1
-            if 4 * nd > dtable.shape[0] >> 1:
-                dtable, dshift = _grow(dtable, dshift)
-        dcodes[r] = code
+    # are told apart without reading the file where they first came), a block of
+    # rows at a time: hashed, their slots loaded together (the misses overlap),
+    # then coded.
+    block = 64
+    hs = np.empty(block, np.uint64)
+    spans = np.empty(4 * block, np.int64)  # first byte, length, first 16 bytes
+    touched = np.int64(0)
+    for b0 in range(0, rows, block):
+        b1 = min(rows, b0 + block)
+        for r in range(b0, b1):
+            lo, dn = dcodes[r] & _CODE, dcodes[r] >> 40
+            if dn == _LONG:
+                dn = _length(data, lo)
+            hs[r - b0] = _hash(data, lo, lo + dn)
+            w0, w1 = _words(data, lo, dn)
+            spans[4 * (r - b0)] = lo
+            spans[4 * (r - b0) + 1] = dn
+            spans[4 * (r - b0) + 2] = w0
+            spans[4 * (r - b0) + 3] = w1
+        for r in range(b0, b1):
+            touched += dtable[4 * _slot(hs[r - b0], dshift)]
+        for r in range(b0, b1):
+            h = hs[r - b0]
+            lo, dn = spans[4 * (r - b0)], spans[4 * (r - b0) + 1]
+            w0, w1 = spans[4 * (r - b0) + 2], spans[4 * (r - b0) + 3]
+            slot = _probe(data, lo, dn, h, w0, w1, dtable, dshift, dfirst)
+            code = dtable[4 * slot + 1]
+            if code >= 0:
+                code &= _CODE
+            else:
+                code = nd
+                _put(dtable, slot, h, nd, dn, w0, w1)
+                dfirst[nd] = lo
+                dsize[nd] = dn
+                nd += 1
+                if 4 * nd > dtable.shape[0] >> 1:
+                    dtable, dshift = _grow(dtable, dshift)
+            dcodes[r] = code
     iout[H_ROWS] = rows
     iout[H_NQ] = nq
     iout[H_ND] = nd
     iout[H_SLOW] = nslow
+    iout[_H_SPARE] = touched  # (stored, so that the loads that touch the slots stay)
     # a document listed twice for one query: exact when each query's rows are
     # consecutive (a stamp per document); otherwise left to the caller (-2)
     seen = np.zeros(nq, np.bool_)
@@ -380,6 +403,115 @@ def _parse(data, ints, iout, fout):
             iout[H_TWICE] = r
             break
         stamp[d] = block
+    return TEXT_OK
+
+
+@helper
+def _record(points, lo, m):
+    """The hash, tag and first two words of the record ``points[lo:lo + m]`` (code
+    points): equal records give equal values. A record of at most 16 code points,
+    each below 256, is whole in its words (one byte a code point) and tagged by
+    its length (0 to 16); any other is tagged 17 plus its length (capped), its
+    words its first four code points, and is compared by its code points."""
+    h = np.uint64(_FNV_OFFSET)
+    length = 0  # code points up to the last that is not NUL
+    top = np.uint32(0)
+    w0 = np.int64(0)
+    w1 = np.int64(0)
+    for k in range(m):
+        cp = points[lo + k]
+        h = (h ^ np.uint64(cp)) * np.uint64(_FNV_PRIME)
+        if cp != 0:
+            length = k + 1
+            top |= cp
+            if k < 8:
+                w0 |= np.int64(cp & np.uint32(0xFF)) << np.int64(8 * k)
+            elif k < 16:
+                w1 |= np.int64(cp & np.uint32(0xFF)) << np.int64(8 * (k - 8))
+    if length <= 16 and top < np.uint32(256):
+        return h, length, w0, w1
+    w0 = np.int64(0)
+    w1 = np.int64(0)
+    for k in range(min(m, 2)):
+        w0 |= np.int64(points[lo + k]) << np.int64(32 * k)
+    for k in range(2, min(m, 4)):
+        w1 |= np.int64(points[lo + k]) << np.int64(32 * (k - 2))
+    return h, min(17 + length, _LONG), w0, w1
+
+
+@helper
+def _same_points(points, a, b, m):
+    for k in range(m):
+        if points[a + k] != points[b + k]:
+            return False
+    return True
+
+
+@helper
+def _records(data, ints, iout):
+    """Mode -1: see :func:`trec_pass`."""
+    w, n = ints[0], ints[1]
+    m = w >> 2
+    points = data.view(np.uint32)
+    codes = iout[HEAD:HEAD + n]
+    first = iout[HEAD + n:HEAD + 2 * n]
+    slots = 1024
+    while slots < 2 * n and slots < (1 << 20):  # a start sized to the rows, then grown
+        slots *= 2
+    table = np.full(4 * slots, -1, np.int64)
+    shift = 64
+    s = slots
+    while s > 1:
+        s >>= 1
+        shift -= 1
+    mask = slots - 1
+    nd = 0
+    block = 64  # rows hashed, then their slots touched together (misses overlap), then coded
+    hs = np.empty(block, np.uint64)
+    tags = np.empty(block, np.int64)
+    ws = np.empty(2 * block, np.int64)
+    touched = np.int64(0)
+    for b0 in range(0, n, block):
+        b1 = min(n, b0 + block)
+        for r in range(b0, b1):
+            h, tag, w0, w1 = _record(points, r * m, m)
+            hs[r - b0] = h
+            tags[r - b0] = tag
+            ws[2 * (r - b0)] = w0
+            ws[2 * (r - b0) + 1] = w1
+        for r in range(b0, b1):  # loads of no other's result: their misses overlap
+            touched += table[4 * _slot(hs[r - b0], shift)]
+        for r in range(b0, b1):
+            tag = tags[r - b0]
+            lo = r * m
+            h = hs[r - b0]
+            w0, w1 = ws[2 * (r - b0)], ws[2 * (r - b0) + 1]
+            slot = _slot(h, shift)
+            hv = np.int64(h)
+            while True:
+                c = table[4 * slot + 1]
+                if c < 0:
+                    break
+                if table[4 * slot] == hv and (c >> 40) == tag and table[4 * slot + 2] == w0 \
+                        and table[4 * slot + 3] == w1 and (tag <= 16 or _same_points(
+                            points, first[c & _CODE], lo, m)):
+                    break
+                slot = (slot + 1) & mask
+            code = table[4 * slot + 1]
+            if code >= 0:
+                code &= _CODE
+            else:
+                code = nd
+                _put(table, slot, h, nd, tag, w0, w1)
+                first[nd] = lo
+                nd += 1
+                if 4 * nd > table.shape[0] >> 1:
+                    table, shift = _grow(table, shift)
+                    mask = (table.shape[0] >> 2) - 1
+            codes[r] = code
+    iout[_H_SPARE] = touched  # (stored, so that the loads that touch the slots stay)
+    iout[H_ROWS] = n
+    iout[H_ND] = nd
     return TEXT_OK
 
 
@@ -480,7 +612,16 @@ def trec_pass(mode, data, ints, reals, iout, fout):
     when each query's rows are ordered by score, then document rank (both
     increasing), numbered from its first row; ``iout`` is scratch of one slot
     per row.
+
+    Mode -1: ``data`` holds ``ints[1]`` records of ``ints[0]`` bytes each (a numpy
+    ``str`` array's UCS4 code points, in native order), equal where the strings
+    are. ``iout`` holds ``HEAD`` + 2 ``ints[1]`` slots: the header (rows, distinct
+    records in ``H_ND``), then each record's code (the distinct records numbered
+    in order of first occurrence) and each distinct record's first code point
+    (its first byte over 4).
     """
+    if mode < 0:
+        return _records(data, ints, iout)
     if mode == 0:
         return _parse(data, ints, iout, fout)
     return _order(mode - 1, ints, reals, iout, fout)

@@ -62,6 +62,22 @@ def fixed_width(data: np.ndarray, first: np.ndarray, size: np.ndarray) -> np.nda
     return out.view(f"S{width}").reshape(-1)
 
 
+def bytes_order(raw: np.ndarray) -> np.ndarray:
+    """The stable order of fixed-width bytes (``S``) as numpy sorts them (bytewise,
+    zero padded): up to 16 bytes packed big-endian into one or two integers each,
+    a faster sort than numpy's of the bytes."""
+    width = raw.dtype.itemsize
+    if width > 16:
+        return np.argsort(raw, kind="stable")
+    words = 1 if width <= 8 else 2
+    packed = np.zeros((raw.shape[0], 8 * words), np.uint8)
+    packed[:, :width] = raw.view(np.uint8).reshape(raw.shape[0], width)
+    keys = packed.view(">u8")
+    if words == 1:
+        return np.argsort(keys.reshape(-1), kind="stable")
+    return np.lexsort((keys[:, 1], keys[:, 0]))
+
+
 def decoded(path: Any, data: np.ndarray, first: np.ndarray,
             size: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Distinct ids (their bytes at ``first``/``size``) sorted as bytes (strcmp's
@@ -70,12 +86,7 @@ def decoded(path: Any, data: np.ndarray, first: np.ndarray,
     ASCII (decoded now, so that bytes that are not UTF-8 are refused here; ASCII
     ids are decoded when first asked for)."""
     raw = fixed_width(data, first, size)
-    if raw.dtype.itemsize <= 8:  # packed big-endian into one integer each: a faster sort
-        packed = np.zeros((raw.shape[0], 8), np.uint8)
-        packed[:, :raw.dtype.itemsize] = raw.view(np.uint8).reshape(raw.shape[0], -1)
-        order = np.argsort(packed.view(">u8").reshape(-1), kind="stable")
-    else:
-        order = np.argsort(raw, kind="stable")
+    order = bytes_order(raw)
     raw = raw[order]
     text = None
     if int(raw.view(np.uint8).max(initial=0)) >= 0x80:
@@ -113,53 +124,81 @@ def values(path: Any, raw: bytes, data: np.ndarray, out: np.ndarray, slow: np.nd
                             f"{t!r}")
 
 
-def columns(path: str, width: int, what: str, picks: tuple[int, ...]) -> list[list[str]]:
+def columns(path: str, width: int, what: str, picks: tuple[int, ...],
+            raw: bytes | None = None) -> tuple[list[list[str]], list[int]]:
     """The columns ``picks`` of a whitespace-separated file whose lines hold at least
-    ``width`` columns (blank lines skipped), split by Python: the reader of files
-    with whitespace beyond ASCII."""
-    text = raw_bytes(path).decode("utf-8")
+    ``width`` columns (blank lines skipped), split by Python, and each row's line
+    number: the reader of small files and of files with whitespace beyond ASCII.
+    Bytes that are not UTF-8 are kept as surrogates (refused where they are read)."""
+    text = (raw_bytes(path) if raw is None else raw).decode("utf-8", "surrogateescape")
     text = text.replace("\r\n", "\n").replace("\r", "\n")  # as a file opened as text reads
     lines = text.split("\n")
     counts = np.fromiter(map(len, map(str.split, lines)), np.int64, len(lines))
     short = np.flatnonzero((counts > 0) & (counts < width))
     if short.shape[0]:
         i = int(short[0])
+        shown = lines[i].strip().encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         raise DataError(f"{path}:{i + 1}: a {what} line needs {width} columns; got "
-                        f"{counts[i]}: {lines[i].strip()!r}")
+                        f"{counts[i]}: {shown!r}")
     if not (counts > 0).any():
         raise DataError(f"{path}: no {what} lines")
     split = [line.split() for line, c in zip(lines, counts.tolist(), strict=True) if c]
-    return [[r[p] for r in split] for p in picks]
+    at = (np.flatnonzero(counts > 0) + 1).tolist()
+    return [[r[p] for r in split] for p in picks], at
 
 
-def number(path: str, values: list[str], what: str) -> np.ndarray:
-    try:
-        out = np.array(values, dtype=np.float64)
-    except ValueError:
-        bad = next(v for v in values if not is_float(v))
-        raise DataError(f"{path}: a {what} is not a number: {bad!r}") from None
-    if not np.isfinite(out).all():
-        raise DataError(f"{path}: a {what} is NaN or infinite")
+def number(path: str, values: list[str], what: str, at: list[int] | None = None) -> np.ndarray:
+    """Values read as Python's ``float`` reads them; what is not a finite number
+    refused, by line where ``at`` gives each one's."""
+    out = np.empty(len(values), np.float64)
+    for j, v in enumerate(values):
+        try:
+            out[j] = float(v)
+        except ValueError:
+            where = f"{path}:{at[j]}" if at is not None else path
+            shown = v.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            raise DataError(f"{where}: a {what} is not a number: {shown!r}") from None
+    bad = np.flatnonzero(~np.isfinite(out))
+    if bad.shape[0]:
+        j = int(bad[0])
+        where = f"{path}:{at[j]}" if at is not None else path
+        raise DataError(f"{where}: a {what} is NaN or infinite: {values[j]!r}")
     return out
 
 
-def is_float(v: str) -> bool:
+def coded_text(path: Any, ids: list[str]) -> CodedIds:
+    """Ids split by Python as :class:`CodedIds` (numpy's unique codes, their UTF-8
+    bytes sorted alike), as the compiled reader gives them."""
+    distinct, inverse = np.unique(np.array(ids), return_inverse=True)
     try:
-        float(v)
-    except ValueError:
-        return False
-    return True
+        raw = np.array([t.encode("utf-8") for t in distinct.tolist()], dtype=bytes)
+    except UnicodeEncodeError as exc:
+        raise DataError(f"{path}: an id is not UTF-8 text ({exc})") from None
+    return CodedIds(inverse.reshape(-1).astype(np.int64), distinct, raw)
+
+
+SMALL = 1 << 20  # files of fewer bytes are split by Python, not by the kernel
 
 
 def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
-               value: str) -> tuple[Any, Any, np.ndarray, int]:
+               value: str, small: int | None = None) -> tuple[Any, Any, np.ndarray, int]:
     """The query ids, document ids (as :class:`CodedIds`) and values (float64) of a
     file whose lines hold ``width`` or more tokens, those three being tokens
     ``picks``; and the first row that lists a document its query listed before
     (-1 when none; -2 when the queries' rows are not each consecutive and so
     this was not checked). ``what`` and ``value`` name the file's kind and its
-    values in errors."""
+    values in errors. Files under ``small`` bytes (default :data:`SMALL`) are
+    split by Python (the same results), so that a first call on one compiles no
+    kernel."""
     raw = raw_bytes(path)
+    if len(raw) < (SMALL if small is None else small):  # a first small call compiles nothing
+        nul = raw.find(b"\x00")
+        if nul >= 0:
+            raise DataError(f"{path}:{line_of(raw, nul)}: a NUL byte; a {what} file is text")
+        (q, d, v), lines = columns(os.fspath(path), width, what, picks, raw)
+        del raw
+        return coded_text(path, q), coded_text(path, d), number(os.fspath(path), v, value,
+                                                                  lines), -2
     if len(raw) >= 1 << 40:  # the kernel keeps byte offsets in 40 bits
         raise DataError(f"{path}: files of a terabyte or more are not read")
     data = np.frombuffer(raw, np.uint8)
@@ -169,9 +208,9 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
     ints = readonly(np.array([width, *picks, cap, 0], np.int64))
     status = kernel.trec_pass(0, data, ints, readonly(fout[:0]), iout, fout)
     if status == kernel.TEXT_UNICODE_SPACE:  # Python's split, as this reader always did
-        q, d, v = columns(os.fspath(path), width, what, picks)
+        (q, d, v), lines = columns(os.fspath(path), width, what, picks, raw)
         qids, docs = np.array(q), np.array(d)
-        return qids, docs, number(os.fspath(path), v, value), -2
+        return qids, docs, number(os.fspath(path), v, value, lines), -2
     if status == kernel.TEXT_NUL:
         raise DataError(f"{path}:{iout[kernel.H_LINE]}: a NUL byte; a {what} file is text")
     if status == kernel.TEXT_SHORT:

@@ -153,15 +153,19 @@ def triple(x: Any, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             np.asarray(parts[2]))  # type: ignore[return-value]
 
 
+SMALL_ROWS = 100_000  # fewer text ids are coded by numpy alone: a first call compiles nothing
+
+
 def sortable(ids: np.ndarray, pack: bool = True) -> np.ndarray:
     """Keys that sort and compare as the ids do, cheaper to sort: text ids of at most
     8 characters, each below 256, as one big-endian uint64 each (a kernel packs
-    them; ``pack`` False when it is known not to fit); longer text whose characters
+    them, from ``SMALL_ROWS`` ids on; ``pack`` False when it is known not to fit);
+    longer text (or fewer ids) whose characters
     all lie below 256 as fixed-width bytes (a quarter of numpy's 4 bytes per
     character); other ids as they are."""
     if ids.dtype.kind != "U" or ids.shape[0] == 0 or ids.dtype.itemsize == 0:
         return ids
-    keys = codec.text_keys(ids) if pack else None
+    keys = codec.text_keys(ids) if pack and ids.shape[0] >= SMALL_ROWS else None
     if keys is not None:
         return keys
     width = ids.dtype.itemsize // 4
@@ -182,7 +186,7 @@ def codes(*parts: np.ndarray) -> tuple[np.ndarray, list[tuple[np.ndarray, np.nda
     n = int(ends[-1])
     keys: np.ndarray | None = None
     text = bool(parts) and all(p.dtype.kind == "U" for p in parts)
-    if text:
+    if text and n >= SMALL_ROWS:
         keys = np.empty(n, np.uint64)
         for p, lo, hi in zip(parts, ends[:-1], ends[1:], strict=True):
             if codec.text_keys(p, keys[lo:hi]) is None:

@@ -8,10 +8,11 @@ trec_eval's order, each key's rank among the distinct ids as strcmp orders them
 codes into their sorted distinct values (:class:`CodedIds`), so only distinct
 ids are compared: the qrels' found among the run's by a binary search. Arrays of
 ids of at most 8 characters are packed into integers that already sort as the
-text does; longer ones are coded by numpy's sort of their bytes (hashing them as
-a file's ids are, :func:`hashed`, measured slower from numpy's 4 bytes a
-character, and serves to join a file's ids with an array's). Each query's rows
-are then ordered by (score, rank) in a kernel, not by one sort of every row.
+text does; longer ones (and an array joined with a file's ids) are coded as a
+file's are, by a hash of their code points in the file reader's kernel
+(:func:`hashed`), so that again only the distinct ids are sorted. Each query's
+rows are then ordered by (score, rank) in a kernel, not by one sort of every
+row.
 """
 
 from __future__ import annotations
@@ -24,53 +25,54 @@ import numpy as np
 from .._core import workers
 from .._core.inputs import readonly
 from .._kernels import text as kernel
+from . import ids
+from .files import bytes_order
 from .ids import CodedIds, codes, doc_keys, rows, sortable
 
 SIGN = np.int64(-(2**63))
-BLANK = 32  # a space: what pads ids handed to the file reader as one id a line
 
 
 def hashed(ids: np.ndarray) -> CodedIds | None:
-    """Text ids coded through the file reader's hash of their bytes (one id a line,
-    padded with spaces): None where that cannot read them as they are (an id
-    holding whitespace or NUL, an empty id, or characters beyond ASCII, whose
-    UTF-8 bytes would first have to be made)."""
+    """Text ids coded through the file reader's hash tables, read as the array's
+    fixed-width records of code points (no bytes made first), and only the
+    distinct ids sorted: codes as ``np.unique``'s inverse, and the sorted ids'
+    bytes where all are ASCII (as a file's). None for arrays not of ``str`` or
+    empty (coded otherwise)."""
     n = ids.shape[0]
     if ids.dtype.kind != "U" or n == 0 or ids.dtype.itemsize == 0:
         return None
-    width = ids.dtype.itemsize // 4
-    points = np.ascontiguousarray(ids).view(np.uint32).reshape(n, width)
-    table = np.empty((n, width + 1), np.uint8)
-    bad = False
-    for lo in range(0, n, 1 << 18):  # by parts: no n x width temporary beyond the table
-        p = points[lo:lo + (1 << 18)]
-        if int(p.max(initial=0)) >= 0x80 or bool((p[:, 0] == 0).any()):
-            bad = True
-            break
-        b = p.astype(np.uint8)
-        if bool(((b <= 32) & (b != 0)).any()) or bool(((b[:, :-1] == 0) & (b[:, 1:] != 0)).any()):
-            bad = True  # whitespace, control characters or NUL inside an id
-            break
-        b[b == 0] = BLANK
-        table[lo:lo + (1 << 18), :width] = b
-    if bad:
-        return None
-    table[:, width] = 10
-    data = readonly(table.reshape(-1))
-    cap = n + 1
-    iout = np.empty(kernel.HEAD + 9 * cap, np.int64)
-    fout = np.empty(cap, np.float64)
-    ints = readonly(np.array([1, 0, 0, 0, cap, 3], np.int64))  # ids alone: no values, queries
-    status = kernel.trec_pass(0, data, ints, readonly(fout[:0]), iout, fout)
-    if status != kernel.TEXT_OK or int(iout[kernel.H_ROWS]) != n:
-        return None
-    from .files import decoded  # the files module reads with this module's codes
-
+    arr = np.ascontiguousarray(ids, dtype=ids.dtype.newbyteorder("="))
+    w = arr.dtype.itemsize
+    iout = np.empty(kernel.HEAD + 2 * n, np.int64)
+    fout = np.empty(0, np.float64)
+    ints = readonly(np.array([w, n], np.int64))
+    kernel.trec_pass(-1, readonly(arr.view(np.uint8).reshape(-1)), ints, readonly(fout), iout,
+                     fout)
     nd = int(iout[kernel.H_ND])
-    base = kernel.HEAD
-    raw, place, _ = decoded("ids", data, iout[base + 7 * cap:base + 7 * cap + nd],
-                            iout[base + 8 * cap:base + 8 * cap + nd])
-    return CodedIds(place[iout[base + cap:base + cap + n]], raw.astype(ids.dtype), raw)
+    distinct = arr[iout[kernel.HEAD + n:kernel.HEAD + n + nd] // (w // 4)]
+    keys = sortable(distinct)
+    order = text_order(distinct, keys)
+    place = np.empty(nd, np.int64)
+    place[order] = np.arange(nd)
+    codes = place[iout[kernel.HEAD:kernel.HEAD + n]]
+    del iout
+    distinct = distinct[order]
+    raw = None  # ASCII ids: their bytes are their UTF-8, as a file's
+    if keys.dtype.kind == "S" and int(keys.view(np.uint8).max(initial=0)) < 0x80:
+        raw = keys[order]
+    elif keys.dtype.kind != "S" and int(distinct.view(np.uint32).max(initial=0)) < 0x80:
+        raw = distinct.view(np.uint32).astype(np.uint8).view(f"S{max(1, w // 4)}").reshape(-1)
+    return CodedIds(codes, distinct, raw)
+
+
+def text_order(distinct: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:
+    """The order of distinct ``str`` ids by code point (numpy's order of ``str``,
+    strcmp's of their UTF-8 bytes), sorting the cheapest keys that keep it: one
+    integer each for ids of at most 8 characters below 256 (:func:`sortable`),
+    two for up to 16, else their bytes or the strings (``keys``: those of
+    :func:`sortable`, when already made)."""
+    keys = sortable(distinct) if keys is None else keys
+    return bytes_order(keys) if keys.dtype.kind == "S" else np.argsort(keys, kind="stable")
 
 
 def union(a: CodedIds, b: CodedIds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -111,6 +113,11 @@ def queries(jq: Any, rq: Any) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray,
     if isinstance(jq, CodedIds) and isinstance(rq, CodedIds):
         q_all, jqc, rqc = union(jq, rq)
         return q_all, jqc, runs_of(rqc)
+    if long_text(jq, rq):  # coded by their hash, only the distinct ids sorted
+        a, b = hashed(jq), hashed(rq)
+        if a is not None and b is not None:
+            q_all, jqc, rqc = union(a, b)
+            return q_all, jqc, runs_of(rqc)
     jq, rq = (np.asarray(x) for x in (jq, rq))
     q_all, (jruns, rruns) = codes(jq, rq)
     return q_all, rows(jruns, jq.shape[0]), rruns
@@ -121,12 +128,14 @@ def documents(jd: Any, rd: Any, trec: bool) -> tuple[np.ndarray, np.ndarray,
     """Document keys of the qrels and the run (int64, equal where the ids are), and a
     function from keys to their ids' rank in strcmp's order (``trec``: only then is
     it meaningful; otherwise the keys need only be equal where the ids are)."""
-    if isinstance(jd, CodedIds) != isinstance(rd, CodedIds):  # a file's ids and an array
-        # (arrays of both are coded by numpy's sort of their keys: on 10 M ids of 13
-        # characters that took 7.3 s where hashing them took 11.6 s, most of it
-        # making their bytes from numpy's 4 bytes a character)
+    if isinstance(jd, CodedIds) != isinstance(rd, CodedIds) and \
+            jd.shape[0] + rd.shape[0] < ids.SMALL_ROWS:  # a few: as arrays, by numpy
+        jd, rd = (np.asarray(x) for x in (jd, rd))
+    if isinstance(jd, CodedIds) != isinstance(rd, CodedIds) or long_text(jd, rd):
+        # a file's ids and an array, or arrays of text ids longer than 8 characters:
+        # coded by the hash of their code points, only the distinct ids sorted
         pair = [x if isinstance(x, CodedIds) else hashed(x) for x in (jd, rd)]
-        if pair[0] is None or pair[1] is None:  # not hashed as they are: as arrays
+        if pair[0] is None or pair[1] is None:  # not str, or empty: as arrays
             jd, rd = (np.asarray(x) for x in (jd, rd))
         else:
             jd, rd = pair
@@ -140,6 +149,17 @@ def documents(jd: Any, rd: Any, trec: bool) -> tuple[np.ndarray, np.ndarray,
         jdk, rdk = doc_keys(jd, rd)
         return jdk, rdk, flip  # packed text: the unsigned order of the bits is strcmp's
     return coded_ranks(jd, rd)
+
+
+def long_text(jd: Any, rd: Any) -> bool:
+    """Whether both are arrays of ``str`` of which one is wider than 8 characters
+    (its dtype's width), or holds a character from 256 on: not packed into one
+    integer each (:func:`sortable`), so coded by :func:`hashed`; not under
+    ``ids.SMALL_ROWS`` ids in all (numpy's sort: a first call compiles nothing)."""
+    if isinstance(jd, CodedIds) or isinstance(rd, CodedIds) or jd.dtype.kind != "U" or \
+            rd.dtype.kind != "U" or jd.shape[0] + rd.shape[0] < ids.SMALL_ROWS:
+        return False
+    return max(jd.dtype.itemsize, rd.dtype.itemsize) > 32 or not packable(jd, rd)
 
 
 def packable(jd: np.ndarray, rd: np.ndarray) -> bool:
