@@ -235,12 +235,13 @@ def mean_interval(values: np.ndarray, level: float) -> tuple[float, float, float
     return mean, sd, min(max(mean - half, 0.0), 1.0), min(max(mean + half, 0.0), 1.0)
 
 
-def check_level(level: float) -> float:
-    """A confidence level in (0, 1), or ``ValueError``."""
+def check_level(level: object, name: str = "level") -> float:
+    """A confidence or significance level in (0, 1) (the argument ``name``), or
+    ``TypeError``/``ValueError``."""
     if isinstance(level, bool) or not isinstance(level, int | float | np.floating | np.integer):
-        raise TypeError(f"level must be a float in (0, 1); got {level!r}")
+        raise TypeError(f"{name} must be a number in (0, 1); got {level!r}")
     if not 0.0 < float(level) < 1.0:
-        raise ValueError(f"level must be in (0, 1); got {level}")
+        raise ValueError(f"{name} must be in (0, 1); got {level}")
     return float(level)
 
 

@@ -923,15 +923,6 @@ def check_max_fpr(max_fpr: Any) -> float:
     return value
 
 
-def check_level(level: Any) -> float:
-    """A confidence level in (0, 1)."""
-    if isinstance(level, bool) or not isinstance(level, numbers.Real):
-        raise TypeError(f"level must be a float in (0, 1); got {level!r}")
-    if not 0.0 < float(level) < 1.0:
-        raise ValueError(f"level must be in (0, 1); got {plain(level)}")
-    return float(level)
-
-
 def check_positive_int(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be a positive integer; got {value!r}")

@@ -49,15 +49,6 @@ def check_correction(correction: object) -> str | None:
     return str(correction)
 
 
-def check_alpha(alpha: object) -> float:
-    """A significance level in (0, 1), or ``TypeError``/``ValueError``."""
-    if isinstance(alpha, bool) or not isinstance(alpha, int | float | np.integer | np.floating):
-        raise TypeError(f"alpha must be a number in (0, 1); got {alpha!r}")
-    if not 0.0 < float(alpha) < 1.0:
-        raise ValueError(f"alpha must be in (0, 1); got {alpha}")
-    return float(alpha)
-
-
 def check_seed(seed: object) -> int:
     """A non-negative integer seed; None draws one (kept, so the result can be redone)."""
     if seed is None:
@@ -380,7 +371,7 @@ def compare(evaluate: Callable[..., Any], qrels: Any, runs: Any, measures: Any, 
     """:func:`fastrank.compare_runs`, scoring each run with ``evaluate``."""
     test = check_test(test)
     correction = check_correction(correction)
-    alpha = check_alpha(alpha)
+    alpha = stats.check_level(alpha, "alpha")
     n_permutations = stats.check_count(n_permutations, "n_permutations")
     seed = check_seed(seed)
     named = named_runs(runs)
