@@ -52,19 +52,21 @@ def _key(b):
 
 
 @numba.njit(nogil=True, cache=True)
-def _radix32(a, buf, hist):
-    """LSD radix sort of uint32 keys: 3 passes of 11 bits, histograms in one read."""
+def _radix3(a, buf, hist, low):
+    """LSD radix sort of ``a`` on its bits ``low`` .. ``low + 32``: 3 passes of 11 bits,
+    histograms in one read (uint32 keys from bit 0; uint64 items ``key << 1 | label``
+    from bit 1)."""
     n = a.shape[0]
     hist[:] = 0
     for i in range(n):
         k = a[i]
-        hist[0, k & 2047] += 1
-        hist[1, (k >> 11) & 2047] += 1
-        hist[2, k >> 22] += 1
+        hist[0, (k >> low) & 2047] += 1
+        hist[1, (k >> (low + 11)) & 2047] += 1
+        hist[2, (k >> (low + 22)) & 2047] += 1
     src = a
     dst = buf
     for p in range(3):
-        sh = 11 * p
+        sh = low + 11 * p
         tot = 0
         for r in range(2048):
             c = hist[p, r]
@@ -95,48 +97,6 @@ def _radix32(a, buf, hist):
 
 
 @numba.njit(nogil=True, cache=True)
-def _radix_items(a, buf, hist):
-    """LSD radix sort of uint64 items ``key << 1 | label`` on bits 1..33."""
-    n = a.shape[0]
-    hist[:] = 0
-    for i in range(n):
-        k = a[i]
-        hist[0, (k >> 1) & 2047] += 1
-        hist[1, (k >> 12) & 2047] += 1
-        hist[2, (k >> 23) & 2047] += 1
-    src = a
-    dst = buf
-    for p in range(3):
-        sh = 1 + 11 * p
-        tot = 0
-        for r in range(2048):
-            c = hist[p, r]
-            hist[p, r] = tot
-            tot += c
-        h = hist[p]
-        half = n // 2
-        for i in range(half):
-            k0 = src[2 * i]
-            k1 = src[2 * i + 1]
-            d0 = (k0 >> sh) & 2047
-            at0 = h[d0]
-            h[d0] = at0 + 1
-            dst[at0] = k0
-            d1 = (k1 >> sh) & 2047
-            at1 = h[d1]
-            h[d1] = at1 + 1
-            dst[at1] = k1
-        if n & 1:
-            k0 = src[n - 1]
-            d0 = (k0 >> sh) & 2047
-            dst[h[d0]] = k0
-            h[d0] += 1
-        src, dst = dst, src
-    for i in range(n):
-        a[i] = buf[i]
-
-
-@numba.njit(nogil=True, cache=True)
 def _ap_split(keys, labs, npos, pk, nk, buf, hist):
     n = keys.shape[0]
     m = 0
@@ -148,8 +108,8 @@ def _ap_split(keys, labs, npos, pk, nk, buf, hist):
         else:
             nk[k] = keys[i]
             k += 1
-    _radix32(pk[:m], buf, hist)
-    _radix32(nk[:k], buf, hist)
+    _radix3(pk[:m], buf, hist, 0)
+    _radix3(nk[:k], buf, hist, 0)
     # merge from the top, groups of equal keys
     i = m - 1
     j = k - 1
@@ -179,7 +139,7 @@ def _ap_items(keys, labs, npos, items, ibuf, hist):
     for i in range(n):
         items[i] = (np.uint64(keys[i]) << np.uint64(1)) | np.uint64(labs[i])
     it = items[:n]
-    _radix_items(it, ibuf, hist)
+    _radix3(it, ibuf, hist, 1)
     tp = 0.0
     fp = 0.0
     ap = 0.0
