@@ -109,7 +109,7 @@ def test_larger_tasks_match_the_engine_and_sklearn(dtype: str) -> None:
                         continue
                     _same_both_ways(t)
                     compared += 1
-                    if 0 < y.sum() < n and (w is None or w[y].sum() and w[~y].sum()):
+                    if 0 < y.sum() < n and (w is None or (w[y].sum() and w[~y].sum())):
                         ap = fastrank.average_precision(y, s, sample_weight=w)
                         auc = fastrank.roc_auc(y, s, sample_weight=w)
                         ws = None if w is None else w * 1e200 if w.max() < 1e-100 else w
@@ -178,3 +178,21 @@ def test_a_setting_is_read_again_when_it_changes(monkeypatch: pytest.MonkeyPatch
     monkeypatch.delenv("FASTRANK_SORT")
     assert sorting.env_setting("FASTRANK_SORT") == ""
     assert sorting.sort_choice(4, 100).reason != "set by FASTRANK_SORT"
+
+
+@pytest.mark.parametrize("n", [1, 7, 1024, 1025, 5000])
+def test_bool_labels_of_any_bytes_are_read_as_numpy_reads_them(n: int) -> None:
+    """Bool labels are checked and counted as bytes up to BYTES_CHECK, by numpy beyond:
+    a mask whose true bytes are not 1 (a 0/255 view) counts every nonzero byte."""
+    rng = np.random.default_rng(n)
+    y = rng.random(n) < 0.4
+    raw = y.view(np.uint8).copy()
+    raw[raw == 1] = rng.integers(1, 256, int(y.sum()))
+    for labels in (y, raw.view(bool), y[::-1], raw.view(bool)[::-1]):
+        got, count = inputs.binary_labels(labels, None)
+        assert count == int(np.count_nonzero(labels))
+        assert got.dtype == np.uint8 and not got.flags.writeable
+        assert np.array_equal(got, labels.astype(np.uint8))
+    if 0 < y.sum() < n:
+        s = rng.random(n)
+        assert fastrank.roc_auc(raw.view(bool), s) == fastrank.roc_auc(y, s)

@@ -140,7 +140,9 @@ def task_metrics(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
     k.ends[1] = n
     out = np.empty((1, OUT_SIZE), np.float64)
     bad = k.bad
-    run_segments(readonly(values.view(spec.bits)), spec.kind, spec.sign, spec.ones, spec.exp,
+    bits = values.view(spec.bits)
+    bits.flags.writeable = False  # a fresh view: the kernels take their inputs read-only
+    run_segments(bits, spec.kind, spec.sign, spec.ones, spec.exp,
                  readonly(t.labels), LAB_SAME, EMPTY_I, EMPTY_I, w, True, k.offsets, _TASKS,
                  max_fpr, what, sorting.count_choice().limit, many, *kept, out, k.prbe, bad,
                  EMPTY_I, EMPTY_FW, EMPTY_FW, items, EMPTY_IW)
