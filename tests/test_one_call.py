@@ -22,7 +22,7 @@ from hypothesis import given
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 import fastrank
-from fastrank._core import engine, inputs, one_call, registry, sorting
+from fastrank._core import batches, engine, inputs, one_call, registry, sorting
 from fastrank._kernels.batch import run_segments
 from fastrank._kernels.jit import SIGNATURES
 
@@ -120,12 +120,25 @@ def test_larger_tasks_match_the_engine_and_sklearn(dtype: str) -> None:
     assert compared >= 100  # (every task up to SMALL_TASK samples takes the one call)
 
 
-def test_every_task_up_to_small_task_takes_the_one_call() -> None:
+def test_which_tasks_take_the_one_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Weighted tasks up to SMALL_TASK, unweighted ones up to ALWAYS, and larger ones
+    up to SMALL_TASK where the radix sort is the faster sort of their larger class."""
     rng = np.random.default_rng(3)
-    for n in (1, 100, 4096):
+    for n in (1, 100, one_call.ALWAYS, one_call.ALWAYS + 1, 4096, 4097):
         for dt in CANONICAL:
-            t = inputs.task(rng.random(n) < 0.5, (rng.random(n) * 50).astype(dt))
-            assert one_call.wanted(t)
+            y = rng.random(n) < 0.3
+            s = (rng.random(n) * 50).astype(dt)
+            big = max(int(y.sum()), n - int(y.sum()))
+            radix = n > one_call.ALWAYS and sorting.sort_choice(
+                np.dtype(dt).itemsize, big, compile=False).path == "radix"
+            small = n <= batches.SMALL_TASK
+            assert one_call.wanted(inputs.task(y, s)) == (n <= one_call.ALWAYS
+                                                          or (small and radix))
+            assert one_call.wanted(inputs.task(y, s, np.ones(n))) == small
+    monkeypatch.setenv("FASTRANK_SORT", "numpy")
+    assert not one_call.wanted(inputs.task(np.arange(1000) % 2, np.arange(1000.0)))
+    monkeypatch.setenv("FASTRANK_SORT", "radix")
+    assert one_call.wanted(inputs.task(np.arange(1000) % 2, np.arange(1000.0)))
 
 
 def test_classes_far_apart_take_the_engine() -> None:
@@ -143,7 +156,9 @@ def test_classes_far_apart_take_the_engine() -> None:
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
-def test_a_nonfinite_score_is_named_as_the_engine_names_it(bad: float) -> None:
+def test_a_nonfinite_score_is_named_as_the_engine_names_it(
+        bad: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FASTRANK_SORT", "radix")  # (3,000 scores: the one call)
     for n, at in ((10, 0), (10, 9), (3000, 1234)):
         for w in (None, np.ones(n)):
             s = np.linspace(0.0, 1.0, n)

@@ -14,12 +14,17 @@ give the same numbers, bit for bit; each task takes the faster way:
   (by a batch call) or held by the kernel cache (``fastrank compile``, an
   earlier process). Compiling it takes several times a first call's wait, so
   a one-task call never starts that compile; until then the engine's steps run;
-* tasks of up to :data:`~.batches.SMALL_TASK` samples always (the batch kernel
-  does the same); larger ones below the engine's hashing size
-  (:data:`~.tie_tables.HASH_MIN`) where the radix sort is the faster sort of
-  their larger class here (:func:`~.sorting.sort_choice`, or slower by less
-  than the steps saved), and weighted ones below the size a task is cut into
-  score ranges for threads (both ways radix-sort weighted classes);
+* tasks of up to :data:`~.batches.SMALL_TASK` samples (the batch kernel's own
+  limit for tasks it always computes inside): weighted ones (both ways sort
+  weighted classes with the radix sort), unweighted ones of up to
+  :data:`ALWAYS` samples (where the steps from Python cost more than any
+  sort), and larger ones where the radix sort is the faster sort of their
+  larger class here (:func:`~.sorting.sort_choice`). Measured with
+  ``benchmarks/compare.py --per-call`` and against the engine's steps in one
+  process (AMD Zen 4, numpy's AVX-512 sort): 1.13-1.31x at 100 scores and
+  1.17-1.31x at 1,000 float64 ones, 1.34-2.3x weighted; beyond
+  ``SMALL_TASK``, and for 1,000 float32 scores (numpy's sort the faster),
+  the steps were as fast or faster (0.94-0.98x), so those keep them;
 * not a weighted task whose classes need a unit each
   (:func:`~.inputs.scaled_weights`: its ``shift``), which the engine computes.
 """
@@ -35,10 +40,9 @@ from .._kernels.batch import LAB_SAME, run_segments
 from .._kernels.jit import SIGNATURES
 from .._kernels.sort import SMALL
 from .._kernels.sweep import OUT_SIZE
-from . import batches, engine, sorting, workers
+from . import batches, engine, sorting
 from .by_class import raise_nonfinite
 from .inputs import SPECS, Task, readonly
-from .tie_tables import HASH_MIN
 from .workspace import EMPTY_F, EMPTY_FW, EMPTY_I, EMPTY_IW, EMPTY_UW, buffers
 
 # Each canonical score dtype's declared variant of the batch kernel (the order of
@@ -65,22 +69,19 @@ def ready(dtype: np.dtype[Any]) -> bool:
     return False
 
 
+ALWAYS = 256  # unweighted tasks up to this size take the one call whatever the sort
+
+
 def wanted(t: Task) -> bool:
     """Whether task ``t`` takes the one kernel call (see the module's notes)."""
     values = t.values
     n = values.shape[0]
     if n > batches.SMALL_TASK:
-        if t.weights is not None:
-            if n >= workers.PARALLEL_MIN:
-                return False
-        elif n >= HASH_MIN:
+        return False
+    if n > ALWAYS and t.weights is None:
+        c = sorting.sort_choice(values.itemsize, max(t.npos, n - t.npos), compile=False)
+        if c.path != "radix":
             return False
-        else:
-            big = max(t.npos, n - t.npos)
-            c = sorting.sort_choice(values.itemsize, big, compile=False)
-            if c.path != "radix" and not (c.n and (c.radix_s - c.numpy_s) * big / c.n
-                                          < batches.COLUMN_STEPS):
-                return False
     return t.shift == 0 and ready(values.dtype)
 
 
