@@ -18,11 +18,22 @@ Rows:
 * W5 (1e3 samples, called 10,000 times): microseconds per call.
 * Import plus first call in a fresh process with the compiled kernels cached.
 * Peak extra memory of one 1e6-sample call, as a multiple of the input size.
+* ``--per-call``: microseconds per one-task call of ``average_precision``,
+  ``roc_auc`` (also with ``max_fpr``) and ``all_metrics`` at 100, 1,000 and
+  10,000 scores, float64 and float32, unweighted and weighted, against
+  scikit-learn's ``average_precision_score`` / ``roc_auc_score`` (both, for
+  ``all_metrics``), alternated in one process, the best of the repeats; then
+  the same table in a process with numpy's AVX-512 sort turned off
+  (``NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL"``: its AVX2 sort) on x86.
+  Each result is checked against scikit-learn (to 1e-12) before timing.
+
+    python benchmarks/compare.py --per-call          # only this table, both dispatches
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import platform
 import statistics
@@ -228,6 +239,89 @@ def _cold_call() -> float:
 
 
 
+def _per_call_rows() -> list[tuple[str, Callable[..., Any], Callable[..., Any]]]:
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    return [
+        ("average_precision", lambda y, s, w: fastrank.average_precision(y, s, sample_weight=w),
+         lambda y, s, w: average_precision_score(y, s, sample_weight=w)),
+        ("roc_auc", lambda y, s, w: fastrank.roc_auc(y, s, sample_weight=w),
+         lambda y, s, w: roc_auc_score(y, s, sample_weight=w)),
+        ("roc_auc max_fpr=0.1", lambda y, s, w: fastrank.roc_auc(y, s, sample_weight=w,
+                                                                 max_fpr=0.1),
+         lambda y, s, w: roc_auc_score(y, s, sample_weight=w, max_fpr=0.1)),
+        ("all_metrics (sklearn: AP + AUC)",
+         lambda y, s, w: fastrank.all_metrics(y, s, sample_weight=w),
+         lambda y, s, w: (average_precision_score(y, s, sample_weight=w),
+                          roc_auc_score(y, s, sample_weight=w))),
+    ]
+
+
+def _best_per_call(fns: list[Callable[[], Any]], budget: float, repeat: int) -> list[float]:
+    """Best seconds per call of each function, timed in turns (``repeat`` rounds of
+    about ``budget`` seconds each per function) after one untimed call each."""
+    numbers = []
+    for fn in fns:
+        fn()
+        t0 = time.perf_counter()
+        fn()
+        numbers.append(max(1, int(budget / max(time.perf_counter() - t0, 1e-7))))
+    best = [float("inf")] * len(fns)
+    for _ in range(repeat):
+        for k, (fn, number) in enumerate(zip(fns, numbers, strict=True)):
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            best[k] = min(best[k], (time.perf_counter() - t0) / number)
+    return best
+
+
+def per_call_table(repeat: int) -> list[dict[str, Any]]:
+    """The ``--per-call`` table (see the module docstring), printed, and its rows."""
+    rng = np.random.default_rng(2024)
+    for dt in (np.float64, np.float32):  # the batch kernel, which one-task calls reuse
+        fastrank.average_precision(rng.random((64, 100)) < 0.3,
+                                   rng.random((64, 100)).astype(dt), average=None)
+    print(f"# {machine()}")
+    print("| call | n | scores | weights | fastrank µs | scikit-learn µs | ratio |")
+    print("|---|---|---|---|---|---|---|")
+    rows = []
+    for name, ours, theirs in _per_call_rows():
+        for n in (100, 1000, 10_000):
+            for dt in (np.float64, np.float32):
+                for weighted in (False, True):
+                    y = rng.random(n) < 0.3
+                    s = rng.random(n).astype(dt)
+                    w = rng.random(n) if weighted else None
+                    got, want = ours(y, s, w), theirs(y, s, w)
+                    mine = [got.average_precision, got.roc_auc] if hasattr(got, "roc_auc") \
+                        else [got]
+                    ref = list(want) if isinstance(want, tuple) else [want]
+                    if not np.allclose(mine, ref, rtol=0.0, atol=1e-12):
+                        raise AssertionError(f"{name} n={n}: {mine} against {ref}")
+                    calls = [functools.partial(f, y, s, w) for f in (ours, theirs)]
+                    a, b = _best_per_call(calls, 0.02 if n < 10_000 else 0.05, repeat)
+                    rows.append({"call": name, "n": n, "dtype": np.dtype(dt).name,
+                                 "weighted": weighted, "fastrank_s": a, "sklearn_s": b})
+                    print(f"| {name} | {n:,} | {np.dtype(dt).name} | "
+                          f"{'random' if weighted else 'none'} | {a * 1e6:.1f} | {b * 1e6:.1f} | "
+                          f"{b / a:.1f}x |", flush=True)
+    return rows
+
+
+def _per_call_avx2(repeat: int) -> None:
+    """The ``--per-call`` table again in a process with numpy's AVX-512 sort disabled."""
+    import os
+
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return
+    env = dict(os.environ, NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL")
+    print()
+    print("With NPY_DISABLE_CPU_FEATURES=\"X86_V4 AVX512_ICL\" (numpy's AVX2 sort):")
+    subprocess.run([sys.executable, __file__, "--per-call", "--no-avx2",
+                    "--repeat", str(repeat)], env=env, check=True)
+
+
 def _memory(name: str) -> dict[str, float]:
     code = _MEMORY.format(bench=str(Path(__file__).parent), name=name)
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
@@ -238,8 +332,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     parser.add_argument("--json", type=Path, help="also write the raw figures here")
+    parser.add_argument("--per-call", action="store_true",
+                        help="only the table of one-task calls at 100 to 10,000 scores")
+    parser.add_argument("--no-avx2", action="store_true",
+                        help="with --per-call: skip the rerun with numpy's AVX2 sort")
+    parser.add_argument("--repeat", type=int, default=None, help="rounds of timing")
     args = parser.parse_args()
-    repeat = 5 if args.quick else 15
+    repeat = args.repeat or (5 if args.quick else 15)
+    if args.per_call:
+        rows = per_call_table(repeat)
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=2))
+        if not args.no_avx2:
+            _per_call_avx2(repeat)
+        return
     tm = torchmetrics_version()
     import sklearn
 

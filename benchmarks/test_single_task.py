@@ -76,3 +76,39 @@ def test_sklearn_small_calls(benchmark) -> None:  # type: ignore[no-untyped-def]
     y, s = workload("W5")
     benchmark.group = "W5"
     benchmark(average_precision_score, y, s)
+
+
+# One-task calls at 100 to 10,000 scores (compare.py --per-call prints the same
+# grid as a table): fastrank and scikit-learn per group, each result checked.
+PER_CALL = [(n, dt, weighted) for n in (100, 1000, 10_000) for dt in ("float64", "float32")
+            for weighted in (False, True)]
+
+
+@pytest.fixture(scope="module", params=PER_CALL,
+                ids=[f"{n}-{dt}-{'weighted' if w else 'unweighted'}" for n, dt, w in PER_CALL])
+def per_call(request: pytest.FixtureRequest) -> tuple[str, np.ndarray, np.ndarray,
+                                                      np.ndarray | None]:
+    n, dt, weighted = request.param
+    rng = np.random.default_rng(n)
+    y = rng.random(n) < 0.3
+    s = rng.random(n).astype(dt)
+    w = rng.random(n) if weighted else None
+    # the batch kernel, which a one-task call of up to 4,096 scores reuses once compiled
+    fastrank.average_precision(rng.random((64, 100)) < 0.3,
+                               rng.random((64, 100)).astype(dt), average=None)
+    return f"per call {n} {dt} {'weighted' if weighted else 'unweighted'}", y, s, w
+
+
+def test_fastrank_per_call(benchmark, per_call) -> None:  # type: ignore[no-untyped-def]
+    name, y, s, w = per_call
+    benchmark.group = name
+    m = fastrank.all_metrics(y, s, sample_weight=w)
+    assert abs(m.average_precision - average_precision_score(y, s, sample_weight=w)) < 1e-12
+    assert abs(m.roc_auc - roc_auc_score(y, s, sample_weight=w)) < 1e-12
+    benchmark(lambda: fastrank.average_precision(y, s, sample_weight=w))
+
+
+def test_sklearn_per_call(benchmark, per_call) -> None:  # type: ignore[no-untyped-def]
+    name, y, s, w = per_call
+    benchmark.group = name
+    benchmark(lambda: average_precision_score(y, s, sample_weight=w))

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels.sweep import OUT_POS
-from . import batch_tasks, batches, codec, engine, inputs, reduce, registry
+from . import batch_tasks, batches, codec, engine, inputs, one_call, reduce, registry
 from .registry import Request
 
 
@@ -25,7 +25,7 @@ def task_results(t: inputs.Task, req: Request, mode: str = "one",
                  threshold: bool = True) -> reduce.Results:
     """One canonical task through the engine, totals in the caller's units
     (the break-even score left NaN unless ``threshold``)."""
-    out, key = engine.task_metrics(t, req.max_fpr, req.what)
+    out, key = one_call.task_metrics(t, req.max_fpr, req.what)
     return one_result(out, key, t.values.dtype, t.dtype, t.values.shape[0], mode, threshold)
 
 

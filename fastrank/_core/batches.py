@@ -10,7 +10,6 @@ as a one-task call. Both give the same numbers.
 from __future__ import annotations
 
 import itertools
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -304,7 +303,7 @@ def _run_small(b: Batch, values: np.ndarray, labels: np.ndarray, lab_mode: int, 
     ptr, idx = (EMPTY_I, EMPTY_I) if lab_mode == LAB_SAME else (readonly(b.lab_ptr),
                                                                   readonly(b.lab_idx))
     bits = readonly(values.view(spec.bits))
-    scratch_ = _segment_scratch(nmax, values.dtype, b.weights is not None)
+    scratch_ = segment_scratch(nmax, values.dtype, b.weights is not None)
     bad = np.full(2, -1, np.int64)
     many = NEVER  # (tables: never the items; the kernel writes the tables instead)
     if tables is not None:
@@ -367,7 +366,7 @@ def items_choice(n: int) -> ItemsChoice:
     faster at the largest). ``FASTRANK_ITEMS=on|off`` forces them for every task
     or for none. Both ways give the same numbers, bit for bit.
     """
-    forced = os.environ.get("FASTRANK_ITEMS", "").strip().lower()
+    forced = sorting.env_setting("FASTRANK_ITEMS")
     if forced in ("on", "off"):
         return ItemsChoice(0 if forced == "on" else NEVER, "set by FASTRANK_ITEMS")
     bucket = sorting.size_bucket(n)
@@ -392,7 +391,7 @@ def _time_items(bucket: int) -> ItemsChoice:
     out = np.empty((t, OUT_SIZE), np.float64)
     prbe = np.empty(t, np.uint64)
     bad = np.full(2, -1, np.int64)
-    scratch_ = _segment_scratch(n, np.dtype(np.float32), False)
+    scratch_ = segment_scratch(n, np.dtype(np.float32), False)
     items = np.empty(2 * (n + 1), np.uint64)
     count = sorting.count_choice().limit
     wins = []
@@ -427,18 +426,19 @@ def _time_items(bucket: int) -> ItemsChoice:
                              for x, (a, b) in zip(ITEM_SHARES, times, strict=True)))
 
 
-def _segment_scratch(nmax: int, dtype: np.dtype[Any], weighted: bool) -> tuple[
-        np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def segment_scratch(nmax: int, dtype: np.dtype[Any], weighted: bool, slot: str = "segments"
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                               np.ndarray, np.ndarray]:
     """:func:`run_segments`' typed scratch for tasks of up to ``nmax`` samples, carved
-    from this thread's buffer: the sort's counts, the state and chunk buffers
-    (floats, then keys), three buffers of score bits (and the same memory as
-    scores), three of weights when ``weighted``, and the labels."""
+    from this thread's buffer of ``slot``: the sort's counts, the state and chunk
+    buffers (floats, then keys), three buffers of score bits (and the same memory
+    as scores), three of weights when ``weighted``, and the labels."""
     cap = nmax + 1  # the split's slack slot
     bits = SPECS[dtype].bits
     nw = 3 * cap if weighted else 0
     sizes = (HIST_SHAPE[0] * HIST_SHAPE[1] * 8, 8 * (S_SIZE + 2 * CHUNK), 8 * (K_SIZE + CHUNK),
              3 * cap * bits.itemsize, 8 * nw, cap)
-    buf = scratch("segments", sum(sizes) + 64 * len(sizes))
+    buf = scratch(slot, sum(sizes) + 64 * len(sizes))
     hist, at = carve(buf, 0, HIST_SHAPE[0] * HIST_SHAPE[1], np.int64)
     fw, at = carve(buf, at, S_SIZE + 2 * CHUNK, np.float64)
     uw, at = carve(buf, at, K_SIZE + CHUNK, np.uint64)

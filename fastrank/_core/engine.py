@@ -5,6 +5,8 @@ Everything the public modules compute from canonical inputs
 
 * :func:`task_metrics` (here): the ``OUT_*`` results of one task;
   :func:`table_metrics`: the results of a stored tie table;
+* :mod:`~fastrank._core.one_call`: a one-task call's task in one kernel call
+  (the batch kernel on a batch of one) where that is the faster way;
 * :mod:`~fastrank._core.batches`: every task of a batch, and their tie tables;
 * :mod:`~fastrank._core.ties`: a task's tie-group table (curves, tables,
   DeLong), each sample's tie group (bootstrap, paired DeLong);

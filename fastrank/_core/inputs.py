@@ -332,29 +332,60 @@ def _no_bytes(y: np.ndarray, pos_label: Any) -> None:
 
 
 _max = np.maximum.reduce  # the ufunc itself: a.max()'s Python steps are a tenth of a small call
+_BOOL = np.dtype(np.bool_)
+_U8 = np.dtype(np.uint8)
+BYTES_CHECK = 1024  # bool labels up to this many are checked and counted as bytes
+_ZERO_ONE = b"\x00\x01"
+
+
+def _bool_bytes(raw: np.ndarray) -> int:
+    """The number of 1 bytes of small ``uint8`` labels, or -1 when a byte is neither
+    0 nor 1: two passes of ``bytes`` methods, which cost less than numpy's two
+    reductions up to about :data:`BYTES_CHECK` bytes (0.3 against 1.3 us at 100,
+    1.2 against 1.5 at 1,000, 2.2 against 1.6 at 2,000 on an AMD Zen 4)."""
+    b = raw.tobytes()
+    return -1 if b.translate(None, _ZERO_ONE) else b.count(1)
+
+
+_UNITS: dict[np.dtype[Any], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _zero_one(dtype: np.dtype[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """0 and 1 as 0-d arrays of a numeric ``dtype`` (kept per dtype): ``np.equal``
+    with them is ``y == 0``, ``y == 1`` without numpy's steps for a Python scalar
+    (1.0 against 2.2 us at 100 int64 labels on an AMD Zen 4)."""
+    got = _UNITS.get(dtype)
+    if got is None:
+        got = (np.zeros((), dtype), np.ones((), dtype))
+        if len(_UNITS) < 64:
+            _UNITS[dtype] = got
+    return got
 
 
 def binary_labels(y: np.ndarray, pos_label: Any) -> tuple[np.ndarray, int]:
     """Labels of any shape as ``uint8`` 0/1 (1 = positive), same shape, and the count."""
-    if pos_label is None and y.dtype == np.bool_:
-        raw = (y if y.flags.c_contiguous else np.ascontiguousarray(y)).view(np.uint8)
-        if raw.size and _max(raw) > 1:  # bytes other than 0/1 (a 0/255 mask): every
-            raw = (raw != 0).view(np.uint8)  # nonzero byte is True, as in numpy
+    if pos_label is None and y.dtype == _BOOL:
+        raw = (y if y.flags.c_contiguous else np.ascontiguousarray(y)).view(_U8)
+        count = _bool_bytes(raw) if raw.size <= BYTES_CHECK else -2
+        if count == -1 or (count == -2 and raw.size and _max(raw) > 1):
+            raw = (raw != 0).view(_U8)  # bytes other than 0/1 (a 0/255 mask): every
+            count = -2  # nonzero byte is True, as in numpy
         raw.flags.writeable = False  # a fresh view or array: the caller's stays as it is
-        return raw, int(np.count_nonzero(raw))
+        return raw, count if count >= 0 else int(np.count_nonzero(raw))
     _no_bytes(y, pos_label)
     if pos_label is None:
         if y.dtype.kind in "iuf":  # numbers compare without warnings or errors
-            one = y == 1
+            zero, unit = _zero_one(y.dtype)
+            one = np.equal(y, unit)
             n_one = int(np.count_nonzero(one))
             size = y.size
             if n_one != size:
-                n_zero = int(np.count_nonzero(y == 0))
+                n_zero = int(np.count_nonzero(np.equal(y, zero)))
                 if n_one + n_zero != size and (
                         n_zero or y.dtype.kind == "u"
                         or n_one + int(np.count_nonzero(y == -1)) != size):
                     raise _bad_labels(y.reshape(-1))
-            return one.view(np.uint8), n_one
+            return one.view(_U8), n_one
         if y.dtype.kind == "O":
             one = _equal(y, 1)
             n_one = int(np.count_nonzero(one))

@@ -18,6 +18,7 @@ import os
 import threading
 import time
 import warnings
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numba
@@ -75,6 +76,45 @@ def count_choice() -> CountChoice:
     return CountChoice(8, f"128-bit vectors, {name or 'CPU'} ({source})")
 
 
+# ------------------------------------------------------------------ settings
+
+
+def _raw_reader(name: str) -> Callable[[], Any]:
+    """A reader of environment variable ``name`` as the process holds it: a lookup
+    in ``os.environ``'s own store (what ``os.environ[name] = ...``, ``del`` and
+    pytest's ``monkeypatch`` change) where the platform keeps one, the public
+    lookup otherwise."""
+    data = getattr(os.environ, "_data", None)
+    encode = getattr(os.environ, "encodekey", None)
+    if isinstance(data, dict) and callable(encode):
+        key = encode(name)
+        return lambda: data.get(key)
+    return lambda: os.environ.get(name)
+
+
+_settings: dict[str, tuple[Callable[[], Any], Any, str]] = {}
+
+
+def env_setting(name: str) -> str:
+    """A ``FASTRANK_*`` environment variable, stripped and lower-cased ("" when unset).
+
+    Read once, and again only when the variable's raw value changes: each call
+    compares that value with the one last read (a dictionary lookup, where
+    ``os.environ.get`` costs a few hundred nanoseconds, twice in every
+    one-task call).
+    """
+    got = _settings.get(name)
+    if got is None:
+        got = _settings[name] = (_raw_reader(name), object(), "")
+    read, raw, value = got
+    now = read()
+    if now is not raw and now != raw:
+        text = os.fsdecode(now) if isinstance(now, bytes) else (now or "")
+        value = text.strip().lower()
+        _settings[name] = (read, now, value)
+    return value
+
+
 # ------------------------------------------------------------------ sorting
 
 
@@ -118,11 +158,9 @@ def sort_choice(width: int, n: int = CALIBRATE_N, compile: bool = True) -> SortC
     as before sizes were timed, since compiling the radix sort (1-3 s) for a
     small task would cost more than the sort's difference could save.
     """
-    forced = os.environ.get("FASTRANK_SORT")
-    if forced:
-        forced = forced.strip().lower()
-        if forced in ("numpy", "radix"):
-            return SortChoice(forced, "set by FASTRANK_SORT")
+    forced = env_setting("FASTRANK_SORT")
+    if forced in ("numpy", "radix"):
+        return SortChoice(forced, "set by FASTRANK_SORT")
     key = (width, size_bucket(n))
     got = _choices.get(key)
     if got is not None:
@@ -160,6 +198,27 @@ def _radix_ready(width: int) -> bool:
     if ok:
         _ready.add(width)
     return ok
+
+
+_cached_sigs: dict[int, set[tuple[Any, ...]]] = {}
+
+
+def compiled_or_cached(kernel: Any, signature: tuple[Any, ...]) -> bool:
+    """Whether ``kernel`` runs for the argument types ``signature`` without compiling:
+    compiled in this process, or held by the kernel cache for this machine (its
+    index read once per process and kernel)."""
+    if signature in kernel.overloads:
+        return True
+    sigs = _cached_sigs.get(id(kernel))
+    if sigs is None:
+        try:
+            magic = kernel.targetctx.codegen().magic_tuple()
+            sigs = {tuple(k[0]) for k in kernel._cache._cache_file._load_index()
+                    if k[1] == magic}
+        except Exception:  # no cache, an unreadable index: not cached
+            sigs = set()
+        _cached_sigs[id(kernel)] = sigs
+    return signature in sigs
 
 
 def sort_choices(width: int) -> list[tuple[int, SortChoice]]:

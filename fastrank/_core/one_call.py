@@ -1,0 +1,155 @@
+"""One task in one kernel call: split, sort, sweep and results together.
+
+A one-task call's canonical task (what :mod:`.inputs` makes of the caller's
+arguments) is computed by the batch kernel as a batch of one
+(:func:`~fastrank._kernels.batch.run_segments`): one call splits the scores
+by class, sorts each class with fastrank's radix sort (or, with few
+positives, counts the negatives against them; for float32 scores with many
+positives, sorts key-and-label items once), sweeps the tie groups and writes
+the ``OUT_*`` row. The engine's own steps (:func:`.engine.task_metrics`:
+the split, numpy's sort of each class, the sweep, five calls from Python)
+give the same numbers, bit for bit; each task takes the faster way:
+
+* the kernel only once it runs without compiling: compiled in this process
+  (by a batch call) or held by the kernel cache (``fastrank compile``, an
+  earlier process). Compiling it takes several times a first call's wait, so
+  a one-task call never starts that compile; until then the engine's steps run;
+* tasks of up to :data:`~.batches.SMALL_TASK` samples (the batch kernel's own
+  limit for tasks it always computes inside): weighted ones (both ways sort
+  weighted classes with the radix sort), unweighted ones of up to
+  :data:`ALWAYS` samples (where the steps from Python cost more than any
+  sort), and larger ones where the radix sort is the faster sort of their
+  larger class here (:func:`~.sorting.sort_choice`). Measured with
+  ``benchmarks/compare.py --per-call`` and against the engine's steps in one
+  process (AMD Zen 4, numpy's AVX-512 sort): 1.13-1.31x at 100 scores and
+  1.17-1.31x at 1,000 float64 ones, 1.34-2.3x weighted; beyond
+  ``SMALL_TASK``, and for 1,000 float32 scores (numpy's sort the faster),
+  the steps were as fast or faster (0.94-0.98x), so those keep them;
+* not a weighted task whose classes need a unit each
+  (:func:`~.inputs.scaled_weights`: its ``shift``), which the engine computes.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+
+from .._kernels.batch import LAB_SAME, run_segments
+from .._kernels.jit import SIGNATURES
+from .._kernels.sort import SMALL
+from .._kernels.sweep import OUT_SIZE
+from . import batches, engine, sorting
+from .by_class import raise_nonfinite
+from .inputs import SPECS, Task, readonly
+from .workspace import EMPTY_F, EMPTY_FW, EMPTY_I, EMPTY_IW, EMPTY_UW, buffers
+
+# Each canonical score dtype's declared variant of the batch kernel (the order of
+# jit.VALUES: float32, float64, then every 64-bit integer as uint64).
+_VARIANT = {np.dtype(np.float32): 0, np.dtype(np.float64): 1, np.dtype(np.int64): 2,
+            np.dtype(np.uint64): 2}
+_ready: set[np.dtype[Any]] = set()
+_looked: dict[np.dtype[Any], int] = {}  # the kernel's compiled variants when last not ready
+
+
+def ready(dtype: np.dtype[Any]) -> bool:
+    """Whether the batch kernel runs tasks of canonical ``dtype`` without compiling
+    (compiled in this process or cached; asked again only after a compile)."""
+    if dtype in _ready:
+        return True
+    kernel: Any = run_segments
+    seen = len(kernel.overloads)
+    if _looked.get(dtype) == seen:
+        return False
+    _looked[dtype] = seen
+    if sorting.compiled_or_cached(kernel, tuple(SIGNATURES[kernel][_VARIANT[dtype]])):
+        _ready.add(dtype)
+        return True
+    return False
+
+
+ALWAYS = 256  # unweighted tasks up to this size take the one call whatever the sort
+
+
+def wanted(t: Task) -> bool:
+    """Whether task ``t`` takes the one kernel call (see the module's notes)."""
+    values = t.values
+    n = values.shape[0]
+    if n > batches.SMALL_TASK:
+        return False
+    if n > ALWAYS and t.weights is None:
+        c = sorting.sort_choice(values.itemsize, max(t.npos, n - t.npos), compile=False)
+        if c.path != "radix":
+            return False
+    return t.shift == 0 and ready(values.dtype)
+
+
+Scratch = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                np.ndarray]
+
+
+class _Kept(threading.local):
+    """Each thread's arguments of the call, kept between calls."""
+
+    def __init__(self) -> None:
+        # (dtype, weighted) -> (largest task + 1, scratch, item buffer, the buffer carved)
+        self.carved: dict[tuple[np.dtype[Any], bool],
+                          tuple[int, Scratch, np.ndarray, np.ndarray]] = {}
+        self.ends = np.zeros(2, np.int64)  # the task's offsets: 0, n
+        self.offsets = readonly(self.ends)
+        self.prbe = np.empty(1, np.uint64)
+        self.bad = np.empty(2, np.int64)
+
+
+_kept = _Kept()
+_TASKS = readonly(np.zeros(1, np.int64))  # the batch's one task
+_SLOT = "one-call"
+
+
+def _scratch(n: int, dtype: np.dtype[Any], weighted: bool) -> tuple[Scratch, np.ndarray]:
+    """The kernel's typed scratch for a task of ``n`` samples and its item buffer
+    (float32 unweighted; else empty), carved once per size class (powers of two)
+    and kept while this thread's buffer stays."""
+    key = (dtype, weighted)
+    got = _kept.carved.get(key)
+    if got is not None and got[0] > n and got[3] is buffers.slots.get(_SLOT):
+        return got[1], got[2]
+    cap = max(1 << 10, 1 << n.bit_length())  # > n: the split's slack slot
+    base = batches.segment_scratch(cap, dtype, weighted, _SLOT)
+    items = np.empty(2 * (cap + 1), np.uint64) if dtype.itemsize == 4 and not weighted \
+        else EMPTY_UW
+    _kept.carved[key] = (cap, base, items, buffers.slots[_SLOT])
+    return base, items
+
+
+def task_metrics(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
+    """A task's ``OUT_*`` row (totals in the caller's units) and break-even score
+    bits, as :func:`.engine.task_metrics` gives them, by one kernel call where
+    :func:`wanted` (the engine's steps otherwise)."""
+    if not wanted(t):
+        return engine.task_metrics(t, max_fpr, what)
+    values = t.values
+    n = values.shape[0]
+    spec = SPECS[values.dtype]
+    kept, items = _scratch(n, values.dtype, t.weights is not None)
+    w = EMPTY_F if t.weights is None else readonly(t.weights)
+    many = batches.NEVER
+    if items.shape[0] and n > SMALL:  # (tasks of up to SMALL are sorted by insertion)
+        many = batches.items_choice(n).share
+    k = _kept
+    k.ends[1] = n
+    out = np.empty((1, OUT_SIZE), np.float64)
+    bad = k.bad
+    bits = values.view(spec.bits)
+    bits.flags.writeable = False  # a fresh view: the kernels take their inputs read-only
+    run_segments(bits, spec.kind, spec.sign, spec.ones, spec.exp,
+                 readonly(t.labels), LAB_SAME, EMPTY_I, EMPTY_I, w, True, k.offsets, _TASKS,
+                 max_fpr, what, sorting.count_choice().limit, many, *kept, out, k.prbe, bad,
+                 EMPTY_I, EMPTY_FW, EMPTY_FW, items, EMPTY_IW)
+    if bad[0] >= 0:
+        if bad[1] == 0:
+            raise_nonfinite(values)
+        return engine.task_metrics(t, max_fpr, what)  # classes too far apart: a unit each
+    row = out[0]
+    return engine.in_caller_units(row, t), int(k.prbe[0])
