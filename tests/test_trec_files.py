@@ -372,3 +372,79 @@ def test_small_files_compile_no_kernel_and_read_as_large_ones(tmp_path) -> None:
         assert a.distinct.tolist() == b.distinct.tolist()
         assert a.raw.tolist() == b.raw.tolist()
     assert same_bits(small[2], large[2])
+
+
+@PROPERTY_SETTINGS
+@given(strings=st.lists(st.binary(min_size=0, max_size=20).map(lambda b: b.replace(b"\x00", b"")),
+                        min_size=0, max_size=60),
+       prefix=st.sampled_from([b"", b"FBIS4-", b"clueweb09-en0000-"]),
+       repeat=st.booleans())
+def test_bytes_order_is_numpys_stable_sort_of_the_bytes(strings, prefix, repeat) -> None:
+    """The distinct ids' order: as numpy's stable argsort of the bytes, whether the
+    places that differ fit one integer (ranks of few values) or not (any byte,
+    many places: the two-word and numpy fallbacks), equal strings kept in order."""
+    values = [prefix + s for s in strings] * (2 if repeat else 1)
+    width = max([len(v) for v in values] + [1])
+    arr = np.array(values, dtype=f"S{width}")
+    assert files.bytes_order(arr).tolist() == np.argsort(arr, kind="stable").tolist()
+
+
+def test_bytes_order_of_many_ids_sharing_a_prefix() -> None:
+    rng = np.random.default_rng(5)
+    for head, width in (("FBIS4-", 7), ("LA0412-", 9), ("x", 12), ("é-", 3)):
+        tails = np.char.zfill(rng.integers(0, 10 ** min(width, 12), 50_000).astype(str), width)
+        arr = np.char.encode(np.char.add(head, tails), "utf-8")
+        assert files.bytes_order(arr).tolist() == np.argsort(arr, kind="stable").tolist()
+
+
+@pytest.mark.parametrize("newline", ["\n", ""])
+def test_ids_of_every_length_near_the_end_of_the_file(tmp_path, newline) -> None:
+    """Ids of 1 to 20 bytes, equal but for their last byte, some on the file's last
+    lines (fewer than 16 bytes after them): coded as numpy's unique codes them."""
+    docs = [("d" * (k - 1)) + c for k in range(1, 21) for c in "ab"]
+    rows = [(f"q{i % 3}", d) for i, d in enumerate(docs + docs[::-1][:6])]
+    text = "\n".join(f"{q} 0 {d} {i % 3}" for i, (q, d) in enumerate(rows)) + newline
+    _, d, g = fastrank.read_qrels(write(tmp_path / "qrels", text))
+    want = [r[1] for r in rows]
+    distinct, inverse = np.unique(np.array(want), return_inverse=True)
+    assert d.distinct.tolist() == distinct.tolist()
+    assert d.codes.tolist() == inverse.reshape(-1).tolist()
+    assert g.tolist() == [float(i % 3) for i in range(len(rows))]
+
+
+@pytest.mark.parametrize("rows", [63, 64, 65, 130, 1000])
+def test_documents_coded_across_blocks_of_rows(tmp_path, rows) -> None:
+    """Documents are coded 64 rows at a time: codes across the blocks, a block that
+    is not full, and a document a query lists twice across a block's end."""
+    rng = np.random.default_rng(rows)
+    docs = [f"doc-{int(x)}" for x in rng.integers(0, rows // 2 + 1, rows)]
+    text = "".join(f"q{i} Q0 {d} 1 {i / 3!r} t\n" for i, d in enumerate(docs))
+    _, d, s = fastrank.read_run(write(tmp_path / "run", text))
+    distinct, inverse = np.unique(np.array(docs), return_inverse=True)
+    assert d.distinct.tolist() == distinct.tolist()
+    assert d.codes.tolist() == inverse.reshape(-1).tolist()
+    assert same_bits(s, [i / 3 for i in range(rows)])
+    lines = [f"q1 Q0 d{i} {i} 1.5 t\n" for i in range(rows)]
+    lines[rows - 1] = f"q1 Q0 d{rows - 2} 1 1.5 t\n"
+    with pytest.raises(DataError, match=f"query q1 lists document d{rows - 2} more than once"):
+        fastrank.read_run(write(tmp_path / "twice", "".join(lines)))
+
+
+@pytest.mark.parametrize("value", [
+    "1234567890123456789", "12345678901234567890", "9007199254740991", "9007199254740992",
+    "9007199254740993", "900719925474099.3", "0.0000000000000000000001",
+    "0.00000000000000000000001", "1.000000000000000000", "-0.000", "+.5", "-5.",
+    "00000000000000000000.5",
+    "0.1234567890123456789", "123.456", "-98.76543", "7", "+0", ".", "-", "+", "1..2", "1.2.3",
+    "0x10", "1e5", "١٢"])
+def test_plain_decimals_read_as_python_reads_them(tmp_path, value) -> None:
+    """The fast path of plain decimals (digits, a point, digits) and its limits: the
+    same bits as Python's float, or the same error."""
+    text = f"q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 {value} t\n"
+    try:
+        want = float(value)
+    except ValueError:
+        with pytest.raises(DataError, match=r"run:2: a score is not a number"):
+            fastrank.read_run(write(tmp_path / "run", text))
+        return
+    assert same_bits(fastrank.read_run(write(tmp_path / "run", text))[2], [0.5, want])
