@@ -37,16 +37,11 @@ HARD = ["0", "-0", "+0", "0.0", "-0.0", ".5", "5.", "+.5", "-5.", "1e308", "1.79
         "0.00000000000000000000000000000000000000000000000000000001"]
 
 
-@pytest.fixture(autouse=True, params=["kernel", "parts", "python"])
+@pytest.fixture(autouse=True, params=["kernel", "python"])
 def reader(request, monkeypatch) -> str:
-    """Every test three times: files read by the compiled pass, in parts (on four
-    threads, every file cut where a line's query differs from the line before),
-    and split by Python (the path of files under files.SMALL bytes), which must
-    all give the same."""
-    monkeypatch.setattr(files, "SMALL", 1 << 62 if request.param == "python" else 0)
-    if request.param == "parts":
-        monkeypatch.setattr(files, "PART", 1)
-        monkeypatch.setattr(files.workers, "threads", lambda: 4)
+    """Every test twice: files read by the compiled pass, and split by Python (the
+    path of files under files.SMALL bytes), which must give the same."""
+    monkeypatch.setattr(files, "SMALL", 0 if request.param == "kernel" else 1 << 62)
     return str(request.param)
 
 
@@ -453,70 +448,3 @@ def test_plain_decimals_read_as_python_reads_them(tmp_path, value) -> None:
             fastrank.read_run(write(tmp_path / "run", text))
         return
     assert same_bits(fastrank.read_run(write(tmp_path / "run", text))[2], [0.5, want])
-
-
-def many_queries(nq: int = 40, nd: int = 25, end: str = "\n") -> str:
-    rng = np.random.default_rng(nq)
-    return "".join(f"topic-{q} Q0 DOC-{int(d):05d} {r} {s!r} t{end}" for q in range(nq)
-                   for r, (d, s) in enumerate(zip(rng.permutation(400)[:nd],
-                                                  (np.round(rng.random(nd) * 4) / 4).tolist(),
-                                                  strict=True)))
-
-
-@pytest.mark.parametrize("end", ["\n", "\r\n"])
-def test_a_file_read_in_parts_reads_as_in_one_pass(tmp_path, monkeypatch, end) -> None:
-    """Parts cut where the query changes, each coded on its own, merged: the codes,
-    the distinct ids, the values (a value read by Python in a later part too) and
-    the check of repeats of one pass."""
-    text = many_queries(end=end).replace(" 0.5 t", " 5e-1 t")
-    path = write(tmp_path / "run", text)
-    raw = text.encode()
-    assert len(files.cuts(raw, 5)) == 6  # five parts
-    one = files.read_table(path, 5, "run", (0, 2, 4), "score", small=0)
-    monkeypatch.setattr(files, "PART", 1)
-    for threads in (2, 3, 7):
-        monkeypatch.setattr(files.workers, "threads", lambda threads=threads: threads)
-        parts = files.read_table(path, 5, "run", (0, 2, 4), "score", small=0)
-        for a, b in zip(one[:2], parts[:2], strict=True):
-            assert a.codes.tolist() == b.codes.tolist() and a.raw.tolist() == b.raw.tolist()
-        assert same_bits(one[2], parts[2]) and one[3] == parts[3] == -1
-
-
-@pytest.mark.parametrize(("tail", "message"), [
-    ("topic-99 Q0 d2\n", "a run line needs 5 columns; got 3: 'topic-99 Q0 d2'"),
-    ("topic-99 Q0 d2 1 x t\n", "a score is not a number: 'x'"),
-    ("topic-99 Q0 d2 1 nan t\n", "a score is NaN or infinite: 'nan'"),
-    ("topic-99 Q0 d\x002 1 1 t\n", "a NUL byte"),
-])
-@pytest.mark.parametrize("end", ["\n", "\r\n"])
-def test_a_bad_line_in_a_later_part_is_named_by_its_line(tmp_path, monkeypatch, tail, message,
-                                                         end) -> None:
-    text = many_queries(end=end)
-    line = text.count("\n") + 2
-    text += "topic-98 Q0 d1 1 2 t" + end + tail.replace("\n", end) + many_queries(3, 4, end)
-    monkeypatch.setattr(files, "PART", 1)
-    monkeypatch.setattr(files.workers, "threads", lambda: 6)
-    assert len(files.cuts(text.encode(), 6)) == 7
-    with pytest.raises(DataError, match=rf"run:{line}: {message}"):
-        fastrank.read_run(write(tmp_path / "run", text))
-
-
-def test_a_query_in_two_parts_is_checked_for_repeats_as_in_one_pass(tmp_path,
-                                                                    monkeypatch) -> None:
-    """A query whose rows are not consecutive lands in two parts: the repeat check
-    is one pass's (a second pass over the file), and qrels are merged alike."""
-    monkeypatch.setattr(files, "PART", 1)
-    monkeypatch.setattr(files.workers, "threads", lambda: 4)
-    head = many_queries(6, 10)
-    text = head + "topic-0 Q0 DOC-99999 1 1 t\n" + head.split("\n")[3] + "\n"
-    with pytest.raises(DataError, match="query topic-0 lists document DOC-"):
-        fastrank.read_run(write(tmp_path / "run", text))
-    text = head + "topic-0 Q0 DOC-99999 1 1 t\n"
-    q, d, s = fastrank.read_run(write(tmp_path / "run2", text))
-    want = python_read(text, 5, (0, 2, 4))
-    assert q.tolist() == want[0] and d.tolist() == want[1] and same_bits(s, want[2])
-    qrels = "".join(f"q{i % 5} 0 d{i % 7} {i % 3}\n" for i in range(60))
-    q, d, g = fastrank.read_qrels(write(tmp_path / "qrels", qrels))
-    want = python_read(qrels, 4, (0, 2, 3))
-    assert q.tolist() == want[0] and d.tolist() == want[1] and same_bits(g, want[2])
-    assert q.distinct.tolist() == sorted(set(want[0]))

@@ -1,15 +1,11 @@
 """TREC run and qrels files read into arrays, each bad line named with its file
 and line.
 
-A file (plain or gzipped) is read as bytes and handed to a compiled pass
+A file (plain or gzipped) is read as bytes and handed whole to a compiled pass
 (:func:`fastrank._kernels.text.trec_pass`) that splits its lines, codes the query
 and document ids by their bytes (each distinct id kept once) and reads the
 scores that one exact operation gives; the ids come back as
-:class:`~fastrank.trec.CodedIds`, never one string per row. A large file is cut
-into parts where a line's query differs from the line before, one part a
-worker thread; each part's distinct ids are sorted together into the file's
-codes, and a query found in two parts has its repeats checked by one pass, so
-that the results are those of one pass. Scores outside
+:class:`~fastrank.trec.CodedIds`, never one string per row. Scores outside
 that fast path are parsed by numpy from their bytes, as Python's ``float`` (and
 C's ``strtod``) reads them. A file with whitespace beyond ASCII (which Python's
 ``str.split`` splits on) is read by the line splitter in Python instead, so that
@@ -19,14 +15,12 @@ both read every file alike.
 from __future__ import annotations
 
 import gzip
-import itertools
 import os
 import zlib
 from typing import Any
 
 import numpy as np
 
-from .._core import workers
 from .._core.inputs import readonly
 from .._kernels import text as kernel
 from ..readers import DataError
@@ -113,33 +107,24 @@ def bytes_order(raw: np.ndarray) -> np.ndarray:
     return np.lexsort((keys[:, 1], keys[:, 0]))
 
 
-def decoded(path: Any, data: np.ndarray, first: np.ndarray, size: np.ndarray,
-            repeats: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+def decoded(path: Any, data: np.ndarray, first: np.ndarray,
+            size: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Distinct ids (their bytes at ``first``/``size``) sorted as bytes (strcmp's
     order, which for UTF-8 is the order of code points, numpy's order of ``str``),
     each one's place in that order, and the ids as ``str`` when they are not all
     ASCII (decoded now, so that bytes that are not UTF-8 are refused here; ASCII
-    ids are decoded when first asked for). With ``repeats``, an id may be given
-    more than once (by several parts of a file): each gets the place of its
-    distinct id."""
+    ids are decoded when first asked for)."""
     raw = fixed_width(data, first, size)
     order = bytes_order(raw)
     raw = raw[order]
-    place = np.empty(order.shape[0], np.int64)
-    if repeats and raw.shape[0] > 1:
-        new = np.empty(raw.shape[0], np.bool_)
-        new[0] = True
-        np.not_equal(raw[1:], raw[:-1], out=new[1:])
-        place[order] = np.cumsum(new) - 1
-        raw = raw[new]
-    else:
-        place[order] = np.arange(order.shape[0])
     text = None
     if int(raw.view(np.uint8).max(initial=0)) >= 0x80:
         try:
             text = np.array([b.decode("utf-8") for b in raw.tolist()])
         except UnicodeDecodeError as exc:
             raise DataError(f"{path}: an id is not UTF-8 text ({exc})") from None
+    place = np.empty(order.shape[0], np.int64)
+    place[order] = np.arange(order.shape[0])
     return raw, place, text
 
 
@@ -222,93 +207,18 @@ def coded_text(path: Any, ids: list[str]) -> CodedIds:
 
 
 SMALL = 1 << 20  # files of fewer bytes are split by Python, not by the kernel
-PART = 1 << 24  # files are read in parts of this many bytes or more, on the worker threads
-SEEK = 1 << 20  # bytes searched past a part's cut for a line whose query differs
-
-
-def cuts(raw: bytes, parts: int) -> list[int]:
-    """Where to cut ``raw`` into up to ``parts`` parts of about equal size: each cut
-    after a \\n, where the next line's first token differs from the line's before
-    (a run's query changes; so that no query is split, which the caller checks),
-    or no cut where none is found near."""
-    out = [0]
-    for j in range(1, parts):
-        end = raw.find(b"\n", len(raw) * j // parts)
-        stop = min(len(raw), end + SEEK)
-        if end < 0 or end <= out[-1]:
-            continue
-        before = raw[raw.rfind(b"\n", 0, end) + 1:end].split(None, 1)[:1]
-        while 0 <= end < stop:
-            nxt = raw.find(b"\n", end + 1)
-            token = raw[end + 1:nxt if nxt >= 0 else len(raw)].split(None, 1)[:1]
-            if token and token != before:
-                out.append(end + 1)
-                break
-            before = token or before
-            end = nxt
-    return [*out, len(raw)]
-
-
-class Part:
-    """One part of a file (bytes ``lo`` to ``hi``) read by the kernel: its status, its
-    outputs (``iout``, the values at ``fout[at:at + cap]``) and its header's counts."""
-
-    def __init__(self, data: np.ndarray, raw: bytes, lo: int, hi: int, last: bool,
-                 width: int, picks: tuple[int, int, int], fout: np.ndarray, at: int) -> None:
-        self.lo, self.hi, self.at = lo, hi, at
-        # its lines at most (the last part's last may have no line end)
-        self.cap = raw.count(b"\n", lo, hi) + (raw.count(b"\r", lo, hi) if raw.find(
-            b"\r", lo, hi) >= 0 else 0) + int(last)
-        self.fout = fout
-        self.width, self.picks = width, picks
-        self.data = data
-        self.status = -1
-        self.iout = np.empty(0, np.int64)
-        self.rows = self.nq = self.nd = self.nslow = 0
-
-    def run(self) -> None:
-        cap = max(self.cap, 1)
-        self.iout = np.empty(kernel.HEAD + 9 * cap, np.int64)
-        ints = readonly(np.array([self.width, *self.picks, cap, 0], np.int64))
-        out = self.fout[self.at:self.at + cap]
-        self.status = kernel.trec_pass(0, self.data[self.lo:self.hi], ints, readonly(out[:0]),
-                                       self.iout, out)
-
-    def head(self, h: int) -> int:
-        return int(self.iout[h])
-
-    def count(self) -> None:
-        """Its rows, distinct queries and documents, and values left to the caller."""
-        self.rows, self.nq, self.nd, self.nslow = (self.head(h) for h in (
-            kernel.H_ROWS, kernel.H_NQ, kernel.H_ND, kernel.H_SLOW))
-
-    @staticmethod
-    def firsts(parts: list[Part], k: int, count: str) -> tuple[np.ndarray, np.ndarray]:
-        """The parts' distinct ids' first bytes (in the whole file) and lengths, in
-        order (``k``: the region of their first bytes, then of their lengths)."""
-        return (np.concatenate([p.region(k, getattr(p, count)) + p.lo for p in parts]),
-                np.concatenate([p.region(k + 1, getattr(p, count)) for p in parts]))
-
-    def region(self, k: int, count: int) -> np.ndarray:
-        """The ``k``-th of the nine regions of ``iout`` (see trec_pass), its first
-        ``count`` slots."""
-        base = kernel.HEAD + k * max(self.cap, 1)
-        return self.iout[base:base + count]
 
 
 def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
-               value: str, small: int | None = None,
-               check: bool = True) -> tuple[Any, Any, np.ndarray, int]:
+               value: str, small: int | None = None) -> tuple[Any, Any, np.ndarray, int]:
     """The query ids, document ids (as :class:`CodedIds`) and values (float64) of a
     file whose lines hold ``width`` or more tokens, those three being tokens
     ``picks``; and the first row that lists a document its query listed before
     (-1 when none; -2 when the queries' rows are not each consecutive and so
-    this was not checked; without ``check``, -2 where that would take the file
-    read again). ``what`` and ``value`` name the file's kind and its values in
-    errors. Files under ``small`` bytes (default :data:`SMALL`) are split by
-    Python (the same results), so that a first call on one compiles no kernel.
-    Files of :data:`PART` bytes or more are read in parts, one a thread, by the
-    kernel; their codes merged (each part's distinct ids sorted together)."""
+    this was not checked). ``what`` and ``value`` name the file's kind and its
+    values in errors. Files under ``small`` bytes (default :data:`SMALL`) are
+    split by Python (the same results), so that a first call on one compiles no
+    kernel."""
     raw = raw_bytes(path)
     if len(raw) < (SMALL if small is None else small):  # a first small call compiles nothing
         nul = raw.find(b"\x00")
@@ -321,79 +231,41 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
     if len(raw) >= 1 << 40:  # the kernel keeps byte offsets in 40 bits
         raise DataError(f"{path}: files of a terabyte or more are not read")
     data = np.frombuffer(raw, np.uint8)
-    nthreads = min(workers.threads(), max(1, len(raw) // PART))
-    bounds = cuts(raw, nthreads) if nthreads > 1 else [0, len(raw)]
-    parts = [Part(data, raw, lo, hi, hi == len(raw), width, picks, np.empty(0), 0)
-             for lo, hi in itertools.pairwise(bounds)]
-    fout = np.empty(sum(max(p.cap, 1) for p in parts), np.float64)
-    at = 0
-    for p in parts:
-        p.fout, p.at = fout, at
-        at += max(p.cap, 1)
-    workers.parallel_map(Part.run, parts, len(parts))
-    for p in parts:  # the first part with a bad line names it, as one pass would
-        if p.status == kernel.TEXT_OK:
-            continue
-        if p.status == kernel.TEXT_UNICODE_SPACE:  # Python's split, as this reader always did
-            (q, d, v), lines = columns(os.fspath(path), width, what, picks, raw)
-            qids, docs = np.array(q), np.array(d)
-            return qids, docs, number(os.fspath(path), v, value, lines), -2
-        line = line_of(raw, p.lo) - 1 + p.head(kernel.H_LINE)
-        if p.status == kernel.TEXT_NUL:
-            raise DataError(f"{path}:{line}: a NUL byte; a {what} file is text")
-        start = p.lo + p.head(kernel.H_AT)
-        end = min((j for j in (raw.find(b"\n", start), raw.find(b"\r", start)) if j >= 0),
+    cap = raw.count(b"\n") + (raw.count(b"\r") if b"\r" in raw else 0) + 1  # lines at most
+    iout = np.empty(kernel.HEAD + 9 * cap, np.int64)
+    fout = np.empty(cap, np.float64)
+    ints = readonly(np.array([width, *picks, cap, 0], np.int64))
+    status = kernel.trec_pass(0, data, ints, readonly(fout[:0]), iout, fout)
+    if status == kernel.TEXT_UNICODE_SPACE:  # Python's split, as this reader always did
+        (q, d, v), lines = columns(os.fspath(path), width, what, picks, raw)
+        qids, docs = np.array(q), np.array(d)
+        return qids, docs, number(os.fspath(path), v, value, lines), -2
+    if status == kernel.TEXT_NUL:
+        raise DataError(f"{path}:{iout[kernel.H_LINE]}: a NUL byte; a {what} file is text")
+    if status == kernel.TEXT_SHORT:
+        at = int(iout[kernel.H_AT])
+        end = min((j for j in (raw.find(b"\n", at), raw.find(b"\r", at)) if j >= 0),
                   default=len(raw))
-        shown = raw[start:end].decode("utf-8", "replace").strip()
-        raise DataError(f"{path}:{line}: a {what} line needs {width} columns; "
-                        f"got {p.head(kernel.H_COLS)}: {shown!r}")
-    for p in parts:
-        p.count()
-    n = sum(p.rows for p in parts)
+        line = raw[at:end].decode("utf-8", "replace").strip()
+        raise DataError(f"{path}:{iout[kernel.H_LINE]}: a {what} line needs {width} columns; "
+                        f"got {iout[kernel.H_COLS]}: {line!r}")
+    n, nq, nd, nslow = (int(iout[h]) for h in (kernel.H_ROWS, kernel.H_NQ, kernel.H_ND,
+                                               kernel.H_SLOW))
     if n == 0:
         raise DataError(f"{path}: no {what} lines")
-    several = len(parts) > 1
-    qraw, qplace, qtext = decoded(path, data, *Part.firsts(parts, 5, "nq"), several)
-    draw, dplace, dtext = decoded(path, data, *Part.firsts(parts, 7, "nd"), several)
-    twice = -1
-    if several and qraw.shape[0] < sum(p.nq for p in parts):
-        # a query in two parts: the check of repeats is one pass's, or left undone
-        twice = -3 if check else -2
-    else:
-        before = 0
-        for p in parts:
-            t = p.head(kernel.H_TWICE)
-            if t != -1:
-                twice = t if t < 0 else before + t
-                break
-            before += p.rows
-    if not any(max(p.cap, 1) - p.rows for p in parts[:-1]) and 2 * n >= fout.shape[0]:
-        out = fout[:n]  # (no copy of a file's values)
-    else:
-        out = np.concatenate([fout[p.at:p.at + p.rows] for p in parts])
-    slow, before = [], 0
-    for p in parts:
-        slow.append(p.region(2, 3 * p.nslow).reshape(-1, 3) + np.array([before, p.lo, p.lo]))
-        before += p.rows
-    values(path, raw, data, out, np.concatenate(slow), value)
-    if twice == -3:  # a query in two parts: one pass over the file for its check alone
-        whole = Part(data, raw, 0, len(raw), True, width, picks, np.empty(0), 0)
-        whole.fout = np.empty(max(whole.cap, 1), np.float64)
-        whole.run()
-        twice = whole.head(kernel.H_TWICE)
-        del whole
+    twice = int(iout[kernel.H_TWICE])
+    base = kernel.HEAD
+    qraw, qplace, qtext = decoded(path, data, iout[base + 5 * cap:base + 5 * cap + nq],
+                                  iout[base + 6 * cap:base + 6 * cap + nq])
+    draw, dplace, dtext = decoded(path, data, iout[base + 7 * cap:base + 7 * cap + nd],
+                                  iout[base + 8 * cap:base + 8 * cap + nd])
+    out = fout[:n] if 2 * n >= cap else fout[:n].copy()  # (no copy of a file's values)
+    values(path, raw, data, out, iout[base + 2 * cap:base + 2 * cap + 3 * nslow].reshape(-1, 3),
+           value)
     del data, raw, fout
-    qcodes = np.empty(n, np.int64)  # new arrays, so that the scratch goes
-    dcodes = np.empty(n, np.int64)
-    row, qbase, dbase = 0, 0, 0
-    for p in parts:
-        for local, place, base, codes_out in ((p.region(0, p.rows), qplace, qbase, qcodes),
-                                              (p.region(1, p.rows), dplace, dbase, dcodes)):
-            if base:
-                local += base  # (the part's own scratch)
-            np.take(place, local, out=codes_out[row:row + p.rows])
-        row, qbase, dbase = row + p.rows, qbase + p.nq, dbase + p.nd
-        p.iout = np.empty(0, np.int64)
+    qcodes = qplace[iout[base:base + n]]  # new arrays, so that the scratch goes
+    dcodes = dplace[iout[base + cap:base + cap + n]]
+    del iout
     return CodedIds(qcodes, qtext, qraw), CodedIds(dcodes, dtext, draw), out, twice
 
 
@@ -427,5 +299,5 @@ def read_qrels(path: str) -> tuple[Any, Any, np.ndarray]:
     (0 and negative grades are judged not relevant). The ids come as
     :class:`~fastrank.trec.CodedIds`, the grades as float64.
     """
-    qids, docs, rel, _ = read_table(path, 4, "qrels", (0, 2, 3), "relevance", check=False)
+    qids, docs, rel, _ = read_table(path, 4, "qrels", (0, 2, 3), "relevance")
     return qids, docs, rel
