@@ -314,7 +314,7 @@ def test_trec_eval_order_from_every_id_kind_matches_a_sort(tmp_path, kind, small
 def test_the_kernel_refuses_nothing_it_reads_and_counts_rows() -> None:
     data = readonly(np.frombuffer(b"a b c d\n\n e f g h \r\n", np.uint8))
     cap = 4
-    iout = np.empty(kernel.HEAD + 9 * cap, np.int64)
+    iout = np.empty(kernel.HEAD + 10 * cap, np.int64)
     fout = np.empty(cap)
     status = kernel.trec_pass(0, data, readonly(np.array([4, 0, 2, 3, cap, 1], np.int64)),
                               readonly(fout[:0]), iout, fout)
@@ -448,3 +448,21 @@ def test_plain_decimals_read_as_python_reads_them(tmp_path, value) -> None:
             fastrank.read_run(write(tmp_path / "run", text))
         return
     assert same_bits(fastrank.read_run(write(tmp_path / "run", text))[2], [0.5, want])
+
+
+@pytest.mark.parametrize(("lines", "twice"), [
+    (["q1 d1", "q1 d2", "q2 d1", "q2 d3"], -1),
+    (["q1 d1", "q1 d2", "q2 d1", "q2 d2", "q2 d1"], 4),
+    (["q1 d1", "q2 d1", "q1 d2"], -2),
+    (["q1 d1", "q2 d1", "q2 d1", "q1 d2"], 2),  # the repeat comes before q1 comes back
+    (["q1 d1", "q2 d2", "q3 d3", "q2 d2"], -2),
+])
+def test_queries_by_runs_of_rows_check_repeats_as_row_by_row(tmp_path, lines, twice) -> None:
+    """The query codes (held as runs of rows) of every row, and the first repeat of
+    a document within a query's consecutive rows (-2 where a query comes back)."""
+    path = write(tmp_path / "run", "".join(f"{x.split()[0]} Q0 {x.split()[1]} 1 2 t\n"
+                                           for x in lines))
+    q, d, _, got = files.read_table(path, 5, "run", (0, 2, 4), "score", small=0)
+    assert got == twice
+    assert q.tolist() == [x.split()[0] for x in lines]
+    assert d.tolist() == [x.split()[1] for x in lines]

@@ -25,7 +25,7 @@ from .jit import f64, helper, i64, kernel, ro, rw, u8
 # mode 0's status: what the caller does next
 TEXT_OK, TEXT_SHORT, TEXT_UNICODE_SPACE, TEXT_NUL = 0, 1, 2, 3
 HEAD = 16  # mode 0: the header of ``iout`` (counts and where a bad line is)
-H_ROWS, H_NQ, H_ND, H_SLOW, H_LINE, H_COLS, H_AT, H_TWICE = range(8)
+H_ROWS, H_NQ, H_ND, H_SLOW, H_LINE, H_COLS, H_AT, H_TWICE, H_RUNS = range(9)
 _H_SPARE = HEAD - 1  # a header slot of no meaning
 
 _FNV_OFFSET = 0xCBF29CE484222325
@@ -361,13 +361,17 @@ def _parse(data, ints, iout, fout):
     read_queries = (flags & 2) == 0
     n = data.shape[0]
     cls = _CLASS
-    qcodes = iout[HEAD:HEAD + cap]
+    # the queries by runs of rows (a run's rows list one query; a run file's
+    # queries come one by one, so that the rows' codes need not be held here)
+    qcodes = iout[HEAD:HEAD + cap]  # each run's query
     dcodes = iout[HEAD + cap:HEAD + 2 * cap]
     slow = iout[HEAD + 2 * cap:HEAD + 5 * cap]  # row, token start, token end
     qfirst = iout[HEAD + 5 * cap:HEAD + 6 * cap]
     qsize = iout[HEAD + 6 * cap:HEAD + 7 * cap]
     dfirst = iout[HEAD + 7 * cap:HEAD + 8 * cap]
     dsize = iout[HEAD + 8 * cap:HEAD + 9 * cap]
+    qstart = iout[HEAD + 9 * cap:HEAD + 10 * cap]  # each run's first row
+    runs = 0
     qtable = np.full(4 * 1024, -1, np.int64)  # 1,024 slots to start with
     slots = 1024  # the documents' table: sized to the rows that fit (up to 2**20 slots)
     while slots < 2 * cap and slots < (1 << 20):
@@ -431,7 +435,7 @@ def _parse(data, ints, iout, fout):
             if read_queries:  # a run lists its queries one by one: as the row before?
                 qn = qhi - qlo
                 if lastq >= 0 and qn == lastn and _same(data, lastq, qlo, lastn):
-                    qc = qcodes[rows - 1]
+                    qc = qcodes[runs - 1]
                 else:
                     w0, w1 = _words(data, qlo, qn)
                     h = _id_hash(data, qlo, qn, w0, w1)
@@ -448,7 +452,10 @@ def _parse(data, ints, iout, fout):
                         if 4 * nq > qtable.shape[0] >> 1:
                             qtable, qshift = _grow(qtable, qshift)
                 lastq, lastn = qlo, qn
-                qcodes[rows] = qc
+                if runs == 0 or qc != qcodes[runs - 1]:
+                    qcodes[runs] = qc
+                    qstart[runs] = rows
+                    runs += 1
             dn = dhi - dlo
             w0, w1 = _words(data, dlo, dn)
             buf[5 * pending] = dlo
@@ -486,27 +493,26 @@ def _parse(data, ints, iout, fout):
     iout[H_NQ] = nq
     iout[H_ND] = nd
     iout[H_SLOW] = nslow
+    iout[H_RUNS] = runs
     iout[_H_SPARE] = touched  # (stored, so that the loads that touch the slots stay)
     # a document listed twice for one query: exact when each query's rows are
-    # consecutive (a stamp per document); otherwise left to the caller (-2)
+    # consecutive (one run each; a stamp per document); otherwise left to the
+    # caller (-2)
     seen = np.zeros(nq, np.bool_)
     stamp = np.full(nd, -1, np.int64)
-    block = -1
-    last = -1
-    for r in range(rows if read_queries else 0):
-        q = qcodes[r]
-        if q != last:
-            if seen[q]:
-                iout[H_TWICE] = -2
-                break
-            seen[q] = True
-            block += 1
-            last = q
-        d = dcodes[r]
-        if stamp[d] == block:
-            iout[H_TWICE] = r
+    for run in range(runs):
+        q = qcodes[run]
+        if seen[q]:
+            iout[H_TWICE] = -2
             break
-        stamp[d] = block
+        seen[q] = True
+        end = qstart[run + 1] if run + 1 < runs else rows
+        for r in range(qstart[run], end):
+            d = dcodes[r]
+            if stamp[d] == run:
+                iout[H_TWICE] = r
+                return TEXT_OK
+            stamp[d] = run
     return TEXT_OK
 
 
@@ -701,12 +707,14 @@ def trec_pass(mode, data, ints, reals, iout, fout):
     tokens, the query id, document id and value being tokens ``ints[1]``,
     ``ints[2]``, ``ints[3]``; ``ints[4]`` bounds the lines; ``ints[5]``: flags, 1
     to leave the values unread, 2 the query ids uncoded. ``iout`` holds
-    ``HEAD`` + 9 ``ints[4]`` slots: the header (``H_*``: rows, distinct queries
+    ``HEAD`` + 10 ``ints[4]`` slots: the header (``H_*``: rows, distinct queries
     and documents, values left to the caller, the bad line's number, columns and
-    first byte, and a row listing a document its query listed before, -1 when
-    none, -2 when a query's rows are not consecutive and so unchecked), then per
-    row the query and document codes, (row, first, end) of each value left to
-    the caller, and each distinct query's and document's first byte and length.
+    first byte, a row listing a document its query listed before, -1 when
+    none, -2 when a query's rows are not consecutive and so unchecked, and the
+    runs of rows of one query), then ten regions of ``ints[4]`` slots: each
+    run's query code, each row's document code, (row, first, end) of each value
+    left to the caller, each distinct query's and document's first byte and
+    length, and each run's first row.
     ``fout`` gets each row's value. Returns a ``TEXT_*`` status.
 
     Mode 1 + ``p``: ``ints`` holds the number of queries ``nb``, a number of parts
@@ -731,5 +739,5 @@ def trec_pass(mode, data, ints, reals, iout, fout):
     return _order(mode - 1, ints, reals, iout, fout)
 
 
-__all__ = ["HEAD", "H_AT", "H_COLS", "H_LINE", "H_ND", "H_NQ", "H_ROWS", "H_SLOW", "H_TWICE",
-           "TEXT_NUL", "TEXT_OK", "TEXT_SHORT", "TEXT_UNICODE_SPACE", "trec_pass"]
+__all__ = ["HEAD", "H_AT", "H_COLS", "H_LINE", "H_ND", "H_NQ", "H_ROWS", "H_RUNS", "H_SLOW",
+           "H_TWICE", "TEXT_NUL", "TEXT_OK", "TEXT_SHORT", "TEXT_UNICODE_SPACE", "trec_pass"]

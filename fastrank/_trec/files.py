@@ -232,7 +232,7 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
         raise DataError(f"{path}: files of a terabyte or more are not read")
     data = np.frombuffer(raw, np.uint8)
     cap = raw.count(b"\n") + (raw.count(b"\r") if b"\r" in raw else 0) + 1  # lines at most
-    iout = np.empty(kernel.HEAD + 9 * cap, np.int64)
+    iout = np.empty(kernel.HEAD + 10 * cap, np.int64)
     fout = np.empty(cap, np.float64)
     ints = readonly(np.array([width, *picks, cap, 0], np.int64))
     status = kernel.trec_pass(0, data, ints, readonly(fout[:0]), iout, fout)
@@ -263,8 +263,10 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
     values(path, raw, data, out, iout[base + 2 * cap:base + 2 * cap + 3 * nslow].reshape(-1, 3),
            value)
     del data, raw, fout
-    qcodes = qplace[iout[base:base + n]]  # new arrays, so that the scratch goes
-    dcodes = dplace[iout[base + cap:base + cap + n]]
+    runs = int(iout[kernel.H_RUNS])  # the queries by runs of rows: made rows' codes only now
+    qcodes = np.repeat(qplace[iout[base:base + runs]],
+                       np.diff(iout[base + 9 * cap:base + 9 * cap + runs], append=n))
+    dcodes = dplace[iout[base + cap:base + cap + n]]  # new arrays, so that the scratch goes
     del iout
     return CodedIds(qcodes, qtext, qraw), CodedIds(dcodes, dtext, draw), out, twice
 
