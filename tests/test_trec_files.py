@@ -466,3 +466,27 @@ def test_queries_by_runs_of_rows_check_repeats_as_row_by_row(tmp_path, lines, tw
     assert got == twice
     assert q.tolist() == [x.split()[0] for x in lines]
     assert d.tolist() == [x.split()[1] for x in lines]
+
+
+@pytest.mark.parametrize(("qrels", "run", "shown"), [
+    ("q1 0 d1\n", "q1 Q0 d1 1 x t\n", "qrels:1: a qrels line needs 4 columns"),
+    ("q1 0 d1 1\n", "q1 Q0 d1 1 x t\n", "run:2: a score is not a number"),
+    ("q1 0 d1 1\n", None, "run: No such file"),
+    (None, None, "qrels: No such file"),
+    (None, "q1 Q0 d1 1 1 t\n", "qrels: No such file"),
+    ("q1 0 d1 1\n", "q1 Q0 d1 1 1 t\n", "map                   \tall\t0.5000"),
+])
+def test_the_command_reads_the_runs_first_and_shows_a_bad_qrels_first(tmp_path, capsys, qrels,
+                                                                        run, shown) -> None:
+    """``fastrank trec`` reads the runs before the qrels (its peak memory is then the
+    largest file's alone); with both bad, the qrels' error is the one shown."""
+    from fastrank.cli import main
+
+    if qrels is not None:
+        write(tmp_path / "qrels", qrels)
+    if run is not None:
+        write(tmp_path / "run", "q1 Q0 d0 1 2 t\n" + run)
+    status = main(["trec", str(tmp_path / "qrels"), str(tmp_path / "run"), "-m", "map"])
+    out, err = capsys.readouterr()
+    assert shown in (out if status == 0 else err)
+    assert status == (0 if shown.startswith("map") else 1)
