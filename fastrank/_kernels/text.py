@@ -303,7 +303,7 @@ def _length(data, lo):
 def _mix(w0, w1, n):
     """A hash of an id of ``n`` bytes whose first 16 are the words ``w0``, ``w1``
     (zero padded): the words multiplied apart, then murmur's finaliser, so that
-    ids differing in any byte differ in the top bits :func:`_slot` keeps."""
+    a difference in any byte reaches the top bits :func:`_slot` keeps."""
     h = np.uint64(w0) * np.uint64(_MUL0) ^ (np.uint64(w1) + np.uint64(n)) * np.uint64(_MUL1)
     h ^= h >> np.uint64(33)
     h *= np.uint64(_MUL0)
