@@ -373,8 +373,8 @@ def _parse(data, ints, iout, fout):
     qstart = iout[HEAD + 9 * cap:HEAD + 10 * cap]  # each run's first row
     runs = 0
     qtable = np.full(4 * 1024, -1, np.int64)  # 1,024 slots to start with
-    slots = 1024  # the documents' table: sized to the rows that fit (up to 2**20 slots)
-    while slots < 2 * cap and slots < (1 << 20):
+    slots = 1024  # the documents' table: sized to the rows that fit (up to 2**22 slots)
+    while slots < cap and slots < (1 << 22):
         slots *= 2
     dtable = np.full(4 * slots, -1, np.int64)
     qshift = 64 - 10
