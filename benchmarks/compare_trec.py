@@ -14,7 +14,8 @@ best of ``--repeat`` after one warm-up:
 * end to end, process start to printed output: ``fastrank trec`` (``--ties
   trec_eval``, 7 measures) and the ``ir_measures`` command line on the same files
   (found on the PATH, or ``--ir-measures``), with each process's peak memory
-  (``/usr/bin/time -v``'s maximum resident set size);
+  (``/usr/bin/time -v``'s maximum resident set size); the two take turns, one
+  run of each per round;
 * from arrays, in a warm process, trec_eval's default measures (those each tool
   has): ``evaluate_run`` with ``ties="trec_eval"`` and ``"expected"``;
   pytrec_eval (``RelevanceEvaluator`` and ``evaluate`` from dicts) and ranx
@@ -95,23 +96,28 @@ def write_data(folder: Path, nq: int, nd: int, seed: int = 44) -> tuple[Path, Pa
     return run, qrels, arrays
 
 
-def timed_process(cmd: list[str], repeat: int) -> tuple[float, float, str]:
-    """Best wall time (s) and the peak resident memory (MB) of ``repeat`` runs after a
-    warm-up, and the last run's output."""
-    best, peak, out = float("inf"), 0.0, ""
+def timed_processes(cmds: list[list[str]], repeat: int) -> list[tuple[float, float, str]]:
+    """For each command: the best wall time (s) and the peak resident memory (MB) of
+    ``repeat`` runs after a warm-up, and its last run's output. The commands take
+    turns (one run of each per round), so that a load on the machine weighs on
+    each alike."""
+    best = [float("inf")] * len(cmds)
+    peak = [0.0] * len(cmds)
+    out = [""] * len(cmds)
     for i in range(repeat + 1):
-        t0 = time.perf_counter()
-        proc = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True,
-                              check=False)
-        wall = time.perf_counter() - t0
-        if proc.returncode:
-            raise RuntimeError(f"{cmd[0]} failed: {proc.stderr[-2000:]}")
-        rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
-        if i:
-            best = min(best, wall)
-            peak = max(peak, int(rss.group(1)) / 1024 if rss else float("nan"))
-        out = proc.stdout
-    return best, peak, out
+        for j, cmd in enumerate(cmds):
+            t0 = time.perf_counter()
+            proc = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True,
+                                  text=True, check=False)
+            wall = time.perf_counter() - t0
+            if proc.returncode:
+                raise RuntimeError(f"{cmd[0]} failed: {proc.stderr[-2000:]}")
+            rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
+            if i:
+                best[j] = min(best[j], wall)
+                peak[j] = max(peak[j], int(rss.group(1)) / 1024 if rss else float("nan"))
+            out[j] = proc.stdout
+    return list(zip(best, peak, out, strict=True))
 
 
 CHILD = textwrap.dedent('''
@@ -204,12 +210,15 @@ def main() -> int:
         old = os.environ.get("PYTHONPATH")
         os.environ["PYTHONPATH"] = env["PYTHONPATH"]
         try:
-            t_ours, m_ours, _ = timed_process(cmd, args.repeat)
+            cmds = [cmd]
+            if args.ir_measures:
+                cmds.append([args.ir_measures, str(qrels), str(run), IR_MEASURES])
+            timed = timed_processes(cmds, args.repeat)
+            t_ours, m_ours, _ = timed[0]
             print(f"| `fastrank trec --ties trec_eval`, {len(FILE_MEASURES)} measures, end to "
                   f"end | {t_ours:.2f} | {m_ours:.0f} | 1 |")
             if args.ir_measures:
-                t, m, _ = timed_process([args.ir_measures, str(qrels), str(run), IR_MEASURES],
-                                        args.repeat)
+                t, m, _ = timed[1]
                 print(f"| `ir_measures` command line, the same measures | {t:.2f} | {m:.0f} | "
                       f"{t / t_ours:.1f}x the time, {m / m_ours:.1f}x the memory |")
             else:

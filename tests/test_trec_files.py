@@ -314,7 +314,7 @@ def test_trec_eval_order_from_every_id_kind_matches_a_sort(tmp_path, kind, small
 def test_the_kernel_refuses_nothing_it_reads_and_counts_rows() -> None:
     data = readonly(np.frombuffer(b"a b c d\n\n e f g h \r\n", np.uint8))
     cap = 4
-    iout = np.empty(kernel.HEAD + 9 * cap, np.int64)
+    iout = np.empty(kernel.HEAD + 10 * cap, np.int64)
     fout = np.empty(cap)
     status = kernel.trec_pass(0, data, readonly(np.array([4, 0, 2, 3, cap, 1], np.int64)),
                               readonly(fout[:0]), iout, fout)
@@ -372,3 +372,121 @@ def test_small_files_compile_no_kernel_and_read_as_large_ones(tmp_path) -> None:
         assert a.distinct.tolist() == b.distinct.tolist()
         assert a.raw.tolist() == b.raw.tolist()
     assert same_bits(small[2], large[2])
+
+
+@PROPERTY_SETTINGS
+@given(strings=st.lists(st.binary(min_size=0, max_size=20).map(lambda b: b.replace(b"\x00", b"")),
+                        min_size=0, max_size=60),
+       prefix=st.sampled_from([b"", b"FBIS4-", b"clueweb09-en0000-"]),
+       repeat=st.booleans())
+def test_bytes_order_is_numpys_stable_sort_of_the_bytes(strings, prefix, repeat) -> None:
+    """The distinct ids' order: as numpy's stable argsort of the bytes, whether the
+    places that differ fit one integer (ranks of few values) or not (any byte,
+    many places: the two-word and numpy fallbacks), equal strings kept in order."""
+    values = [prefix + s for s in strings] * (2 if repeat else 1)
+    width = max([len(v) for v in values] + [1])
+    arr = np.array(values, dtype=f"S{width}")
+    assert files.bytes_order(arr).tolist() == np.argsort(arr, kind="stable").tolist()
+
+
+def test_bytes_order_of_many_ids_sharing_a_prefix() -> None:
+    rng = np.random.default_rng(5)
+    for head, width in (("FBIS4-", 7), ("LA0412-", 9), ("x", 12), ("é-", 3)):
+        tails = np.char.zfill(rng.integers(0, 10 ** min(width, 12), 50_000).astype(str), width)
+        arr = np.char.encode(np.char.add(head, tails), "utf-8")
+        assert files.bytes_order(arr).tolist() == np.argsort(arr, kind="stable").tolist()
+
+
+@pytest.mark.parametrize("newline", ["\n", ""])
+def test_ids_of_every_length_near_the_end_of_the_file(tmp_path, newline) -> None:
+    """Ids of 1 to 20 bytes, equal but for their last byte, some on the file's last
+    lines (fewer than 16 bytes after them): coded as numpy's unique codes them."""
+    docs = [("d" * (k - 1)) + c for k in range(1, 21) for c in "ab"]
+    rows = [(f"q{i % 3}", d) for i, d in enumerate(docs + docs[::-1][:6])]
+    text = "\n".join(f"{q} 0 {d} {i % 3}" for i, (q, d) in enumerate(rows)) + newline
+    _, d, g = fastrank.read_qrels(write(tmp_path / "qrels", text))
+    want = [r[1] for r in rows]
+    distinct, inverse = np.unique(np.array(want), return_inverse=True)
+    assert d.distinct.tolist() == distinct.tolist()
+    assert d.codes.tolist() == inverse.reshape(-1).tolist()
+    assert g.tolist() == [float(i % 3) for i in range(len(rows))]
+
+
+@pytest.mark.parametrize("rows", [63, 64, 65, 130, 1000])
+def test_documents_coded_across_blocks_of_rows(tmp_path, rows) -> None:
+    """Documents are coded 64 rows at a time: codes across the blocks, a block that
+    is not full, and a document a query lists twice across a block's end."""
+    rng = np.random.default_rng(rows)
+    docs = [f"doc-{int(x)}" for x in rng.integers(0, rows // 2 + 1, rows)]
+    text = "".join(f"q{i} Q0 {d} 1 {i / 3!r} t\n" for i, d in enumerate(docs))
+    _, d, s = fastrank.read_run(write(tmp_path / "run", text))
+    distinct, inverse = np.unique(np.array(docs), return_inverse=True)
+    assert d.distinct.tolist() == distinct.tolist()
+    assert d.codes.tolist() == inverse.reshape(-1).tolist()
+    assert same_bits(s, [i / 3 for i in range(rows)])
+    lines = [f"q1 Q0 d{i} {i} 1.5 t\n" for i in range(rows)]
+    lines[rows - 1] = f"q1 Q0 d{rows - 2} 1 1.5 t\n"
+    with pytest.raises(DataError, match=f"query q1 lists document d{rows - 2} more than once"):
+        fastrank.read_run(write(tmp_path / "twice", "".join(lines)))
+
+
+@pytest.mark.parametrize("value", [
+    "1234567890123456789", "12345678901234567890", "9007199254740991", "9007199254740992",
+    "9007199254740993", "900719925474099.3", "0.0000000000000000000001",
+    "0.00000000000000000000001", "1.000000000000000000", "-0.000", "+.5", "-5.",
+    "00000000000000000000.5",
+    "0.1234567890123456789", "123.456", "-98.76543", "7", "+0", ".", "-", "+", "1..2", "1.2.3",
+    "0x10", "1e5", "١٢"])
+def test_plain_decimals_read_as_python_reads_them(tmp_path, value) -> None:
+    """The fast path of plain decimals (digits, a point, digits) and its limits: the
+    same bits as Python's float, or the same error."""
+    text = f"q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 {value} t\n"
+    try:
+        want = float(value)
+    except ValueError:
+        with pytest.raises(DataError, match=r"run:2: a score is not a number"):
+            fastrank.read_run(write(tmp_path / "run", text))
+        return
+    assert same_bits(fastrank.read_run(write(tmp_path / "run", text))[2], [0.5, want])
+
+
+@pytest.mark.parametrize(("lines", "twice"), [
+    (["q1 d1", "q1 d2", "q2 d1", "q2 d3"], -1),
+    (["q1 d1", "q1 d2", "q2 d1", "q2 d2", "q2 d1"], 4),
+    (["q1 d1", "q2 d1", "q1 d2"], -2),
+    (["q1 d1", "q2 d1", "q2 d1", "q1 d2"], 2),  # the repeat comes before q1 comes back
+    (["q1 d1", "q2 d2", "q3 d3", "q2 d2"], -2),
+])
+def test_queries_by_runs_of_rows_check_repeats_as_row_by_row(tmp_path, lines, twice) -> None:
+    """The query codes (held as runs of rows) of every row, and the first repeat of
+    a document within a query's consecutive rows (-2 where a query comes back)."""
+    path = write(tmp_path / "run", "".join(f"{x.split()[0]} Q0 {x.split()[1]} 1 2 t\n"
+                                           for x in lines))
+    q, d, _, got = files.read_table(path, 5, "run", (0, 2, 4), "score", small=0)
+    assert got == twice
+    assert q.tolist() == [x.split()[0] for x in lines]
+    assert d.tolist() == [x.split()[1] for x in lines]
+
+
+@pytest.mark.parametrize(("qrels", "run", "shown"), [
+    ("q1 0 d1\n", "q1 Q0 d1 1 x t\n", "qrels:1: a qrels line needs 4 columns"),
+    ("q1 0 d1 1\n", "q1 Q0 d1 1 x t\n", "run:2: a score is not a number"),
+    ("q1 0 d1 1\n", None, "run: No such file"),
+    (None, None, "qrels: No such file"),
+    (None, "q1 Q0 d1 1 1 t\n", "qrels: No such file"),
+    ("q1 0 d1 1\n", "q1 Q0 d1 1 1 t\n", "map                   \tall\t0.5000"),
+])
+def test_the_command_reads_the_runs_first_and_shows_a_bad_qrels_first(tmp_path, capsys, qrels,
+                                                                        run, shown) -> None:
+    """``fastrank trec`` reads the runs before the qrels (its peak memory is then the
+    largest file's alone); with both bad, the qrels' error is the one shown."""
+    from fastrank.cli import main
+
+    if qrels is not None:
+        write(tmp_path / "qrels", qrels)
+    if run is not None:
+        write(tmp_path / "run", "q1 Q0 d0 1 2 t\n" + run)
+    status = main(["trec", str(tmp_path / "qrels"), str(tmp_path / "run"), "-m", "map"])
+    out, err = capsys.readouterr()
+    assert shown in (out if status == 0 else err)
+    assert status == (0 if shown.startswith("map") else 1)

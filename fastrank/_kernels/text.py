@@ -25,7 +25,7 @@ from .jit import f64, helper, i64, kernel, ro, rw, u8
 # mode 0's status: what the caller does next
 TEXT_OK, TEXT_SHORT, TEXT_UNICODE_SPACE, TEXT_NUL = 0, 1, 2, 3
 HEAD = 16  # mode 0: the header of ``iout`` (counts and where a bad line is)
-H_ROWS, H_NQ, H_ND, H_SLOW, H_LINE, H_COLS, H_AT, H_TWICE = range(8)
+H_ROWS, H_NQ, H_ND, H_SLOW, H_LINE, H_COLS, H_AT, H_TWICE, H_RUNS = range(9)
 _H_SPARE = HEAD - 1  # a header slot of no meaning
 
 _FNV_OFFSET = 0xCBF29CE484222325
@@ -35,6 +35,16 @@ _LONG = (1 << 23) - 1  # ids this long or longer: their length read from the byt
 _CODE = (1 << 40) - 1
 # 10**0 .. 10**22: exactly representable in float64
 _POW10 = np.array([10.0 ** k for k in range(23)])
+_MUL0 = 0xFF51AFD7ED558CCD  # murmur3's finaliser constants
+_MUL1 = 0xC4CEB9FE1A85EC53
+# mode 0: each byte's class: 0 a byte of a token, 1 whitespace (as Python's str.split
+# sees it, line ends apart), 2 a line end (\n, \r), 3 NUL, 4 the first byte of a
+# character that may be whitespace beyond ASCII (see _wide_space)
+_CLASS = np.zeros(256, np.uint8)
+_CLASS[[9, 11, 12, 28, 29, 30, 31, 32]] = 1
+_CLASS[[10, 13]] = 2
+_CLASS[0] = 3
+_CLASS[[0xC2, 0xE1, 0xE2, 0xE3]] = 4
 
 
 @helper
@@ -63,6 +73,47 @@ def _wide_space(data, i, n):
     if b == 0xE3:
         return c == 0x80 and d == 0x80
     return False
+
+
+@helper
+def _decimal(data, lo, hi, pow10):
+    """The common forms of :func:`_number` read with fewer branches: ``[+-]digits``
+    or ``[+-]digits.digits`` (a digit at least), 19 digits at most, the whole below
+    2**53 and at most 22 of them after the point: one exact division. Returns
+    (value, True), or (0.0, False) where :func:`_number` is to read it (both give
+    the float64 nearest the decimal, so the value does not depend on which)."""
+    i = lo
+    neg = False
+    if i < hi and (data[i] == 43 or data[i] == 45):  # + -
+        neg = data[i] == 45
+        i += 1
+    m = np.uint64(0)
+    start = i
+    while i < hi:
+        d = np.uint64(data[i]) - np.uint64(48)
+        if d > np.uint64(9):
+            break
+        m = m * np.uint64(10) + d
+        i += 1
+    digits = i - start
+    after = 0
+    if i < hi and data[i] == 46:  # .
+        i += 1
+        mark = i
+        while i < hi:
+            d = np.uint64(data[i]) - np.uint64(48)
+            if d > np.uint64(9):
+                break
+            m = m * np.uint64(10) + d
+            i += 1
+        after = i - mark
+    if i != hi or digits + after == 0 or digits + after > 19 or after > 22 or \
+            m >= np.uint64(1 << 53):
+        return 0.0, False
+    v = np.float64(m)
+    if after:
+        v = v / pow10[after]
+    return (-v if neg else v), True
 
 
 @helper
@@ -153,18 +204,29 @@ def _slot(h, shift):
 
 
 @helper
-def _hash(data, lo, hi):
-    """FNV-1a of the bytes ``data[lo:hi]``."""
-    h = np.uint64(_FNV_OFFSET)
-    for k in range(lo, hi):
-        h = (h ^ np.uint64(data[k])) * np.uint64(_FNV_PRIME)
-    return h
-
-
-@helper
 def _words(data, lo, n):
     """The first 16 bytes of ``data[lo:lo + n]`` as two little-endian integers, zero
-    padded: with the length, the whole of an id of at most 16 bytes."""
+    padded: with the length, the whole of an id of at most 16 bytes. Away from the
+    end of ``data``, 16 bytes are read at fixed offsets (which the compiler joins
+    into two loads) and the bytes past the id masked off."""
+    if lo + 16 <= data.shape[0]:
+        a = (np.uint64(data[lo]) | np.uint64(data[lo + 1]) << np.uint64(8)
+             | np.uint64(data[lo + 2]) << np.uint64(16) | np.uint64(data[lo + 3]) << np.uint64(24)
+             | np.uint64(data[lo + 4]) << np.uint64(32) | np.uint64(data[lo + 5]) << np.uint64(40)
+             | np.uint64(data[lo + 6]) << np.uint64(48) | np.uint64(data[lo + 7]) << np.uint64(56))
+        b = (np.uint64(data[lo + 8]) | np.uint64(data[lo + 9]) << np.uint64(8)
+             | np.uint64(data[lo + 10]) << np.uint64(16)
+             | np.uint64(data[lo + 11]) << np.uint64(24)
+             | np.uint64(data[lo + 12]) << np.uint64(32)
+             | np.uint64(data[lo + 13]) << np.uint64(40)
+             | np.uint64(data[lo + 14]) << np.uint64(48)
+             | np.uint64(data[lo + 15]) << np.uint64(56))
+        if n < 8:
+            return np.int64(a & ((np.uint64(1) << np.uint64(8 * n)) - np.uint64(1))), np.int64(0)
+        if n < 16:
+            return np.int64(a), np.int64(b & ((np.uint64(1) << np.uint64(8 * (n - 8)))
+                                              - np.uint64(1)))
+        return np.int64(a), np.int64(b)
     w0 = np.int64(0)
     w1 = np.int64(0)
     for k in range(min(n, 8)):
@@ -238,23 +300,91 @@ def _length(data, lo):
 
 
 @helper
+def _mix(w0, w1, n):
+    """A hash of an id of ``n`` bytes whose first 16 are the words ``w0``, ``w1``
+    (zero padded): the words multiplied apart, then murmur's finaliser, so that
+    a difference in any byte reaches the top bits :func:`_slot` keeps."""
+    h = np.uint64(w0) * np.uint64(_MUL0) ^ (np.uint64(w1) + np.uint64(n)) * np.uint64(_MUL1)
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(_MUL0)
+    h ^= h >> np.uint64(29)
+    return h
+
+
+@helper
+def _id_hash(data, lo, n, w0, w1):
+    """The hash of the id ``data[lo:lo + n]``: :func:`_mix` of its first 16 bytes,
+    then FNV-1a over the bytes past them."""
+    h = _mix(w0, w1, n)
+    for k in range(lo + 16, lo + n):
+        h = (h ^ np.uint64(data[k])) * np.uint64(_FNV_PRIME)
+    return h
+
+
+@helper
+def _code_docs(data, buf, count, r0, dcodes, dtable, dshift, dfirst, dsize, nd):
+    """Code the documents of ``count`` rows from row ``r0`` (``buf``: five integers a
+    row, its id's first byte, length, first 16 bytes and hash), in row order: their
+    slots loaded first, together (the cache misses overlap), then probed. Returns
+    the table, its shift, the distinct documents so far and the loads' sum."""
+    touched = np.int64(0)
+    for j in range(count):
+        touched += dtable[4 * _slot(np.uint64(buf[5 * j + 4]), dshift)]
+    for j in range(count):
+        lo, dn, w0, w1 = buf[5 * j], buf[5 * j + 1], buf[5 * j + 2], buf[5 * j + 3]
+        h = np.uint64(buf[5 * j + 4])
+        slot = _probe(data, lo, dn, h, w0, w1, dtable, dshift, dfirst)
+        code = dtable[4 * slot + 1]
+        if code >= 0:
+            code &= _CODE
+        else:
+            code = nd
+            _put(dtable, slot, h, nd, dn, w0, w1)
+            dfirst[nd] = lo
+            dsize[nd] = dn
+            nd += 1
+            if 4 * nd > dtable.shape[0] >> 1:
+                dtable, dshift = _grow(dtable, dshift)
+        dcodes[r0 + j] = code
+    return dtable, dshift, nd, touched
+
+
+@helper
 def _parse(data, ints, iout, fout):
-    """Mode 0: see :func:`trec_pass`."""
+    """Mode 0: see :func:`trec_pass`. One pass over the bytes: each byte's class
+    (:data:`_CLASS`) read from a table, the tokens of a line found, the query coded
+    at once (as the row before, mostly), the document's first 16 bytes and hash
+    kept and coded a block of rows at a time (:func:`_code_docs`)."""
     width, qcol, dcol, vcol, cap = ints[0], ints[1], ints[2], ints[3], ints[4]
     flags = ints[5]
     read_values = (flags & 1) == 0
     read_queries = (flags & 2) == 0
     n = data.shape[0]
-    qcodes = iout[HEAD:HEAD + cap]
+    cls = _CLASS
+    # the queries by runs of rows (a run's rows list one query; a run file's
+    # queries come one by one, so that the rows' codes need not be held here)
+    qcodes = iout[HEAD:HEAD + cap]  # each run's query
     dcodes = iout[HEAD + cap:HEAD + 2 * cap]
     slow = iout[HEAD + 2 * cap:HEAD + 5 * cap]  # row, token start, token end
     qfirst = iout[HEAD + 5 * cap:HEAD + 6 * cap]
     qsize = iout[HEAD + 6 * cap:HEAD + 7 * cap]
     dfirst = iout[HEAD + 7 * cap:HEAD + 8 * cap]
     dsize = iout[HEAD + 8 * cap:HEAD + 9 * cap]
+    qstart = iout[HEAD + 9 * cap:HEAD + 10 * cap]  # each run's first row
+    runs = 0
     qtable = np.full(4 * 1024, -1, np.int64)  # 1,024 slots to start with
-    dtable = np.full(4 * 1024, -1, np.int64)
-    qshift = dshift = 64 - 10
+    slots = 1024  # the documents' table: sized to the rows that fit (up to 2**22 slots)
+    while slots < cap and slots < (1 << 22):
+        slots *= 2
+    dtable = np.full(4 * slots, -1, np.int64)
+    qshift = 64 - 10
+    dshift = 64
+    while slots > 1:
+        slots >>= 1
+        dshift -= 1
+    block = 64
+    buf = np.empty(5 * block, np.int64)  # a block of rows' documents, to be coded
+    pending = 0
     lastq = lastn = -1
     pow10 = _POW10
     rows = 0
@@ -262,6 +392,7 @@ def _parse(data, ints, iout, fout):
     nd = 0
     nslow = 0
     line = 0
+    touched = np.int64(0)
     i = 0
     iout[H_TWICE] = -1
     while i < n:
@@ -270,24 +401,23 @@ def _parse(data, ints, iout, fout):
         col = 0
         qlo = qhi = dlo = dhi = vlo = vhi = 0
         while i < n:  # the tokens of one line
-            b = data[i]
-            if b == 10 or b == 13:
-                break
-            if b == 0:
-                iout[H_LINE] = line
-                return TEXT_NUL
-            if _space(b):
+            c = cls[data[i]]
+            if c == 1:  # whitespace
                 i += 1
                 continue
-            if b >= 0x80 and _wide_space(data, i, n):
+            if c == 2:  # a line end
+                break
+            if c == 3:
+                iout[H_LINE] = line
+                return TEXT_NUL
+            if c == 4 and _wide_space(data, i, n):
                 return TEXT_UNICODE_SPACE
             lo = i
+            i += 1
             while i < n:
-                b = data[i]
-                if b == 10 or b == 13 or _space(b) or b == 0:
+                c = cls[data[i]]
+                if c != 0 and (c != 4 or _wide_space(data, i, n)):
                     break
-                if b >= 0x80 and _wide_space(data, i, n):
-                    return TEXT_UNICODE_SPACE
                 i += 1
             if col == qcol:
                 qlo, qhi = lo, i
@@ -303,12 +433,12 @@ def _parse(data, ints, iout, fout):
                 iout[H_AT] = begin
                 return TEXT_SHORT
             if read_queries:  # a run lists its queries one by one: as the row before?
-                if lastq >= 0 and qhi - qlo == lastn and _same(data, lastq, qlo, lastn):
-                    qc = qcodes[rows - 1]
+                qn = qhi - qlo
+                if lastq >= 0 and qn == lastn and _same(data, lastq, qlo, lastn):
+                    qc = qcodes[runs - 1]
                 else:
-                    qn = qhi - qlo
                     w0, w1 = _words(data, qlo, qn)
-                    h = _hash(data, qlo, qhi)
+                    h = _id_hash(data, qlo, qn, w0, w1)
                     slot = _probe(data, qlo, qn, h, w0, w1, qtable, qshift, qfirst)
                     qc = qtable[4 * slot + 1]
                     if qc >= 0:
@@ -321,12 +451,29 @@ def _parse(data, ints, iout, fout):
                         nq += 1
                         if 4 * nq > qtable.shape[0] >> 1:
                             qtable, qshift = _grow(qtable, qshift)
-                lastq, lastn = qlo, qhi - qlo
-                qcodes[rows] = qc
-            # the document: its first byte and length (one integer) kept in its
-            # code's place, to be coded below
-            dcodes[rows] = dlo | (np.int64(min(dhi - dlo, _LONG)) << 40)
-            v, ok = _number(data, vlo, vhi, pow10) if read_values else (0.0, True)
+                lastq, lastn = qlo, qn
+                if runs == 0 or qc != qcodes[runs - 1]:
+                    qcodes[runs] = qc
+                    qstart[runs] = rows
+                    runs += 1
+            dn = dhi - dlo
+            w0, w1 = _words(data, dlo, dn)
+            buf[5 * pending] = dlo
+            buf[5 * pending + 1] = dn
+            buf[5 * pending + 2] = w0
+            buf[5 * pending + 3] = w1
+            buf[5 * pending + 4] = np.int64(_id_hash(data, dlo, dn, w0, w1))
+            pending += 1
+            if pending == block:
+                dtable, dshift, nd, t = _code_docs(data, buf, pending, rows + 1 - pending,
+                                                   dcodes, dtable, dshift, dfirst, dsize, nd)
+                touched += t
+                pending = 0
+            v, ok = 0.0, True
+            if read_values:
+                v, ok = _decimal(data, vlo, vhi, pow10)
+                if not ok:
+                    v, ok = _number(data, vlo, vhi, pow10)
             fout[rows] = v
             if not ok:
                 slow[3 * nslow] = rows
@@ -338,71 +485,34 @@ def _parse(data, ints, iout, fout):
             if data[i] == 13 and i + 1 < n and data[i + 1] == 10:
                 i += 1
             i += 1
-    # The documents coded in row order (their bytes read and hashed in order; in
-    # the table, the first 16 bytes of each distinct id, so that ids that short
-    # are told apart without reading the file where they first came), a block of
-    # rows at a time: hashed, their slots loaded together (the misses overlap),
-    # then coded.
-    block = 64
-    hs = np.empty(block, np.uint64)
-    spans = np.empty(4 * block, np.int64)  # first byte, length, first 16 bytes
-    touched = np.int64(0)
-    for b0 in range(0, rows, block):
-        b1 = min(rows, b0 + block)
-        for r in range(b0, b1):
-            lo, dn = dcodes[r] & _CODE, dcodes[r] >> 40
-            if dn == _LONG:
-                dn = _length(data, lo)
-            hs[r - b0] = _hash(data, lo, lo + dn)
-            w0, w1 = _words(data, lo, dn)
-            spans[4 * (r - b0)] = lo
-            spans[4 * (r - b0) + 1] = dn
-            spans[4 * (r - b0) + 2] = w0
-            spans[4 * (r - b0) + 3] = w1
-        for r in range(b0, b1):
-            touched += dtable[4 * _slot(hs[r - b0], dshift)]
-        for r in range(b0, b1):
-            h = hs[r - b0]
-            lo, dn = spans[4 * (r - b0)], spans[4 * (r - b0) + 1]
-            w0, w1 = spans[4 * (r - b0) + 2], spans[4 * (r - b0) + 3]
-            slot = _probe(data, lo, dn, h, w0, w1, dtable, dshift, dfirst)
-            code = dtable[4 * slot + 1]
-            if code >= 0:
-                code &= _CODE
-            else:
-                code = nd
-                _put(dtable, slot, h, nd, dn, w0, w1)
-                dfirst[nd] = lo
-                dsize[nd] = dn
-                nd += 1
-                if 4 * nd > dtable.shape[0] >> 1:
-                    dtable, dshift = _grow(dtable, dshift)
-            dcodes[r] = code
+    if pending:
+        dtable, dshift, nd, t = _code_docs(data, buf, pending, rows - pending, dcodes, dtable,
+                                           dshift, dfirst, dsize, nd)
+        touched += t
     iout[H_ROWS] = rows
     iout[H_NQ] = nq
     iout[H_ND] = nd
     iout[H_SLOW] = nslow
+    iout[H_RUNS] = runs
     iout[_H_SPARE] = touched  # (stored, so that the loads that touch the slots stay)
     # a document listed twice for one query: exact when each query's rows are
-    # consecutive (a stamp per document); otherwise left to the caller (-2)
+    # consecutive (one run each; a stamp per document); otherwise left to the
+    # caller (-2)
     seen = np.zeros(nq, np.bool_)
     stamp = np.full(nd, -1, np.int64)
-    block = -1
-    last = -1
-    for r in range(rows if read_queries else 0):
-        q = qcodes[r]
-        if q != last:
-            if seen[q]:
-                iout[H_TWICE] = -2
-                break
-            seen[q] = True
-            block += 1
-            last = q
-        d = dcodes[r]
-        if stamp[d] == block:
-            iout[H_TWICE] = r
+    for run in range(runs):
+        q = qcodes[run]
+        if seen[q]:
+            iout[H_TWICE] = -2
             break
-        stamp[d] = block
+        seen[q] = True
+        end = qstart[run + 1] if run + 1 < runs else rows
+        for r in range(qstart[run], end):
+            d = dcodes[r]
+            if stamp[d] == run:
+                iout[H_TWICE] = r
+                return TEXT_OK
+            stamp[d] = run
     return TEXT_OK
 
 
@@ -597,12 +707,14 @@ def trec_pass(mode, data, ints, reals, iout, fout):
     tokens, the query id, document id and value being tokens ``ints[1]``,
     ``ints[2]``, ``ints[3]``; ``ints[4]`` bounds the lines; ``ints[5]``: flags, 1
     to leave the values unread, 2 the query ids uncoded. ``iout`` holds
-    ``HEAD`` + 9 ``ints[4]`` slots: the header (``H_*``: rows, distinct queries
+    ``HEAD`` + 10 ``ints[4]`` slots: the header (``H_*``: rows, distinct queries
     and documents, values left to the caller, the bad line's number, columns and
-    first byte, and a row listing a document its query listed before, -1 when
-    none, -2 when a query's rows are not consecutive and so unchecked), then per
-    row the query and document codes, (row, first, end) of each value left to
-    the caller, and each distinct query's and document's first byte and length.
+    first byte, a row listing a document its query listed before, -1 when
+    none, -2 when a query's rows are not consecutive and so unchecked, and the
+    runs of rows of one query), then ten regions of ``ints[4]`` slots: each
+    run's query code, each row's document code, (row, first, end) of each value
+    left to the caller, each distinct query's and document's first byte and
+    length, and each run's first row.
     ``fout`` gets each row's value. Returns a ``TEXT_*`` status.
 
     Mode 1 + ``p``: ``ints`` holds the number of queries ``nb``, a number of parts
@@ -627,5 +739,5 @@ def trec_pass(mode, data, ints, reals, iout, fout):
     return _order(mode - 1, ints, reals, iout, fout)
 
 
-__all__ = ["HEAD", "H_AT", "H_COLS", "H_LINE", "H_ND", "H_NQ", "H_ROWS", "H_SLOW", "H_TWICE",
-           "TEXT_NUL", "TEXT_OK", "TEXT_SHORT", "TEXT_UNICODE_SPACE", "trec_pass"]
+__all__ = ["HEAD", "H_AT", "H_COLS", "H_LINE", "H_ND", "H_NQ", "H_ROWS", "H_RUNS", "H_SLOW",
+           "H_TWICE", "TEXT_NUL", "TEXT_OK", "TEXT_SHORT", "TEXT_UNICODE_SPACE", "trec_pass"]

@@ -135,8 +135,14 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from ..trec import compare_runs, evaluate_run, read_qrels, read_run
 
     try:
+        # the runs first, the largest files, while nothing else is held (their reading
+        # peaks then); a bad qrels file is still the error shown first
+        try:
+            runs = {name: read_run(path) for name, path in zip(names, args.runs, strict=True)}
+        except (OSError, DataError):
+            read_qrels(args.qrels)
+            raise
         qrels = read_qrels(args.qrels)
-        runs = {name: read_run(path) for name, path in zip(names, args.runs, strict=True)}
     except OSError as exc:
         raise DataError(f"{exc.filename}: {exc.strerror}") from exc
     options = {"ties": args.ties, "all_queries": args.all_queries, "depth": args.depth,

@@ -64,9 +64,38 @@ def fixed_width(data: np.ndarray, first: np.ndarray, size: np.ndarray) -> np.nda
 
 def bytes_order(raw: np.ndarray) -> np.ndarray:
     """The stable order of fixed-width bytes (``S``) as numpy sorts them (bytewise,
-    zero padded): up to 16 bytes packed big-endian into one or two integers each,
-    a faster sort than numpy's of the bytes."""
-    width = raw.dtype.itemsize
+    zero padded). Each byte place is replaced by its rank among the values found
+    there (a place every string shares drops out; ten digits take four bits), the
+    ranks packed into one integer per string, most significant first, with the
+    string's index below them (so that equal strings keep their order), and those
+    integers sorted once: a sort of numbers, not of strings. Where that takes
+    more than 64 bits, up to 16 bytes are packed into two integers each and
+    sorted by both; longer strings are left to numpy's sort of the bytes."""
+    n, width = raw.shape[0], raw.dtype.itemsize
+    if n < 2:
+        return np.arange(n)
+    places = np.ascontiguousarray(raw.view(np.uint8).reshape(n, width).T)
+    index_bits = (n - 1).bit_length()
+    key = np.zeros(n, np.uint64)
+    used = 0
+    for col in places:
+        if col.min() == col.max():
+            continue
+        present = np.zeros(256, np.bool_)
+        present[col] = True
+        rank = np.cumsum(present, dtype=np.uint64) - np.uint64(1)
+        bits = int(rank[-1]).bit_length()
+        used += bits
+        if used + index_bits > 64:
+            break
+        key <<= np.uint64(bits)
+        key |= rank[col]
+    else:
+        key <<= np.uint64(index_bits)
+        key |= np.arange(n, dtype=np.uint64)
+        key.sort()
+        key &= np.uint64((1 << index_bits) - 1)
+        return key.astype(np.int64)
     if width > 16:
         return np.argsort(raw, kind="stable")
     words = 1 if width <= 8 else 2
@@ -202,8 +231,8 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
     if len(raw) >= 1 << 40:  # the kernel keeps byte offsets in 40 bits
         raise DataError(f"{path}: files of a terabyte or more are not read")
     data = np.frombuffer(raw, np.uint8)
-    cap = raw.count(b"\n") + raw.count(b"\r") + 1
-    iout = np.empty(kernel.HEAD + 9 * cap, np.int64)
+    cap = raw.count(b"\n") + (raw.count(b"\r") if b"\r" in raw else 0) + 1  # lines at most
+    iout = np.empty(kernel.HEAD + 10 * cap, np.int64)
     fout = np.empty(cap, np.float64)
     ints = readonly(np.array([width, *picks, cap, 0], np.int64))
     status = kernel.trec_pass(0, data, ints, readonly(fout[:0]), iout, fout)
@@ -230,12 +259,14 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
                                   iout[base + 6 * cap:base + 6 * cap + nq])
     draw, dplace, dtext = decoded(path, data, iout[base + 7 * cap:base + 7 * cap + nd],
                                   iout[base + 8 * cap:base + 8 * cap + nd])
-    out = fout[:n].copy()
+    out = fout[:n] if 2 * n >= cap else fout[:n].copy()  # (no copy of a file's values)
     values(path, raw, data, out, iout[base + 2 * cap:base + 2 * cap + 3 * nslow].reshape(-1, 3),
            value)
     del data, raw, fout
-    qcodes = qplace[iout[base:base + n]]  # new arrays, so that the scratch goes
-    dcodes = dplace[iout[base + cap:base + cap + n]]
+    runs = int(iout[kernel.H_RUNS])  # the queries by runs of rows: made rows' codes only now
+    qcodes = np.repeat(qplace[iout[base:base + runs]],
+                       np.diff(iout[base + 9 * cap:base + 9 * cap + runs], append=n))
+    dcodes = dplace[iout[base + cap:base + cap + n]]  # new arrays, so that the scratch goes
     del iout
     return CodedIds(qcodes, qtext, qraw), CodedIds(dcodes, dtext, draw), out, twice
 
