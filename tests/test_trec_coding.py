@@ -113,7 +113,8 @@ def test_words_sort_as_strcmp(words) -> None:
 def test_words_sort_when_all_share_a_prefix() -> None:
     for texts in (["FBIS4-0000007", "FBIS4-0000010", "FBIS4-1999999", "FBIS4-"],
                   ["abcdefgh1", "abcdefgh", "abcdefgh10", "abcdefgh2"],
-                  ["x", "xa"], ["same"], ["abcdefghijklmnop", "abcdefghijklmnoo"]):
+                  ["x", "xa"], ["same"], ["abcdefghijklmnop", "abcdefghijklmnoo"],
+                  ["a" + "x" * 15, "a" + "x" * 14 + "y", "b", "bx", "a" + "x" * 14 + "\x01"]):
         arr = np.array(texts)
         order = join.word_order(join.records(arr, words=True)[3])
         assert [texts[i] for i in order] == sorted(texts)
@@ -147,19 +148,21 @@ def test_unsigned_integers_sort_as_their_decimal_text(values) -> None:
 
 
 @pytest.mark.parametrize("spread", ["narrow", "wide"])  # a table of the range, or the hash
-@pytest.mark.parametrize("unsigned", [False, True])
-def test_integer_keys_are_ranked_as_text(spread, unsigned) -> None:
+@pytest.mark.parametrize(("unsigned", "shift"), [(False, 0), (False, -1_500), (True, 0)])
+def test_integer_keys_are_ranked_as_text(spread, unsigned, shift) -> None:
+    """One key each (ids from 0 to 10**17) or ranks (negative or longer ids)."""
     rng = np.random.default_rng(11)
     base = rng.integers(0, 3_000, 10_000) if spread == "narrow" else \
         rng.integers(0, 2**62, 3_000)[rng.integers(0, 3_000, 10_000)]
     keys = base.astype(np.int64) if not unsigned else (base.astype(np.uint64) * np.uint64(3))
-    if not unsigned:
-        keys = keys - 1_500
+    keys = keys + shift if shift else keys
     as_int64 = keys.view(np.int64) if unsigned else keys
-    ranks = join.int_ranks(as_int64, unsigned)
-    distinct = sorted({str(v) for v in keys.tolist()}, key=str.encode)
-    rank = {t: i for i, t in enumerate(distinct)}
-    assert ranks.tolist() == [rank[str(v)] for v in keys.tolist()]
+    got = join.int_ranks(as_int64, unsigned)
+    texts = [str(v) for v in keys.tolist()]
+    for i, j in zip(rng.integers(0, keys.shape[0], 3_000), rng.integers(0, keys.shape[0], 3_000),
+                    strict=True):  # the values compare as the texts do
+        a, b = texts[i].encode(), texts[j].encode()
+        assert (got[i] < got[j]) == (a < b) and (got[i] == got[j]) == (a == b)
 
 
 def id_columns(kind: str, q: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -173,6 +176,10 @@ def id_columns(kind: str, q: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.
     if kind == "long":
         return np.char.add("topic-", q.astype(str)), \
             np.char.add("LA0412-", np.char.zfill(d.astype(str), 9))
+    if kind == "two words":  # differing in the first byte and past the eighth
+        return np.char.add("q", q.astype(str)), \
+            np.char.add(np.array(["FT9", "LA0", "FBIS"])[d % 3],
+                        np.char.zfill((d * 7919).astype(str), 11))
     if kind == "past 16":
         return np.char.add("q", q.astype(str)), \
             np.char.add("clueweb09-en0000-", np.char.zfill(d.astype(str), 6))
@@ -201,8 +208,8 @@ def evaluate_both_ways(qrels, run, monkeypatch) -> None:
     assert got[0] == got[1]
 
 
-@pytest.mark.parametrize("kind", ["int", "int wide", "uint", "long", "past 16", "non-ascii",
-                                  "short"])
+@pytest.mark.parametrize("kind", ["int", "int wide", "uint", "long", "two words", "past 16",
+                                  "non-ascii", "short"])
 @pytest.mark.parametrize("layout", ["by query", "shuffled"])
 def test_evaluate_run_is_the_same_through_the_hash_table(kind, layout, monkeypatch) -> None:
     rng = np.random.default_rng(44)

@@ -6,13 +6,22 @@ document ids become int64 keys that are equal where the ids are, and, for
 trec_eval's order, each key's rank among the distinct ids as strcmp orders them
 (numpy's order of ``str`` is the same code point order). A file's ids arrive as
 codes into their sorted distinct values (:class:`CodedIds`), so only distinct
-ids are compared: the qrels' found among the run's by a binary search. Arrays of
-ids of at most 8 characters are packed into integers that already sort as the
-text does; longer ones (and an array joined with a file's ids) are coded as a
-file's are, by a hash of their code points in the file reader's kernel
-(:func:`hashed`), so that again only the distinct ids are sorted. Each query's
-rows are then ordered by (score, rank) in a kernel, not by one sort of every
-row.
+ids are compared: the qrels' found among the run's by a binary search.
+
+Large arrays of ``str`` ids are coded in the kernel's mode -1 (:func:`records`):
+the qrels' and the run's column through one hash table, read as fixed-width
+records of code points (no bytes or Python strings made), the distinct ids
+numbered by first occurrence. The query ids of a run come in runs of one query,
+so a row equal to the one before it takes its code without being hashed. Only
+the distinct ids are then sorted: the few query ids by numpy, the document ids
+only for trec_eval's order (under the other tie rules equal keys suffice), from
+the 16 bytes the kernel keeps of each (:func:`word_order`). Document ids of at
+most 8 characters are packed into integers that already sort as the text does.
+Integer document ids are their own keys; for trec_eval's order the distinct ones
+are ranked as their decimal text sorts (:func:`int_text_order`: 10 before 7),
+found through a table of their range or the hash table. The queries and the
+documents are coded on two threads. Each query's rows are then ordered by
+(score, rank) in a kernel, not by one sort of every row.
 """
 
 from __future__ import annotations
@@ -107,23 +116,31 @@ def gathered(a: np.ndarray, b: np.ndarray | None, first: np.ndarray) -> np.ndarr
     return out
 
 
-def word_order(words: np.ndarray) -> np.ndarray:
-    """The order of distinct ids of at most 16 characters below 256 from their two
-    little-endian words of bytes (:func:`records`): strcmp's, that of the words
-    read big-endian. The leading bits every id shares are dropped, so that ids
-    that differ only in their last 8 bytes (or fewer) sort as one integer each."""
+def word_keys(words: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Keys of distinct ids of at most 16 characters below 256 from their two
+    little-endian words of bytes (:func:`records`) that sort as strcmp sorts the
+    ids (their words read big-endian), as one uint64 each, or two (sorted by the
+    first, then the second) where one does not hold them: the leading bits every
+    id shares are dropped, so that ids that differ only in their last 8 bytes (or
+    fewer) are one integer each."""
     hi = words[:, 0].byteswap()
     lo = words[:, 1].byteswap()
     if hi.shape[0] == 0:
-        return np.zeros(0, np.int64)
+        return hi, None
     spread = int(np.bitwise_or.reduce(hi ^ hi[0]))
     if spread == 0:  # the first 8 bytes shared: the rest alone
-        return np.argsort(lo)
+        return lo, None
     s = 64 - spread.bit_length()  # bits every id shares, from the top
     if s:
         hi = (hi << np.uint64(s)) | (lo >> np.uint64(64 - s))
         lo = lo << np.uint64(s)
-    if not lo.any():
+    return (hi, None) if not lo.any() else (hi, lo)
+
+
+def word_order(words: np.ndarray) -> np.ndarray:
+    """The order of distinct ids by strcmp from the kernel's words (:func:`word_keys`)."""
+    hi, lo = word_keys(words)
+    if lo is None:
         return np.argsort(hi)  # distinct ids: distinct keys, any sort
     return np.lexsort((lo, hi))
 
@@ -131,12 +148,13 @@ def word_order(words: np.ndarray) -> np.ndarray:
 POW10 = np.array([10 ** k for k in range(20)], np.uint64)  # 1 .. 10**19
 
 
-def int_text_order(values: np.ndarray) -> np.ndarray:
-    """The order of distinct integers (signed or unsigned) as their decimal text
-    sorts by strcmp, trec_eval's order: a minus sign before every digit, a prefix
-    before the longer ids (10 before 7, -1 before -10). Each id's digits are read
-    as a number left-aligned to 19 digits, then by its length (20-digit ids: the
-    19 first, then the last)."""
+def int_text_keys(values: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Keys of integers (signed or unsigned) that sort as their decimal text sorts
+    by strcmp, trec_eval's order: a minus sign before every digit, a prefix before
+    the longer ids (10 before 7, -1 before -10). Each id's digits are read as a
+    number left-aligned to 19 digits, then by its length (20-digit ids: the 19
+    first, then the last). One uint64 each where every id is from 0 to 10**17
+    (17 digits, shifted up, and the length); else keys for ``np.lexsort``."""
     if values.dtype.kind == "u":
         mag = values.astype(np.uint64)
         neg = None
@@ -148,20 +166,37 @@ def int_text_order(values: np.ndarray) -> np.ndarray:
             neg = None
     digits = np.maximum(np.searchsorted(POW10, mag, side="right"), 1)
     if neg is None and (mag.shape[0] == 0 or int(mag.max()) < 10 ** 17):
-        key = (mag * POW10[17 - digits]) << np.uint64(7) | digits.astype(np.uint64)
-        return np.argsort(key)  # distinct ids: distinct keys
+        return ((mag * POW10[17 - digits]) << np.uint64(7) | digits.astype(np.uint64),)
     long = digits == 20
     aligned = np.where(long, mag // np.uint64(10), mag * POW10[np.where(long, 0, 19 - digits)])
     tie = np.where(long, 20 + (mag % np.uint64(10)).astype(np.int64), digits)
-    keys = (tie, aligned) if neg is None else (tie, aligned, ~neg)
-    return np.lexsort(keys)
+    return (tie, aligned) if neg is None else (tie, aligned, ~neg)
+
+
+def int_text_order(values: np.ndarray) -> np.ndarray:
+    """The order of distinct integers as their decimal text sorts (:func:`int_text_keys`)."""
+    keys = int_text_keys(values)
+    return np.argsort(keys[0]) if len(keys) == 1 else np.lexsort(keys)
+
+
+def text_ranks(values: np.ndarray) -> np.ndarray:
+    """int64 values of distinct integers in the order of their decimal text: their
+    one key (the sign bit flipped, so that int64 compares as the uint64 keys do),
+    else their rank."""
+    keys = int_text_keys(values)
+    if len(keys) == 1:
+        out: np.ndarray = keys[0].view(np.int64) ^ SIGN
+        return out
+    rank = np.empty(values.shape[0], np.int64)
+    rank[np.lexsort(keys)] = np.arange(values.shape[0])
+    return rank
 
 
 def int_ranks(keys: np.ndarray, unsigned: bool) -> np.ndarray:
-    """Each int64 key's rank among the distinct keys as their decimal text sorts
-    (:func:`int_text_order`; ``unsigned``: the keys are uint64 bits): through a
-    table of the keys' range where it is narrow, else coded by their hash; only
-    the distinct keys sorted."""
+    """int64 values of integer keys that order them as their decimal text sorts
+    (:func:`text_ranks`; ``unsigned``: the keys are uint64 bits), made for the
+    distinct keys only: found through a table of the keys' range where it is
+    narrow, else through the hash table."""
     vals = keys.view(np.uint64) if unsigned else keys
     if keys.shape[0] == 0:
         return np.zeros(0, np.int64)
@@ -172,18 +207,12 @@ def int_ranks(keys: np.ndarray, unsigned: bool) -> np.ndarray:
         present = np.zeros(span, bool)
         present[at] = True
         held = np.flatnonzero(present)
-        order = int_text_order(held.astype(vals.dtype) + lo)
-        rank = np.empty(held.shape[0], np.int64)
-        rank[order] = np.arange(held.shape[0])
         table = np.zeros(span, np.int64)
-        table[held] = rank
+        table[held] = text_ranks(held.astype(vals.dtype) + lo)
         ranks: np.ndarray = table[at]
         return ranks
     codes, _, first, _, _ = records(vals)
-    order = int_text_order(vals[first])
-    place = np.empty(first.shape[0], np.int64)
-    place[order] = np.arange(first.shape[0])
-    ranked: np.ndarray = place[codes]
+    ranked: np.ndarray = text_ranks(vals[first])[codes]
     return ranked
 
 
@@ -336,14 +365,19 @@ def documents(jd: Any, rd: Any, trec: bool) -> tuple[np.ndarray, np.ndarray,
 def joint(jd: np.ndarray, rd: np.ndarray, trec: bool) -> tuple[
         np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray]]:
     """Document keys of two ``str`` arrays coded through one hash table (codes by
-    first occurrence, the run's first), and with ``trec`` each key's rank in
-    strcmp's order: only the distinct ids sorted, from the words the kernel kept
-    where every id is at most 16 characters below 256."""
+    first occurrence, the run's first), and with ``trec`` a function from keys to
+    int64 values in strcmp's order of their ids: where every id is at most 16
+    characters below 256, from the words the kernel kept (one integer each where
+    they fit, unsorted; else their ranks), else the ranks of the distinct ids."""
     rdk, jdk, first, words, wide = records(rd, jd, words=trec)
     if not trec:
         return jdk, rdk, same
     if words is not None and wide == 0:
-        order = word_order(words)
+        hi, lo = word_keys(words)
+        if lo is None:  # one integer each, in strcmp's order: the keys themselves, unsorted
+            ranks = hi.view(np.int64) ^ SIGN
+            return jdk, rdk, lambda keys: ranks.take(keys, mode="clip")
+        order = np.lexsort((lo, hi))
     else:
         order = text_order(gathered(native(rd), native(jd), first))
     place = np.empty(first.shape[0], np.int64)
