@@ -6,7 +6,9 @@ same ids gives (the paths forced by a small size threshold)."""
 
 from __future__ import annotations
 
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +20,9 @@ from fastrank._trec import ids as trec_ids
 from fastrank._trec import join
 
 from .strategies import PROPERTY_SETTINGS
+
+sys.path.insert(0, str(Path(__file__).parent))
+import trec_data as data
 
 ALPHABET = "abz019- \x00\téΩ😀ÿĀ"
 TIES = ("expected", "optimistic", "pessimistic", "trec_eval")
@@ -280,3 +285,26 @@ def test_queries_and_documents_on_two_threads_give_what_one_gives(monkeypatch) -
         assert np.array_equal(x, y)
     assert np.array_equal(both[1][0], d[0]) and np.array_equal(both[1][1], d[1])
     assert np.array_equal(both[1][2](both[1][1]), d[2](d[1]))
+
+
+@data.NEEDS_ROBUST
+@pytest.mark.parametrize("name", data.RUNS[:3])
+def test_robust2003_runs_from_string_arrays_match_trec_eval_10(tmp_path, name) -> None:
+    """Real runs (100,000 rows and the 128,000 judgments: past ``ids.SMALL_ROWS``,
+    so coded through the hash table) given as numpy ``str`` arrays: every
+    all_trec value trec_eval 10 prints, per query and in its all row."""
+    qrels = tuple(np.asarray(x) for x in fastrank.read_qrels(data.robust_qrels(tmp_path)))
+    run = tuple(np.asarray(x) for x in fastrank.read_run(data.robust_run(name, tmp_path)))
+    assert run[1].dtype.kind == "U" and qrels[0].shape[0] + run[0].shape[0] >= \
+        trec_ids.SMALL_ROWS
+    got = fastrank.evaluate_run(qrels, run, "all_trec", ties="trec_eval")
+    names, values = data.printed_in_order(data.robust_printed(name))
+    assert list(got.mean) == names
+    queries = got.queries.tolist()
+    for (m, q), v in values.items():
+        mine = got.mean[m] if q == "all" else got.per_query[m][queries.index(q)]
+        if "." in v:  # printed with %.4f
+            assert abs(mine - float(v)) <= 0.5e-4 + 1e-12, (m, q, mine, v)
+        else:
+            assert mine == int(v), (m, q, mine, v)
+    assert len(values) == 95 * 101 + 3
