@@ -293,7 +293,7 @@ def queries(jq: Any, rq: Any) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray,
         return q_all, jqc, runs_of(rqc)
     if text_arrays(jq, rq):  # one hash table, a row as the one before it unhashed
         rc, jc, first, _, _ = records(rq, jq, runs=True)
-        distinct = gathered(native(rq), native(jq), first)
+        distinct = native(gathered(np.asarray(rq), np.asarray(jq), first))
         order = np.argsort(distinct, kind="stable")  # a few: numpy's order of str
         place = np.empty(first.shape[0], np.int64)
         place[order] = np.arange(first.shape[0])
@@ -379,7 +379,7 @@ def joint(jd: np.ndarray, rd: np.ndarray, trec: bool) -> tuple[
             return jdk, rdk, lambda keys: ranks.take(keys, mode="clip")
         order = np.lexsort((lo, hi))
     else:
-        order = text_order(gathered(native(rd), native(jd), first))
+        order = text_order(native(gathered(np.asarray(rd), np.asarray(jd), first)))
     place = np.empty(first.shape[0], np.int64)
     place[order] = np.arange(first.shape[0])
     return jdk, rdk, lambda keys: place.take(keys, mode="clip")
