@@ -17,10 +17,13 @@ best of ``--repeat`` after one warm-up:
   (``/usr/bin/time -v``'s maximum resident set size); the two take turns, one
   run of each per round;
 * from arrays, in a warm process, trec_eval's default measures (those each tool
-  has): ``evaluate_run`` with ``ties="trec_eval"`` and ``"expected"``;
-  pytrec_eval (``RelevanceEvaluator`` and ``evaluate`` from dicts) and ranx
-  (``evaluate`` on ``Qrels``/``Run`` made from dicts beforehand) in a Python
-  that imports them (``--peer-python``; by default this one).
+  has): ``evaluate_run`` with ``ties="trec_eval"`` and ``"expected"``, from
+  string ids (numpy ``str`` arrays, every id coded in the call) and from integer
+  ids; pytrec_eval (``RelevanceEvaluator`` and ``evaluate`` from dicts) and ranx
+  (``evaluate`` on ``Qrels``/``Run``) in a Python that imports them
+  (``--peer-python``; by default this one), each twice: with its dicts (and
+  ranx's objects) made beforehand, and with their making from the same string
+  arrays timed, as fastrank's coding of the ids is.
 
 Prints one table: the machine (CPU, numpy's SIMD dispatch), each time and peak
 memory, and the ratios against fastrank.
@@ -126,30 +129,49 @@ CHILD = textwrap.dedent('''
     tool, path, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3])
     a = np.load(path)
     qids, names = a["qids"], a["names"]
-    rq, rd, rs = qids[a["q"]], names[a["d"]], a["rs"]
-    jq, jd, jg = qids[a["jq"]], names[a["jd"]], a["jg"]
+    if tool.startswith("fastrank") and tool.split(":")[1] == "int":  # integer ids
+        rq, rd, rs, jq, jd, jg = (a[k] for k in ("q", "d", "rs", "jq", "jd", "jg"))
+    else:  # string ids: <U{{n}} arrays
+        rq, rd, rs = qids[a["q"]], names[a["d"]], a["rs"]
+        jq, jd, jg = qids[a["jq"]], names[a["jd"]], a["jg"]
     del a
     ours = {ours!r}
-    if tool.startswith("fastrank"):
-        import fastrank
-        ties = tool.split(":")[1]
-        def go():
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                return fastrank.evaluate_run((jq, jd, jg), (rq, rd, rs), ours, ties=ties)
-    else:
+
+    def dicts():
         qd, rdict = {{}}, {{}}
         for x, y, z in zip(jq.tolist(), jd.tolist(), jg.astype(int).tolist()):
             qd.setdefault(x, {{}})[y] = z
         for x, y, z in zip(rq.tolist(), rd.tolist(), rs.tolist()):
             rdict.setdefault(x, {{}})[y] = z
-        if tool == "pytrec_eval":
-            import pytrec_eval
-            wanted = {pytrec!r}
+        return qd, rdict
+
+    if tool.startswith("fastrank"):
+        import fastrank
+        ties = tool.split(":")[2]
+        def go():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return fastrank.evaluate_run((jq, jd, jg), (rq, rd, rs), ours, ties=ties)
+    elif tool.startswith("pytrec_eval"):
+        import pytrec_eval
+        wanted = {pytrec!r}
+        if tool.endswith(":build"):  # the dicts made from the arrays, timed
             def go():
+                qd, rdict = dicts()
                 return pytrec_eval.RelevanceEvaluator(qd, wanted).evaluate(rdict)
         else:
-            from ranx import Qrels, Run, evaluate
+            qd, rdict = dicts()
+            def go():
+                return pytrec_eval.RelevanceEvaluator(qd, wanted).evaluate(rdict)
+    else:
+        from ranx import Qrels, Run, evaluate
+        if tool.endswith(":build"):  # the dicts and Qrels/Run made from the arrays, timed
+            def go():
+                qd, rdict = dicts()
+                return evaluate(Qrels.from_dict(qd), Run.from_dict(rdict), {ranx!r},
+                                save_results_in_run=False)
+        else:
+            qd, rdict = dicts()
             qr, ru = Qrels.from_dict(qd), Run.from_dict(rdict)
             def go():
                 return evaluate(qr, ru, {ranx!r}, save_results_in_run=False)
@@ -161,6 +183,20 @@ CHILD = textwrap.dedent('''
         best = min(best, time.perf_counter() - t0)
     print(json.dumps(best))
 ''').format(ours=OURS, pytrec=PYTREC, ranx=RANX)
+
+ARRAY_TOOLS = {  # tool: (label, whether the peer's Python runs it)
+    "fastrank:str:trec_eval": ("`evaluate_run(..., ties='trec_eval')`, string ids (`<U` arrays)",
+                               False),
+    "fastrank:str:expected": ("`evaluate_run(..., ties='expected')`, string ids", False),
+    "fastrank:int:trec_eval": ("`evaluate_run(..., ties='trec_eval')`, integer ids (int64)",
+                               False),
+    "fastrank:int:expected": ("`evaluate_run(..., ties='expected')`, integer ids", False),
+    "pytrec_eval": ("pytrec_eval (`RelevanceEvaluator` + `evaluate`; dicts made beforehand)",
+                    True),
+    "pytrec_eval:build": ("pytrec_eval, its dicts made from the same string arrays, timed", True),
+    "ranx": ("ranx `evaluate` (Qrels/Run made beforehand)", True),
+    "ranx:build": ("ranx, its dicts and Qrels/Run made from the same string arrays, timed", True),
+}
 
 
 def from_arrays(python: str, tool: str, arrays: Path, repeat: int, env: dict[str, str]
@@ -229,23 +265,18 @@ def main() -> int:
             else:
                 os.environ["PYTHONPATH"] = old
     if not args.skip_arrays:
-        base = None
-        for tool, python in (("fastrank:trec_eval", sys.executable),
-                             ("fastrank:expected", sys.executable),
-                             ("pytrec_eval", args.peer_python), ("ranx", args.peer_python)):
-            t = from_arrays(python, tool, arrays, args.repeat, env)
+        got: dict[str, float] = {}
+        for tool, (label, peer) in ARRAY_TOOLS.items():
+            t = from_arrays(args.peer_python if peer else sys.executable, tool, arrays,
+                            args.repeat, env)
             if t is None:
                 continue
-            label = {"fastrank:trec_eval": "`evaluate_run(..., ties='trec_eval')`",
-                     "fastrank:expected": "`evaluate_run(..., ties='expected')`",
-                     "pytrec_eval": "pytrec_eval (`RelevanceEvaluator` + `evaluate`, dicts)",
-                     "ranx": "ranx `evaluate` (Qrels/Run made beforehand)"}[tool]
-            if base is None:
-                base = {}
-            base[tool] = t
-            ratio = "1" if tool.startswith("fastrank") else (
-                f"{t / base['fastrank:trec_eval']:.1f}x trec_eval order, "
-                f"{t / base['fastrank:expected']:.1f}x expected")
+            got[tool] = t
+            if tool.startswith("fastrank"):
+                ratio = "1"
+            else:  # against fastrank from string arrays, as the peers' own input
+                ratio = ", ".join(f"{t / got[f'fastrank:str:{ties}']:.1f}x {ties}" for ties in
+                                  ("trec_eval", "expected") if f"fastrank:str:{ties}" in got)
             print(f"| {label}, from arrays, {len(OURS)} measures | {t:.3f} | | {ratio} |")
     return 0
 

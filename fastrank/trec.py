@@ -281,8 +281,7 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     rel_from = max(level, 0.0)  # a negative grade is never relevant: pooled, not judged
     # Query ids as codes (both sets sorted together); document ids as keys that are
     # equal where the ids are, and rank as strcmp does through doc_rank.
-    q_all, jqc, rruns = join.queries(jq, rq)
-    jdk, rdk, doc_rank = join.documents(jd, rd, ties == "trec_eval")
+    (q_all, jqc, rruns), (jdk, rdk, doc_rank) = join.coded(jq, rq, jd, rd, ties == "trec_eval")
     twice = ids.repeated(jqc, jdk)
     if twice is not None:
         ids.listed_twice("qrels", q_all[jqc[twice]], jd[twice])

@@ -8,9 +8,10 @@ representable by one correctly rounded operation (the rest are left to the
 caller) and checks that no query lists a document twice. With ``mode`` 1 it
 orders each query's rows as trec_eval does (by score, then by document id as
 strcmp orders them), given each document's rank in that order. With ``mode`` -1
-it codes the fixed-width records of a numpy ``str`` array (UCS4 code points,
-zero padded) through the same hash tables, so that an array's text ids are
-coded as a file's are, without first being made into bytes.
+it codes the fixed-width records of numpy ``str`` arrays (UCS4 code points,
+zero padded; two arrays through one table) or of int64 ids in a hash table of
+the same layout, so that an array's text ids are coded without first being made
+into bytes.
 
 The passes share one compiled variant (one signature): the number of variants
 is a cost every first call pays, so a second kernel is avoided.
@@ -25,7 +26,9 @@ from .jit import f64, helper, i64, kernel, ro, rw, u8
 # mode 0's status: what the caller does next
 TEXT_OK, TEXT_SHORT, TEXT_UNICODE_SPACE, TEXT_NUL = 0, 1, 2, 3
 HEAD = 16  # mode 0: the header of ``iout`` (counts and where a bad line is)
-H_ROWS, H_NQ, H_ND, H_SLOW, H_LINE, H_COLS, H_AT, H_TWICE, H_RUNS = range(9)
+# H_RUNS: mode 0's runs of one query; H_WIDE: mode -1's distinct records not held whole as
+# bytes in their two words
+H_ROWS, H_NQ, H_ND, H_SLOW, H_LINE, H_COLS, H_AT, H_TWICE, H_RUNS, H_WIDE = range(10)
 _H_SPARE = HEAD - 1  # a header slot of no meaning
 
 _FNV_OFFSET = 0xCBF29CE484222325
@@ -303,7 +306,8 @@ def _length(data, lo):
 def _mix(w0, w1, n):
     """A hash of an id of ``n`` bytes whose first 16 are the words ``w0``, ``w1``
     (zero padded): the words multiplied apart, then murmur's finaliser, so that
-    a difference in any byte reaches the top bits :func:`_slot` keeps."""
+    a difference in any byte reaches the top bits :func:`_slot` keeps. Mode -1
+    hashes its records' words (and tag) by the same."""
     h = np.uint64(w0) * np.uint64(_MUL0) ^ (np.uint64(w1) + np.uint64(n)) * np.uint64(_MUL1)
     h ^= h >> np.uint64(33)
     h *= np.uint64(_MUL0)
@@ -516,59 +520,72 @@ def _parse(data, ints, iout, fout):
     return TEXT_OK
 
 
+_WHOLE = 5  # mode -1: a record of this tag or below is whole in its tag and two words
+
+
 @helper
-def _record(points, lo, m):
-    """The hash, tag and first two words of the record ``points[lo:lo + m]`` (code
-    points): equal records give equal values. A record of at most 16 code points,
-    each below 256, is whole in its words (one byte a code point) and tagged by
-    its length (0 to 16); any other is tagged 17 plus its length (capped), its
-    words its first four code points, and is compared by its code points."""
+def _wide_record(points, lo, m):
+    """The two words (uint64), tag and hash of a record not whole as bytes in two
+    words (beyond 16 units, or one from 256 on): tagged 1 plus its length in units
+    (trailing zeros dropped, capped below ``_LONG``), its words its first four
+    units; whole in them up to four units (tag ``_WHOLE``), longer ones compared
+    unit by unit."""
+    n = m
+    while n > 0 and points[lo + n - 1] == 0:
+        n -= 1
+    w0 = np.uint64(0)
+    w1 = np.uint64(0)
+    for k in range(min(n, 2)):
+        w0 |= np.uint64(points[lo + k]) << np.uint64(32 * k)
+    for k in range(2, min(n, 4)):
+        w1 |= np.uint64(points[lo + k]) << np.uint64(32 * (k - 2))
+    tag = np.int64(1 + min(n, _LONG - 1))
+    if tag <= _WHOLE:
+        return w0, w1, tag, _mix(w0, w1, tag)
     h = np.uint64(_FNV_OFFSET)
-    length = 0  # code points up to the last that is not NUL
-    top = np.uint32(0)
-    w0 = np.int64(0)
-    w1 = np.int64(0)
-    for k in range(m):
-        cp = points[lo + k]
-        h = (h ^ np.uint64(cp)) * np.uint64(_FNV_PRIME)
-        if cp != 0:
-            length = k + 1
-            top |= cp
-            if k < 8:
-                w0 |= np.int64(cp & np.uint32(0xFF)) << np.int64(8 * k)
-            elif k < 16:
-                w1 |= np.int64(cp & np.uint32(0xFF)) << np.int64(8 * (k - 8))
-    if length <= 16 and top < np.uint32(256):
-        return h, length, w0, w1
-    w0 = np.int64(0)
-    w1 = np.int64(0)
-    for k in range(min(m, 2)):
-        w0 |= np.int64(points[lo + k]) << np.int64(32 * k)
-    for k in range(2, min(m, 4)):
-        w1 |= np.int64(points[lo + k]) << np.int64(32 * (k - 2))
-    return h, min(17 + length, _LONG), w0, w1
+    for k in range(0, n - 1, 2):
+        h = (h ^ (np.uint64(points[lo + k]) | (np.uint64(points[lo + k + 1]) << np.uint64(32)))
+             ) * np.uint64(_FNV_PRIME)
+        h ^= h >> np.uint64(32)
+    if n & 1:
+        h = (h ^ np.uint64(points[lo + n - 1])) * np.uint64(_FNV_PRIME)
+    return w0, w1, tag, _mix(h, w1, tag)
 
 
 @helper
-def _same_points(points, a, b, m):
-    for k in range(m):
-        if points[a + k] != points[b + k]:
+def _same_units(pa, a, ma, pb, b, mb):
+    """Whether the records ``pa[a:a + ma]`` and ``pb[b:b + mb]`` hold the same units,
+    the shorter zero padded."""
+    for k in range(min(ma, mb)):
+        if pa[a + k] != pb[b + k]:
+            return False
+    for k in range(mb, ma):
+        if pa[a + k] != 0:
+            return False
+    for k in range(ma, mb):
+        if pb[b + k] != 0:
             return False
     return True
 
 
 @helper
-def _records(data, ints, iout):
+def _records(data, ints, reals, iout, fout):
     """Mode -1: see :func:`trec_pass`."""
-    w, n = ints[0], ints[1]
-    m = w >> 2
-    points = data.view(np.uint32)
-    codes = iout[HEAD:HEAD + n]
-    first = iout[HEAD + n:HEAD + 2 * n]
-    slots = 1024
-    while slots < 2 * n and slots < (1 << 20):  # a start sized to the rows, then grown
-        slots *= 2
-    table = np.full(4 * slots, -1, np.int64)
+    n0, n1 = ints[1], ints[3]
+    m0, m1 = ints[0] >> 2, ints[2] >> 2
+    runs = (ints[4] & 1) != 0
+    keep_words = (ints[4] & 2) != 0
+    p0 = data.view(np.uint32)
+    p1 = reals.view(np.uint32)
+    total = n0 + n1
+    codes = iout[HEAD:HEAD + total]
+    first = iout[HEAD + total:HEAD + 2 * total]
+    words = iout[HEAD + 2 * total:HEAD + 4 * total] if keep_words else iout[:0]
+    if fout.shape[0] >= 4 * 1024:  # the caller's table (numpy's memory: larger pages)
+        table = fout.view(np.int64)
+    else:
+        table = np.full(4 * 1024, -1, np.int64)
+    slots = table.shape[0] >> 2
     shift = 64
     s = slots
     while s > 1:
@@ -576,52 +593,104 @@ def _records(data, ints, iout):
         shift -= 1
     mask = slots - 1
     nd = 0
+    wide = 0
     block = 64  # rows hashed, then their slots touched together (misses overlap), then coded
     hs = np.empty(block, np.uint64)
     tags = np.empty(block, np.int64)
-    ws = np.empty(2 * block, np.int64)
+    ws = np.empty(2 * block, np.uint64)
     touched = np.int64(0)
-    for b0 in range(0, n, block):
-        b1 = min(n, b0 + block)
-        for r in range(b0, b1):
-            h, tag, w0, w1 = _record(points, r * m, m)
-            hs[r - b0] = h
-            tags[r - b0] = tag
-            ws[2 * (r - b0)] = w0
-            ws[2 * (r - b0) + 1] = w1
-        for r in range(b0, b1):  # loads of no other's result: their misses overlap
-            touched += table[4 * _slot(hs[r - b0], shift)]
-        for r in range(b0, b1):
-            tag = tags[r - b0]
-            lo = r * m
-            h = hs[r - b0]
-            w0, w1 = ws[2 * (r - b0)], ws[2 * (r - b0) + 1]
-            slot = _slot(h, shift)
-            hv = np.int64(h)
-            while True:
-                c = table[4 * slot + 1]
-                if c < 0:
-                    break
-                if table[4 * slot] == hv and (c >> 40) == tag and table[4 * slot + 2] == w0 \
-                        and table[4 * slot + 3] == w1 and (tag <= 16 or _same_points(
-                            points, first[c & _CODE], lo, m)):
-                    break
-                slot = (slot + 1) & mask
-            code = table[4 * slot + 1]
-            if code >= 0:
-                code &= _CODE
-            else:
-                code = nd
-                _put(table, slot, h, nd, tag, w0, w1)
-                first[nd] = lo
-                nd += 1
-                if 4 * nd > table.shape[0] >> 1:
-                    table, shift = _grow(table, shift)
-                    mask = (table.shape[0] >> 2) - 1
-            codes[r] = code
+    for part in range(2):
+        points = p0 if part == 0 else p1
+        m = m0 if part == 0 else m1
+        n = n0 if part == 0 else n1
+        base = 0 if part == 0 else n0
+        for b0 in range(0, n, block):
+            b1 = min(n, b0 + block)
+            for r in range(b0, b1):
+                i = r - b0
+                if runs and r > 0:  # as the row before: its code
+                    same = True
+                    for k in range(r * m, r * m + m):
+                        if points[k] != points[k - m]:
+                            same = False
+                            break
+                    if same:
+                        tags[i] = -1
+                        continue
+                # the record as bytes in two words (whole when its units past the
+                # 16th are zero and the others below 256: tag 0), written out here
+                # rather than in a helper: the loops then compile to straight code
+                lo = r * m
+                acc = np.uint64(0)
+                w0 = np.uint64(0)
+                w1 = np.uint64(0)
+                for k in range(min(m, 8)):
+                    u = np.uint64(points[lo + k])
+                    acc |= u
+                    w0 |= u << np.uint64(8 * k)
+                for k in range(8, min(m, 16)):
+                    u = np.uint64(points[lo + k])
+                    acc |= u
+                    w1 |= u << np.uint64(8 * (k - 8))
+                for k in range(16, m):
+                    acc |= np.uint64(points[lo + k]) << np.uint64(8)
+                if acc < np.uint64(256):
+                    tag = np.int64(0)
+                    h = _mix(w0, w1, 0)
+                else:
+                    w0, w1, tag, h = _wide_record(points, lo, m)
+                hs[i] = h
+                tags[i] = tag
+                ws[2 * i] = w0
+                ws[2 * i + 1] = w1
+            for r in range(b0, b1):  # loads of no other's result: their misses overlap
+                if tags[r - b0] >= 0:
+                    touched += table[4 * _slot(hs[r - b0], shift)]
+            for r in range(b0, b1):
+                i = r - b0
+                tag = tags[i]
+                if tag < 0:
+                    codes[base + r] = codes[base + r - 1]
+                    continue
+                h = hs[i]
+                k0, k1 = np.int64(ws[2 * i]), np.int64(ws[2 * i + 1])
+                slot = _slot(h, shift)
+                hv = np.int64(h)
+                while True:
+                    c = table[4 * slot + 1]
+                    if c < 0:
+                        break
+                    if table[4 * slot] == hv and (c >> 40) == tag and table[4 * slot + 2] == k0 \
+                            and table[4 * slot + 3] == k1:
+                        if tag <= _WHOLE:
+                            break
+                        g = first[c & _CODE]
+                        if g < n0 and _same_units(p0, g * m0, m0, points, r * m, m):
+                            break
+                        if g >= n0 and _same_units(p1, (g - n0) * m1, m1, points, r * m, m):
+                            break
+                    slot = (slot + 1) & mask
+                code = table[4 * slot + 1]
+                if code >= 0:
+                    code &= _CODE
+                else:
+                    code = nd
+                    _put(table, slot, h, nd, tag, k0, k1)
+                    first[nd] = base + r
+                    if keep_words:
+                        words[2 * nd] = k0
+                        words[2 * nd + 1] = k1
+                    if tag != 0:
+                        wide += 1
+                    nd += 1
+                    if 4 * nd > table.shape[0] >> 1:
+                        table, shift = _grow(table, shift)
+                        mask = (table.shape[0] >> 2) - 1
+                codes[base + r] = code
     iout[_H_SPARE] = touched  # (stored, so that the loads that touch the slots stay)
-    iout[H_ROWS] = n
+    iout[H_ROWS] = total
     iout[H_ND] = nd
+    iout[H_WIDE] = wide
     return TEXT_OK
 
 
@@ -725,19 +794,31 @@ def trec_pass(mode, data, ints, reals, iout, fout):
     increasing), numbered from its first row; ``iout`` is scratch of one slot
     per row.
 
-    Mode -1: ``data`` holds ``ints[1]`` records of ``ints[0]`` bytes each (a numpy
-    ``str`` array's UCS4 code points, in native order), equal where the strings
-    are. ``iout`` holds ``HEAD`` + 2 ``ints[1]`` slots: the header (rows, distinct
-    records in ``H_ND``), then each record's code (the distinct records numbered
-    in order of first occurrence) and each distinct record's first code point
-    (its first byte over 4).
+    Mode -1: codes fixed-width records (a numpy ``str`` array's UCS4 code points,
+    or int64 ids, in native order) through one hash table: ``data`` holds
+    ``ints[1]`` records of ``ints[0]`` bytes, ``reals`` (its bytes) ``ints[3]``
+    more of ``ints[2]`` bytes (0 for none), equal where the strings are (their
+    widths may differ: trailing zero units are padding). ``ints[4]``: flags, 1 for
+    a record equal to the one before it in its array to take that one's code
+    unhashed (a run lists its queries one by one), 2 to keep each distinct
+    record's words. ``iout`` holds ``HEAD`` + 2 N slots (N the records of both;
+    4 N with flag 2): the header (rows, distinct records in ``H_ND``, those not
+    held whole as bytes in their words, beyond 16 units or one from 256 on, in
+    ``H_WIDE``), then each record's code (the distinct records numbered in order
+    of first occurrence, ``data``'s records first), each distinct record's first
+    occurrence (its row among the N), and with flag 2 its two words (where
+    ``H_WIDE`` is 0: its units as bytes, little-endian, zero padded). ``fout``:
+    the hash table to start from (its bits: 4 int64 a slot, -1 everywhere; a
+    power of two slots, at least 1,024), grown in the kernel as it fills; empty
+    for one of the kernel's.
     """
     if mode < 0:
-        return _records(data, ints, iout)
+        return _records(data, ints, reals, iout, fout)
     if mode == 0:
         return _parse(data, ints, iout, fout)
     return _order(mode - 1, ints, reals, iout, fout)
 
 
 __all__ = ["HEAD", "H_AT", "H_COLS", "H_LINE", "H_ND", "H_NQ", "H_ROWS", "H_RUNS", "H_SLOW",
-           "H_TWICE", "TEXT_NUL", "TEXT_OK", "TEXT_SHORT", "TEXT_UNICODE_SPACE", "trec_pass"]
+           "H_TWICE", "H_WIDE", "TEXT_NUL", "TEXT_OK", "TEXT_SHORT", "TEXT_UNICODE_SPACE",
+           "trec_pass"]

@@ -6,13 +6,22 @@ document ids become int64 keys that are equal where the ids are, and, for
 trec_eval's order, each key's rank among the distinct ids as strcmp orders them
 (numpy's order of ``str`` is the same code point order). A file's ids arrive as
 codes into their sorted distinct values (:class:`CodedIds`), so only distinct
-ids are compared: the qrels' found among the run's by a binary search. Arrays of
-ids of at most 8 characters are packed into integers that already sort as the
-text does; longer ones (and an array joined with a file's ids) are coded as a
-file's are, by a hash of their code points in the file reader's kernel
-(:func:`hashed`), so that again only the distinct ids are sorted. Each query's
-rows are then ordered by (score, rank) in a kernel, not by one sort of every
-row.
+ids are compared: the qrels' found among the run's by a binary search.
+
+Large arrays of ``str`` ids are coded in the kernel's mode -1 (:func:`records`):
+the qrels' and the run's column through one hash table, read as fixed-width
+records of code points (no bytes or Python strings made), the distinct ids
+numbered by first occurrence. The query ids of a run come in runs of one query,
+so a row equal to the one before it takes its code without being hashed. Only
+the distinct ids are then sorted: the few query ids by numpy, the document ids
+only for trec_eval's order (under the other tie rules equal keys suffice), from
+the 16 bytes the kernel keeps of each (:func:`word_order`). Document ids of at
+most 8 characters are packed into integers that already sort as the text does.
+Integer document ids are their own keys; for trec_eval's order the distinct ones
+are ranked as their decimal text sorts (:func:`int_text_order`: 10 before 7),
+found through a table of their range or the hash table. The queries and the
+documents are coded on two threads. Each query's rows are then ordered by
+(score, rank) in a kernel, not by one sort of every row.
 """
 
 from __future__ import annotations
@@ -32,8 +41,183 @@ from .ids import CodedIds, codes, doc_keys, rows, sortable
 SIGN = np.int64(-(2**63))
 
 
+def native(ids: np.ndarray) -> np.ndarray:
+    """Ids as the kernel reads them: contiguous, in native byte order; ``str`` as
+    they are, integers as int64 (uint64 kept, its bits read alike)."""
+    if ids.dtype.kind == "U":
+        return np.ascontiguousarray(ids, dtype=ids.dtype.newbyteorder("="))
+    if ids.dtype == np.uint64:
+        return np.ascontiguousarray(ids, dtype=np.uint64)
+    return np.ascontiguousarray(ids, dtype=np.int64)
+
+
+def as_reals(ids: np.ndarray) -> np.ndarray:
+    """The bytes of ``ids`` (native, contiguous) as float64, the kernel's second
+    input: a view where they fill whole aligned 8-byte words, else a zero-padded
+    copy."""
+    raw = ids.view(np.uint8).reshape(-1)
+    if raw.shape[0] % 8 == 0 and raw.ctypes.data % 8 == 0:
+        return raw.view(np.float64)
+    out = np.zeros((raw.shape[0] + 7) // 8, np.float64)
+    out.view(np.uint8)[:raw.shape[0]] = raw
+    return out
+
+
+TABLE_SLOTS = 1 << 22  # the most slots of a first hash table (128 MB), grown past that
+
+
+def records(a: np.ndarray, b: np.ndarray | None = None, runs: bool = False,
+            words: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None,
+                                          int]:
+    """Ids of one or two arrays (``str`` of any widths, or int64) coded together
+    through one hash table in the kernel (mode -1): each row's code in each array
+    (the distinct ids numbered by first occurrence, ``a``'s rows first), each
+    distinct id's first row (``b``'s rows numbered after ``a``'s), with ``words``
+    each one's two words (uint64; its code points as little-endian bytes where
+    every distinct id is at most 16 characters below 256), and how many are not.
+    ``runs``: a row equal to the row before it takes its code without hashing (a
+    run lists its queries one by one)."""
+    a = native(a)
+    b = a[:0] if b is None else native(b)
+    na, nb = a.shape[0], b.shape[0]
+    total = na + nb
+    iout = np.empty(kernel.HEAD + (4 if words else 2) * total, np.int64)
+    ints = readonly(np.array([a.dtype.itemsize, na, b.dtype.itemsize, nb,
+                              int(runs) + 2 * int(words)], np.int64))
+    slots = 1024  # a run's queries: a few distinct ones; else about a third of the rows
+    while not runs and 3 * slots < total and slots < TABLE_SLOTS:
+        slots *= 2
+    # the table made here, where numpy asks the system for larger pages (fewer
+    # misses of the translation cache), and only grown in the kernel
+    table = np.full(4 * slots, -1, np.int64).view(np.float64) if slots > 1024 else \
+        np.empty(0, np.float64)
+    kernel.trec_pass(-1, readonly(a.view(np.uint8).reshape(-1)), ints, readonly(as_reals(b)),
+                     iout, table)
+    nd = int(iout[kernel.H_ND])
+    head = kernel.HEAD
+    first = iout[head + total:head + total + nd]
+    kept = iout[head + 2 * total:head + 2 * total + 2 * nd].view(np.uint64).reshape(nd, 2) \
+        if words else None
+    return (iout[head:head + na], iout[head + na:head + total], first, kept,
+            int(iout[kernel.H_WIDE]))
+
+
+def gathered(a: np.ndarray, b: np.ndarray | None, first: np.ndarray) -> np.ndarray:
+    """The ids at rows ``first`` of ``a`` followed by ``b`` (``str`` arrays: in the
+    wider of their widths)."""
+    if b is None or b.shape[0] == 0:
+        out: np.ndarray = a[first]
+        return out
+    na = a.shape[0]
+    out = np.empty(first.shape[0], np.result_type(a.dtype, b.dtype))
+    mine = first < na
+    out[mine] = a[first[mine]]
+    out[~mine] = b[first[~mine] - na]
+    return out
+
+
+def word_keys(words: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Keys of distinct ids of at most 16 characters below 256 from their two
+    little-endian words of bytes (:func:`records`) that sort as strcmp sorts the
+    ids (their words read big-endian), as one uint64 each, or two (sorted by the
+    first, then the second) where one does not hold them: the leading bits every
+    id shares are dropped, so that ids that differ only in their last 8 bytes (or
+    fewer) are one integer each."""
+    hi = words[:, 0].byteswap()
+    lo = words[:, 1].byteswap()
+    if hi.shape[0] == 0:
+        return hi, None
+    spread = int(np.bitwise_or.reduce(hi ^ hi[0]))
+    if spread == 0:  # the first 8 bytes shared: the rest alone
+        return lo, None
+    s = 64 - spread.bit_length()  # bits every id shares, from the top
+    if s:
+        hi = (hi << np.uint64(s)) | (lo >> np.uint64(64 - s))
+        lo = lo << np.uint64(s)
+    return (hi, None) if not lo.any() else (hi, lo)
+
+
+def word_order(words: np.ndarray) -> np.ndarray:
+    """The order of distinct ids by strcmp from the kernel's words (:func:`word_keys`)."""
+    hi, lo = word_keys(words)
+    if lo is None:
+        return np.argsort(hi)  # distinct ids: distinct keys, any sort
+    return np.lexsort((lo, hi))
+
+
+POW10 = np.array([10 ** k for k in range(20)], np.uint64)  # 1 .. 10**19
+
+
+def int_text_keys(values: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Keys of integers (signed or unsigned) that sort as their decimal text sorts
+    by strcmp, trec_eval's order: a minus sign before every digit, a prefix before
+    the longer ids (10 before 7, -1 before -10). Each id's digits are read as a
+    number left-aligned to 19 digits, then by its length (20-digit ids: the 19
+    first, then the last). One uint64 each where every id is from 0 to 10**17
+    (17 digits, shifted up, and the length); else keys for ``np.lexsort``."""
+    if values.dtype.kind == "u":
+        mag = values.astype(np.uint64)
+        neg = None
+    else:
+        v = values.astype(np.int64)
+        neg = v < 0
+        mag = np.where(neg, (~v).view(np.uint64) + np.uint64(1), v.view(np.uint64))
+        if not neg.any():
+            neg = None
+    digits = np.maximum(np.searchsorted(POW10, mag, side="right"), 1)
+    if neg is None and (mag.shape[0] == 0 or int(mag.max()) < 10 ** 17):
+        return ((mag * POW10[17 - digits]) << np.uint64(7) | digits.astype(np.uint64),)
+    long = digits == 20
+    aligned = np.where(long, mag // np.uint64(10), mag * POW10[np.where(long, 0, 19 - digits)])
+    tie = np.where(long, 20 + (mag % np.uint64(10)).astype(np.int64), digits)
+    return (tie, aligned) if neg is None else (tie, aligned, ~neg)
+
+
+def int_text_order(values: np.ndarray) -> np.ndarray:
+    """The order of distinct integers as their decimal text sorts (:func:`int_text_keys`)."""
+    keys = int_text_keys(values)
+    return np.argsort(keys[0]) if len(keys) == 1 else np.lexsort(keys)
+
+
+def text_ranks(values: np.ndarray) -> np.ndarray:
+    """int64 values of distinct integers in the order of their decimal text: their
+    one key (the sign bit flipped, so that int64 compares as the uint64 keys do),
+    else their rank."""
+    keys = int_text_keys(values)
+    if len(keys) == 1:
+        out: np.ndarray = keys[0].view(np.int64) ^ SIGN
+        return out
+    rank = np.empty(values.shape[0], np.int64)
+    rank[np.lexsort(keys)] = np.arange(values.shape[0])
+    return rank
+
+
+def int_ranks(keys: np.ndarray, unsigned: bool) -> np.ndarray:
+    """int64 values of integer keys that order them as their decimal text sorts
+    (:func:`text_ranks`; ``unsigned``: the keys are uint64 bits), made for the
+    distinct keys only: found through a table of the keys' range where it is
+    narrow, else through the hash table."""
+    vals = keys.view(np.uint64) if unsigned else keys
+    if keys.shape[0] == 0:
+        return np.zeros(0, np.int64)
+    lo, hi = vals.min(), vals.max()
+    span = int(hi) - int(lo) + 1
+    if span <= 2 * keys.shape[0] + 1024:
+        at = (vals - lo).astype(np.int64)
+        present = np.zeros(span, bool)
+        present[at] = True
+        held = np.flatnonzero(present)
+        table = np.zeros(span, np.int64)
+        table[held] = text_ranks(held.astype(vals.dtype) + lo)
+        ranks: np.ndarray = table[at]
+        return ranks
+    codes, _, first, _, _ = records(vals)
+    ranked: np.ndarray = text_ranks(vals[first])[codes]
+    return ranked
+
+
 def hashed(ids: np.ndarray) -> CodedIds | None:
-    """Text ids coded through the file reader's hash tables, read as the array's
+    """Text ids coded through the kernel's hash table, read as the array's
     fixed-width records of code points (no bytes made first), and only the
     distinct ids sorted: codes as ``np.unique``'s inverse, and the sorted ids'
     bytes where all are ASCII (as a file's). None for arrays not of ``str`` or
@@ -41,21 +225,15 @@ def hashed(ids: np.ndarray) -> CodedIds | None:
     n = ids.shape[0]
     if ids.dtype.kind != "U" or n == 0 or ids.dtype.itemsize == 0:
         return None
-    arr = np.ascontiguousarray(ids, dtype=ids.dtype.newbyteorder("="))
+    arr = native(ids)
     w = arr.dtype.itemsize
-    iout = np.empty(kernel.HEAD + 2 * n, np.int64)
-    fout = np.empty(0, np.float64)
-    ints = readonly(np.array([w, n], np.int64))
-    kernel.trec_pass(-1, readonly(arr.view(np.uint8).reshape(-1)), ints, readonly(fout), iout,
-                     fout)
-    nd = int(iout[kernel.H_ND])
-    distinct = arr[iout[kernel.HEAD + n:kernel.HEAD + n + nd] // (w // 4)]
+    codes, _, first, _, _ = records(arr)
+    distinct = arr[first]
     keys = sortable(distinct)
     order = text_order(distinct, keys)
-    place = np.empty(nd, np.int64)
-    place[order] = np.arange(nd)
-    codes = place[iout[kernel.HEAD:kernel.HEAD + n]]
-    del iout
+    place = np.empty(first.shape[0], np.int64)
+    place[order] = np.arange(first.shape[0])
+    codes = place[codes]
     distinct = distinct[order]
     raw = None  # ASCII ids: their bytes are their UTF-8, as a file's
     if keys.dtype.kind == "S" and int(keys.view(np.uint8).max(initial=0)) < 0x80:
@@ -113,14 +291,39 @@ def queries(jq: Any, rq: Any) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray,
     if isinstance(jq, CodedIds) and isinstance(rq, CodedIds):
         q_all, jqc, rqc = union(jq, rq)
         return q_all, jqc, runs_of(rqc)
-    if long_text(jq, rq):  # coded by their hash, only the distinct ids sorted
-        a, b = hashed(jq), hashed(rq)
-        if a is not None and b is not None:
-            q_all, jqc, rqc = union(a, b)
-            return q_all, jqc, runs_of(rqc)
+    if text_arrays(jq, rq):  # one hash table, a row as the one before it unhashed
+        rc, jc, first, _, _ = records(rq, jq, runs=True)
+        distinct = native(gathered(np.asarray(rq), np.asarray(jq), first))
+        order = np.argsort(distinct, kind="stable")  # a few: numpy's order of str
+        place = np.empty(first.shape[0], np.int64)
+        place[order] = np.arange(first.shape[0])
+        starts, heads = runs_of(rc)
+        return distinct[order], place[jc], (starts, place[heads])
     jq, rq = (np.asarray(x) for x in (jq, rq))
     q_all, (jruns, rruns) = codes(jq, rq)
     return q_all, rows(jruns, jq.shape[0]), rruns
+
+
+def coded(jq: Any, rq: Any, jd: Any, rd: Any, trec: bool) -> tuple[
+        tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]],
+        tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray]]]:
+    """:func:`queries` and :func:`documents` of the qrels and the run, on two
+    threads where both read large text arrays in a kernel (each its own pass
+    over its own columns), else one after the other."""
+    if text_arrays(jq, rq) and text_arrays(jd, rd) and workers.threads() > 1:
+        q, d = workers.parallel_map(lambda task: task(), [lambda: queries(jq, rq),
+                                                          lambda: documents(jd, rd, trec)], 2)
+        return q, d
+    return queries(jq, rq), documents(jd, rd, trec)
+
+
+def text_arrays(jd: Any, rd: Any) -> bool:
+    """Whether both are arrays of ``str`` (of some width), ``ids.SMALL_ROWS`` or more
+    in all: coded by :func:`records` (fewer by numpy's sort: a first call compiles
+    nothing)."""
+    return not isinstance(jd, CodedIds) and not isinstance(rd, CodedIds) and \
+        jd.dtype.kind == "U" and rd.dtype.kind == "U" and jd.dtype.itemsize > 0 and \
+        rd.dtype.itemsize > 0 and jd.shape[0] + rd.shape[0] >= ids.SMALL_ROWS
 
 
 def documents(jd: Any, rd: Any, trec: bool) -> tuple[np.ndarray, np.ndarray,
@@ -128,6 +331,14 @@ def documents(jd: Any, rd: Any, trec: bool) -> tuple[np.ndarray, np.ndarray,
     """Document keys of the qrels and the run (int64, equal where the ids are), and a
     function from keys to their ids' rank in strcmp's order (``trec``: only then is
     it meaningful; otherwise the keys need only be equal where the ids are)."""
+    if long_text(jd, rd) and text_arrays(jd, rd):  # one hash table for both
+        return joint(jd, rd, trec)
+    if trec and not isinstance(jd, CodedIds) and not isinstance(rd, CodedIds) and \
+            jd.dtype.kind in "iu" and jd.dtype.kind == rd.dtype.kind and \
+            jd.shape[0] + rd.shape[0] >= ids.SMALL_ROWS:  # integers as they are, ranked
+        jdk, rdk = doc_keys(jd, rd)  # as text where they are ranked
+        unsigned = jd.dtype.kind == "u"
+        return jdk, rdk, lambda keys: int_ranks(keys, unsigned)
     if isinstance(jd, CodedIds) != isinstance(rd, CodedIds) and \
             jd.shape[0] + rd.shape[0] < ids.SMALL_ROWS:  # a few: as arrays, by numpy
         jd, rd = (np.asarray(x) for x in (jd, rd))
@@ -149,6 +360,29 @@ def documents(jd: Any, rd: Any, trec: bool) -> tuple[np.ndarray, np.ndarray,
         jdk, rdk = doc_keys(jd, rd)
         return jdk, rdk, flip  # packed text: the unsigned order of the bits is strcmp's
     return coded_ranks(jd, rd)
+
+
+def joint(jd: np.ndarray, rd: np.ndarray, trec: bool) -> tuple[
+        np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+    """Document keys of two ``str`` arrays coded through one hash table (codes by
+    first occurrence, the run's first), and with ``trec`` a function from keys to
+    int64 values in strcmp's order of their ids: where every id is at most 16
+    characters below 256, from the words the kernel kept (one integer each where
+    they fit, unsorted; else their ranks), else the ranks of the distinct ids."""
+    rdk, jdk, first, words, wide = records(rd, jd, words=trec)
+    if not trec:
+        return jdk, rdk, same
+    if words is not None and wide == 0:
+        hi, lo = word_keys(words)
+        if lo is None:  # one integer each, in strcmp's order: the keys themselves, unsorted
+            ranks = hi.view(np.int64) ^ SIGN
+            return jdk, rdk, lambda keys: ranks.take(keys, mode="clip")
+        order = np.lexsort((lo, hi))
+    else:
+        order = text_order(native(gathered(np.asarray(rd), np.asarray(jd), first)))
+    place = np.empty(first.shape[0], np.int64)
+    place[order] = np.arange(first.shape[0])
+    return jdk, rdk, lambda keys: place.take(keys, mode="clip")
 
 
 def long_text(jd: Any, rd: Any) -> bool:
@@ -212,7 +446,14 @@ def trec_order(starts: np.ndarray, ends: np.ndarray, keys: np.ndarray, scores: n
     nb = starts.shape[0]
     parts = max(1, min(workers.threads(), nb // 64))
     cuts = np.linspace(0, nb, parts + 1).astype(np.int64)
-    ints = readonly(np.concatenate(([nb, parts], cuts, starts, ends, keys)).astype(np.int64))
+    head = 3 + parts + 2 * nb
+    ints = np.empty(head + n, np.int64)  # filled in place: one copy of the keys
+    ints[0], ints[1] = nb, parts
+    ints[2:3 + parts] = cuts
+    ints[3 + parts:3 + parts + nb] = starts
+    ints[3 + parts + nb:head] = ends
+    ints[head:] = keys
+    ints = readonly(ints)
     data = ints[:0].view(np.uint8)
 
     def part(j: int) -> None:
@@ -222,4 +463,4 @@ def trec_order(starts: np.ndarray, ends: np.ndarray, keys: np.ndarray, scores: n
     return out
 
 
-__all__ = ["CodedIds", "documents", "hashed", "queries", "trec_order"]
+__all__ = ["CodedIds", "coded", "documents", "hashed", "queries", "records", "trec_order"]
