@@ -266,6 +266,24 @@ def _probe(data, lo, n, h, w0, w1, table, shift, first):
 
 
 @helper
+def _code_of(data, lo, n, h, w0, w1, table, shift, first, size, nd):
+    """The code of the id ``data[lo:lo + n]`` (hash ``h``, first bytes ``w0``,
+    ``w1``): its code when the table holds it, else the next, ``nd``, which the
+    table, ``first`` and ``size`` then record (the table grown when half full).
+    Returns the code, the table, its shift and the distinct ids so far."""
+    slot = _probe(data, lo, n, h, w0, w1, table, shift, first)
+    code = table[4 * slot + 1]
+    if code >= 0:
+        return code & _CODE, table, shift, nd
+    _put(table, slot, h, nd, n, w0, w1)
+    first[nd] = lo
+    size[nd] = n
+    if 4 * (nd + 1) > table.shape[0] >> 1:
+        table, shift = _grow(table, shift)
+    return nd, table, shift, nd + 1
+
+
+@helper
 def _put(table, slot, h, code, n, w0, w1):
     table[4 * slot] = np.int64(h)
     table[4 * slot + 1] = code | (np.int64(min(n, _LONG)) << 40)
@@ -337,18 +355,8 @@ def _code_docs(data, buf, count, r0, dcodes, dtable, dshift, dfirst, dsize, nd):
     for j in range(count):
         lo, dn, w0, w1 = buf[5 * j], buf[5 * j + 1], buf[5 * j + 2], buf[5 * j + 3]
         h = np.uint64(buf[5 * j + 4])
-        slot = _probe(data, lo, dn, h, w0, w1, dtable, dshift, dfirst)
-        code = dtable[4 * slot + 1]
-        if code >= 0:
-            code &= _CODE
-        else:
-            code = nd
-            _put(dtable, slot, h, nd, dn, w0, w1)
-            dfirst[nd] = lo
-            dsize[nd] = dn
-            nd += 1
-            if 4 * nd > dtable.shape[0] >> 1:
-                dtable, dshift = _grow(dtable, dshift)
+        code, dtable, dshift, nd = _code_of(data, lo, dn, h, w0, w1, dtable, dshift, dfirst,
+                                            dsize, nd)
         dcodes[r0 + j] = code
     return dtable, dshift, nd, touched
 
@@ -443,18 +451,8 @@ def _parse(data, ints, iout, fout):
                 else:
                     w0, w1 = _words(data, qlo, qn)
                     h = _id_hash(data, qlo, qn, w0, w1)
-                    slot = _probe(data, qlo, qn, h, w0, w1, qtable, qshift, qfirst)
-                    qc = qtable[4 * slot + 1]
-                    if qc >= 0:
-                        qc &= _CODE
-                    else:
-                        qc = nq
-                        _put(qtable, slot, h, nq, qn, w0, w1)
-                        qfirst[nq] = qlo
-                        qsize[nq] = qn
-                        nq += 1
-                        if 4 * nq > qtable.shape[0] >> 1:
-                            qtable, qshift = _grow(qtable, qshift)
+                    qc, qtable, qshift, nq = _code_of(data, qlo, qn, h, w0, w1, qtable, qshift,
+                                                      qfirst, qsize, nq)
                 lastq, lastn = qlo, qn
                 if runs == 0 or qc != qcodes[runs - 1]:
                     qcodes[runs] = qc
