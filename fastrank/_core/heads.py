@@ -7,14 +7,18 @@ merge, hash table or place, no row sorted (:mod:`fastrank._kernels.topk`).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import time
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._kernels.jit import SIGNATURES
 from .._kernels.topk import JOIN_HASH, JOIN_MERGE, JOIN_PLACE, heads_room
 from .._kernels.topk import row_heads as _row_heads
 from . import workers
+from .codec import keys_of
 from .inputs import SPECS, readonly
+from .sorting import compiled_or_cached
 
 
 class Heads(NamedTuple):
@@ -74,6 +78,12 @@ def row_heads(starts: np.ndarray, ends: np.ndarray, cols: np.ndarray, values: np
     spans = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
 
     code = _JOINS[join]
+    if by_numpy(int(stored.sum()) + lcols.shape[0], spec.bits):
+        began = time.perf_counter()
+        numpy_heads(starts, stored, cols, keys_of(values, spec), lptr, lcols, lrel, depth, code,
+                    offsets, first, size, hits, groups, label_slot, tail_hits, repeat)
+        _numpy_spent[0] += time.perf_counter() - began
+        return Heads(offsets, first, size, hits, groups, label_slot, tail_hits, repeat)
     nu, ni, nf = heads_room(int(stored.max()) if n else 0, int(np.diff(lptr).max()) if n else 0,
                             code)
 
@@ -88,3 +98,109 @@ def row_heads(starts: np.ndarray, ends: np.ndarray, cols: np.ndarray, values: np
 
     workers.parallel_map(run, spans, nthreads)
     return Heads(offsets, first, size, hits, groups, label_slot, tail_hits, repeat)
+
+
+NUMPY_ENTRIES = 100_000  # fewer entries and labels: numpy, while the kernel is not compiled
+# Seconds of numpy calls after which the kernel is compiled all the same: numpy is 40-65x
+# slower than the compiled kernel (24 ms against 0.6 ms on 100,000 entries; the compile
+# takes about 1.8 s), so a process making many calls pays at most this before it compiles.
+NUMPY_BUDGET = 0.5
+_numpy_spent = [0.0]
+
+
+def by_numpy(entries: int, bits: np.dtype[Any]) -> bool:
+    """Whether rows of ``entries`` stored entries and labels in all, scores read as
+    ``bits``, take :func:`numpy_heads`: under :data:`NUMPY_ENTRIES`, until the
+    kernel runs without compiling (compiled in this process or cached) or the
+    numpy calls have taken :data:`NUMPY_BUDGET` seconds, so that a first small
+    call compiles nothing (the kernel's compile is most of it) and many small
+    calls still end on the kernel."""
+    if entries >= NUMPY_ENTRIES or _numpy_spent[0] >= NUMPY_BUDGET:
+        return False
+    variant = 0 if bits == np.dtype(np.uint32) else 1  # topk's signatures: KEYS' order
+    return not compiled_or_cached(_row_heads, tuple(SIGNATURES[_row_heads][variant]))
+
+
+def numpy_heads(starts: np.ndarray, stored: np.ndarray, cols: np.ndarray, keys: np.ndarray,
+                lptr: np.ndarray, lcols: np.ndarray, lrel: np.ndarray, depth: int, code: int,
+                offsets: np.ndarray, first: np.ndarray, size: np.ndarray, hits: np.ndarray,
+                groups: np.ndarray, label_slot: np.ndarray, tail_hits: np.ndarray,
+                repeat: np.ndarray) -> None:
+    """What the kernel writes (:func:`~fastrank._kernels.topk.row_heads`), by numpy
+    on all rows at once, from the scores' order ``keys`` (:func:`.codec.keys_of`),
+    into the same arrays: each label's entry (its row's first entry of its column,
+    or its column as the place), the distinct labelled keys of each row highest
+    first with the entries above and equal to each, the row's first group when
+    no label holds its top score, and the groups past ``depth`` dropped."""
+    n = starts.shape[0]
+    total = int(stored.sum())
+    before = np.cumsum(stored) - stored  # each row's first place in the rows laid end to end
+    erow = np.repeat(np.arange(n), stored)
+    eat = np.arange(total) - before[erow]  # each entry's place in its row
+    eidx = starts[erow] + eat  # and in ``cols`` / ``keys``
+    lrow = np.repeat(np.arange(n), np.diff(lptr))
+    if code == JOIN_PLACE:
+        slot = lcols.astype(np.int64)
+    else:  # a label's entry: its row's first of its column
+        ids, inv = np.unique(np.concatenate((cols[eidx], lcols)), return_inverse=True)
+        inv = inv.reshape(-1)
+        width = max(1, ids.shape[0])
+        pair = erow * width + inv[:total]
+        order = np.argsort(pair, kind="stable")
+        sorted_pair = pair[order]
+        want = lrow * width + inv[total:]
+        if total:
+            at = np.minimum(np.searchsorted(sorted_pair, want), total - 1)
+            slot = np.where(sorted_pair[at] == want, eat[order[at]], -2)
+        else:
+            slot = np.full(want.shape[0], -2, np.int64)
+        if code == JOIN_HASH and total:
+            again = np.flatnonzero(sorted_pair[1:] == sorted_pair[:-1]) + 1
+            twice = order[again]  # a later entry of a column its row holds already
+            none = np.iinfo(np.int64).max
+            least = np.full(n, none)
+            np.minimum.at(least, erow[twice], eidx[twice])
+            hit = least < none
+            repeat[hit] = least[hit]
+    label_slot[:] = -2
+    held = np.flatnonzero(slot >= 0)
+    distinct, ekey = np.unique(keys[eidx], return_inverse=True)  # keys ranked, lowest 0
+    ekey = ekey.reshape(-1)
+    nk = max(1, distinct.shape[0])
+    ranked = np.sort(erow * nk + ekey)  # each row's entries by key, rows one after another
+    row_end = before + stored
+    hrow = lrow[held]
+    hkey = ekey[before[hrow] + slot[held]]
+    groups_of, which = np.unique(hrow * nk + (nk - 1 - hkey), return_inverse=True)
+    which = which.reshape(-1)
+    drow = groups_of // nk  # each row's distinct labelled keys, highest first
+    dkey = nk - 1 - groups_of % nk
+    dhits = np.bincount(which, weights=lrel[held], minlength=groups_of.shape[0])
+    lo = np.searchsorted(ranked, drow * nk + dkey, side="left")
+    hi = np.searchsorted(ranked, drow * nk + dkey, side="right")
+    above = row_end[drow] - hi
+    lead = np.ones(drow.shape[0], bool)  # each row's highest labelled key
+    lead[1:] = drow[1:] != drow[:-1]
+    top = np.full(n, -1, np.int64)
+    full = stored > 0
+    top[full] = ranked[row_end[full] - 1] - np.flatnonzero(full) * nk
+    labelled_top = np.zeros(n, bool)
+    labelled_top[drow[lead]] = dkey[lead] == top[drow[lead]]
+    own = full & ~labelled_top  # the row's first group, holding no label
+    rows = np.flatnonzero(own)
+    first[offsets[rows]] = 0
+    size[offsets[rows]] = row_end[rows] - np.searchsorted(ranked, rows * nk + top[rows])
+    hits[offsets[rows]] = 0.0
+    keep = above < depth  # (a prefix of each row's distinct keys: ``above`` grows)
+    lead_at = np.flatnonzero(lead)
+    rank = np.arange(drow.shape[0]) - np.repeat(lead_at, np.diff(np.append(lead_at,
+                                                                           drow.shape[0])))
+    g = own[drow] + rank
+    at_g = offsets[drow[keep]] + g[keep]
+    first[at_g] = above[keep]
+    size[at_g] = hi[keep] - lo[keep]
+    hits[at_g] = dhits[keep]
+    groups[:] = own + np.bincount(drow[keep], minlength=n)
+    label_slot[held] = np.where(keep, g, -1)[which]
+    unheld = slot < 0
+    tail_hits[:] = np.bincount(lrow[unheld], weights=lrel[unheld], minlength=n)
