@@ -163,3 +163,17 @@ def test_many_small_calls_end_on_the_kernel() -> None:
     finally:
         heads._numpy_spent[0] = spent
     assert not heads.by_numpy(heads.NUMPY_ENTRIES, np.dtype(np.uint64))
+
+
+def test_uint64_ids_are_read_as_the_kernel_reads_them() -> None:
+    """Document keys past 2**63 (uint64 beside int64 labels): compared as the kernel's
+    int64 values, never through a float."""
+    big = np.array([2**63 + 1, 2**63 + 3, 2**63 + 2, 5], np.uint64)
+    labs = np.array([2**63 + 2, 2**63 + 3], np.uint64).view(np.int64)
+    args = (np.array([0], np.int64), np.array([4], np.int64), big,
+            np.array([0.5, 0.5, 0.25, 0.75]), np.array([0, 2], np.int64), labs,
+            np.array([1.0, 1.0]), 10, "hash")
+    mine, kernel = both(args)
+    assert np.array_equal(mine.label_slot, kernel.label_slot)
+    assert np.array_equal(mine.groups, kernel.groups)
+    assert sorted(mine.label_slot.tolist()) == [1, 2]

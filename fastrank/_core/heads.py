@@ -80,8 +80,8 @@ def row_heads(starts: np.ndarray, ends: np.ndarray, cols: np.ndarray, values: np
     code = _JOINS[join]
     if by_numpy(int(stored.sum()) + lcols.shape[0], spec.bits):
         began = time.perf_counter()
-        numpy_heads(starts, stored, cols, keys_of(values, spec), lptr, lcols, lrel, depth, code,
-                    offsets, first, size, hits, groups, label_slot, tail_hits, repeat)
+        numpy_heads(lo, stored, c, keys_of(values, spec), lp, lc, rel, depth, code, offsets,
+                    first, size, hits, groups, label_slot, tail_hits, repeat)  # the kernel's ints
         _numpy_spent[0] += time.perf_counter() - began
         return Heads(offsets, first, size, hits, groups, label_slot, tail_hits, repeat)
     nu, ni, nf = heads_room(int(stored.max()) if n else 0, int(np.diff(lptr).max()) if n else 0,
