@@ -37,11 +37,16 @@ HARD = ["0", "-0", "+0", "0.0", "-0.0", ".5", "5.", "+.5", "-5.", "1e308", "1.79
         "0.00000000000000000000000000000000000000000000000000000001"]
 
 
-@pytest.fixture(autouse=True, params=["kernel", "python"])
+@pytest.fixture(autouse=True, params=["kernel", "parts", "python"])
 def reader(request, monkeypatch) -> str:
-    """Every test twice: files read by the compiled pass, and split by Python (the
-    path of files under files.SMALL bytes), which must give the same."""
-    monkeypatch.setattr(files, "SMALL", 0 if request.param == "kernel" else 1 << 62)
+    """Every test three times: files read by the compiled pass, by the compiled
+    pass in parts of a few bytes each on up to seven threads (a query's rows cut
+    between parts, ids found in several), and split by Python (the path of files
+    under files.SMALL bytes), which must all give the same."""
+    monkeypatch.setattr(files, "SMALL", 1 << 62 if request.param == "python" else 0)
+    if request.param == "parts":
+        monkeypatch.setattr(files, "PART_BYTES", 5)
+        monkeypatch.setattr(files.workers, "threads", lambda: 7)
     return str(request.param)
 
 
@@ -313,13 +318,37 @@ def test_trec_eval_order_from_every_id_kind_matches_a_sort(tmp_path, kind, small
 
 def test_the_kernel_refuses_nothing_it_reads_and_counts_rows() -> None:
     data = readonly(np.frombuffer(b"a b c d\n\n e f g h \r\n", np.uint8))
-    cap = 4
-    iout = np.empty(kernel.HEAD + 10 * cap, np.int64)
+    none, no_ints = readonly(np.empty(0)), np.empty(0, np.int64)
+    ends = kernel.trec_pass(-3, data, readonly(np.array([0, data.shape[0]], np.int64)), none,
+                            no_ints, np.empty(0))
+    assert ends == 3
+    cap = ends + 1
+    base = kernel.HEAD + 2 * cap
+    iout = np.empty(base + kernel.HEAD + kernel.REGIONS * cap, np.int64)
     fout = np.empty(cap)
-    status = kernel.trec_pass(0, data, readonly(np.array([4, 0, 2, 3, cap, 1], np.int64)),
-                              readonly(fout[:0]), iout, fout)
+    status = kernel.trec_pass(0, data, readonly(np.array([4, 0, 2, 3, cap, 1, 0, data.shape[0]],
+                                                         np.int64)), none, iout[base:], fout)
     assert status == kernel.TEXT_OK
-    assert iout[kernel.H_ROWS] == 2 and iout[kernel.H_NQ] == 2 and iout[kernel.H_ND] == 2
+    assert iout[base + kernel.H_ROWS] == 2 and iout[base + kernel.H_NQ] == 2
+    status = kernel.trec_pass(-2, data, readonly(np.array([1, cap, 2, base, cap], np.int64)),
+                              none, iout, fout[:0])
+    assert status == kernel.TEXT_OK
+    assert iout[kernel.H_ND] == 2 and iout[kernel.H_TWICE] == -1
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    (b"", 0), (b"a", 0), (b"a\n", 1), (b"a\r\nb\rc\n\r", 4), (b"\r\r\n\n", 3),
+    (b"x" * 100 + b"\r", 1)])
+def test_the_kernel_counts_line_ends_as_python_does(text, want) -> None:
+    data = readonly(np.frombuffer(text, np.uint8))
+    for lo in range(len(text) + 1):
+        got = kernel.trec_pass(-3, data, readonly(np.array([lo, len(text)], np.int64)),
+                               readonly(np.empty(0)), np.empty(0, np.int64), np.empty(0))
+        rest = text[lo:].decode()
+        assert got == len(rest.splitlines()) - (1 if rest and not rest.endswith(("\n", "\r"))
+                                                else 0)
+    assert want == len(text.decode().splitlines()) - (
+        1 if text and not text.endswith((b"\n", b"\r")) else 0)
 
 
 @pytest.mark.parametrize("ties", ["expected", "trec_eval"])
@@ -490,3 +519,62 @@ def test_the_command_reads_the_runs_first_and_shows_a_bad_qrels_first(tmp_path, 
     out, err = capsys.readouterr()
     assert shown in (out if status == 0 else err)
     assert status == (0 if shown.startswith("map") else 1)
+
+
+def _read_whole_and_in_parts(path: str, reader_fn, part_bytes: int, threads: int):
+    """``reader_fn(path)`` read as one part, then in parts of ``part_bytes`` on
+    ``threads`` threads: each result, or the error's message."""
+    out = []
+    for size, n in ((1 << 62, 1), (part_bytes, threads)):
+        saved = files.PART_BYTES, files.workers.threads
+        files.PART_BYTES, files.workers.threads = size, (lambda n=n: n)
+        try:
+            out.append(reader_fn(path))
+        except DataError as exc:
+            out.append(str(exc))
+        finally:
+            files.PART_BYTES, files.workers.threads = saved
+    return out
+
+
+@PROPERTY_SETTINGS
+@given(rows=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 12), st.sampled_from(
+    ["1", "0.5", "-2.25", "1e-3", "7", "0.1000000000000000055511151231257827"])),
+    min_size=1, max_size=60),
+    queries_in_runs=st.booleans(), ends=st.sampled_from(["\n", "\r\n", "\n\n", " \n"]),
+    part_bytes=st.integers(1, 40), threads=st.integers(2, 9), twice=st.booleans())
+def test_a_file_read_in_parts_reads_as_one(tmp_path_factory, rows, queries_in_runs, ends,
+                                           part_bytes, threads, twice) -> None:
+    """Parts cut anywhere between lines (a query's rows split between parts, one
+    document in several parts, queries out of order, documents listed twice,
+    blank lines, CRLF) give the same ids, codes, values and errors as one part."""
+    if not twice:  # each (query, document) once
+        rows = list({(q, d): (q, d, v) for q, d, v in rows}.values())
+    if queries_in_runs:
+        rows = sorted(rows, key=lambda r: r[0])
+    text = "".join(f"q{q:02d} Q0 {'doc' * (d % 3)}{d} 1 {v} tag{ends}" for q, d, v in rows)
+    path = tmp_path_factory.mktemp("parts") / "run"
+    path.write_bytes(text.encode())
+    whole, parts = _read_whole_and_in_parts(str(path), fastrank.read_run, part_bytes, threads)
+    if isinstance(whole, str):
+        assert parts == whole
+        assert twice and "more than once" in whole
+        return
+    assert not isinstance(parts, str)
+    for a, b in zip(whole, parts, strict=True):
+        if isinstance(a, CodedIds):
+            assert isinstance(b, CodedIds)
+            np.testing.assert_array_equal(a.codes, b.codes)
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+            np.testing.assert_array_equal(a.sorted_bytes(), b.sorted_bytes())
+        else:
+            np.testing.assert_array_equal(a.view(np.int64), b.view(np.int64))
+
+
+@pytest.mark.parametrize("bad", ["q1 Q0 d1 1\n", "q1 Q0 d\x001 1 0.5 t\n"])
+def test_a_bad_line_in_a_later_part_is_named_by_its_line_in_the_file(tmp_path, bad) -> None:
+    text = "".join(f"q{i // 7} Q0 d{i} 1 0.5 t\n" for i in range(60)) + bad + "q9 Q0 d 1 1 t\n"
+    path = tmp_path / "run"
+    path.write_bytes(text.encode())
+    whole, parts = _read_whole_and_in_parts(str(path), fastrank.read_run, 64, 8)
+    assert isinstance(whole, str) and parts == whole and ":61:" in whole

@@ -1,11 +1,14 @@
-"""TREC files and runs as integer codes: one kernel, three passes.
+"""TREC files and runs as integer codes: one kernel, several passes.
 
-:func:`trec_pass` reads the bytes of a run or qrels file (``mode`` 0): it splits
-the lines into whitespace-separated tokens, codes the query and document ids by
-their bytes through open-addressing hash tables (each distinct id is kept once,
-as the place of its first occurrence), reads the scores that are exactly
-representable by one correctly rounded operation (the rest are left to the
-caller) and checks that no query lists a document twice. With ``mode`` 1 it
+:func:`trec_pass` reads the bytes of a run or qrels file in parts, one thread
+each (``mode`` -3 counts a part's lines, ``mode`` 0 reads it): it splits the
+lines into whitespace-separated tokens, codes the query ids by their bytes
+through an open-addressing hash table (each distinct id is kept once, as the
+place of its first occurrence), keeps where each row's document id lies and
+reads the scores that are exactly representable by one correctly rounded
+operation (the rest are left to the caller). ``mode`` -2 then codes every
+part's documents through one table of the same layout and checks that no query
+lists a document twice. With ``mode`` 1 it
 orders each query's rows as trec_eval does (by score, then by document id as
 strcmp orders them), given each document's rank in that order. With ``mode`` -1
 it codes the fixed-width records of numpy ``str`` arrays (UCS4 code points,
@@ -29,6 +32,11 @@ HEAD = 16  # mode 0: the header of ``iout`` (counts and where a bad line is)
 # H_RUNS: mode 0's runs of one query; H_WIDE: mode -1's distinct records not held whole as
 # bytes in their two words
 H_ROWS, H_NQ, H_ND, H_SLOW, H_LINE, H_COLS, H_AT, H_TWICE, H_RUNS, H_WIDE = range(10)
+# mode 0: the regions of a part's ``iout`` after its header, in units of its ``cap``
+# slots: each row's document (first byte + length * 2**40; its code after mode -2),
+# (row, first byte, end) of each value left to the caller, each distinct query's
+# first byte and length, each run's query code and first row
+R_DOCS, R_SLOW, R_QFIRST, R_QSIZE, R_QRUNS, R_QSTART, REGIONS = 0, 1, 4, 5, 6, 7, 8
 _H_SPARE = HEAD - 1  # a header slot of no meaning
 
 _FNV_OFFSET = 0xCBF29CE484222325
@@ -346,67 +354,102 @@ def _id_hash(data, lo, n, w0, w1):
 @helper
 def _code_docs(data, buf, count, r0, dcodes, dtable, dshift, dfirst, dsize, nd):
     """Code the documents of ``count`` rows from row ``r0`` (``buf``: five integers a
-    row, its id's first byte, length, first 16 bytes and hash), in row order: their
-    slots loaded first, together (the cache misses overlap), then probed. Returns
-    the table, its shift, the distinct documents so far and the loads' sum."""
+    row, its id's first byte, length, first 16 bytes and hash), in row order: the
+    table grown first if the block could fill it past half, their slots loaded
+    together (the cache misses overlap), then probed, ids of at most 16 bytes
+    here (by the table alone), longer ones by :func:`_probe`. Returns the table,
+    its shift, the distinct documents so far and the loads' sum."""
+    if 4 * (nd + count + 1) > dtable.shape[0] >> 1:
+        dtable, dshift = _grow(dtable, dshift)
     touched = np.int64(0)
     for j in range(count):
         touched += dtable[4 * _slot(np.uint64(buf[5 * j + 4]), dshift)]
+    mask = (dtable.shape[0] >> 2) - 1
     for j in range(count):
-        lo, dn, w0, w1 = buf[5 * j], buf[5 * j + 1], buf[5 * j + 2], buf[5 * j + 3]
-        h = np.uint64(buf[5 * j + 4])
-        code, dtable, dshift, nd = _code_of(data, lo, dn, h, w0, w1, dtable, dshift, dfirst,
-                                            dsize, nd)
-        dcodes[r0 + j] = code
+        lo, dn, w0, w1, hv = buf[5 * j], buf[5 * j + 1], buf[5 * j + 2], buf[5 * j + 3], \
+            buf[5 * j + 4]
+        if dn <= 16:
+            slot = _slot(np.uint64(hv), dshift)
+            tag = dn << 40
+            while True:
+                c = dtable[4 * slot + 1]
+                if c < 0 or (dtable[4 * slot] == hv and (c & ~_CODE) == tag and
+                             dtable[4 * slot + 2] == w0 and dtable[4 * slot + 3] == w1):
+                    break
+                slot = (slot + 1) & mask
+        else:
+            slot = _probe(data, lo, dn, np.uint64(hv), w0, w1, dtable, dshift, dfirst)
+        code = dtable[4 * slot + 1]
+        if code >= 0:
+            dcodes[r0 + j] = code & _CODE
+        else:
+            _put(dtable, slot, np.uint64(hv), nd, dn, w0, w1)
+            dfirst[nd] = lo
+            dsize[nd] = dn
+            dcodes[r0 + j] = nd
+            nd += 1
     return dtable, dshift, nd, touched
 
 
 @helper
+def _line_ends(data, lo, hi):
+    """The line ends in ``data[lo:hi]``: each \\n, and each \\r not followed by \\n (as
+    Python's universal newlines end lines). One read of the bytes, 255 at a time
+    into byte-wide sums (a loop the compiler vectorises); the pairs \\r\\n only
+    where there is a \\r."""
+    ends = np.int64(0)
+    returns = np.int64(0)
+    i = lo
+    while i < hi:
+        stop = min(i + 255, hi)
+        a = np.uint8(0)
+        b = np.uint8(0)
+        for j in range(i, stop):
+            x = data[j]
+            a += x == 10
+            b += x == 13
+        ends += a
+        returns += b
+        i = stop
+    if returns == 0:
+        return ends
+    top = min(hi, data.shape[0] - 1)
+    for i in range(lo, top):
+        returns -= np.int64(data[i] == 13) & np.int64(data[i + 1] == 10)
+    return ends + returns
+
+
+@helper
 def _parse(data, ints, iout, fout):
-    """Mode 0: see :func:`trec_pass`. One pass over the bytes: each byte's class
-    (:data:`_CLASS`) read from a table, the tokens of a line found, the query coded
-    at once (as the row before, mostly), the document's first 16 bytes and hash
-    kept and coded a block of rows at a time (:func:`_code_docs`)."""
+    """Mode 0: see :func:`trec_pass`. One pass over the bytes ``ints[6]:ints[7]``:
+    each byte's class (:data:`_CLASS`) read from a table, the tokens of a line
+    found, the query coded at once (as the row before, mostly), each row's
+    document kept as its first byte and length (coded after, by mode -2, so
+    that parts of a file are read on several threads)."""
     width, qcol, dcol, vcol, cap = ints[0], ints[1], ints[2], ints[3], ints[4]
     flags = ints[5]
     read_values = (flags & 1) == 0
     read_queries = (flags & 2) == 0
-    n = data.shape[0]
+    n = ints[7]
     cls = _CLASS
     # the queries by runs of rows (a run's rows list one query; a run file's
     # queries come one by one, so that the rows' codes need not be held here)
-    qcodes = iout[HEAD:HEAD + cap]  # each run's query
-    dcodes = iout[HEAD + cap:HEAD + 2 * cap]
-    slow = iout[HEAD + 2 * cap:HEAD + 5 * cap]  # row, token start, token end
-    qfirst = iout[HEAD + 5 * cap:HEAD + 6 * cap]
-    qsize = iout[HEAD + 6 * cap:HEAD + 7 * cap]
-    dfirst = iout[HEAD + 7 * cap:HEAD + 8 * cap]
-    dsize = iout[HEAD + 8 * cap:HEAD + 9 * cap]
-    qstart = iout[HEAD + 9 * cap:HEAD + 10 * cap]  # each run's first row
+    docs = iout[HEAD + R_DOCS * cap:HEAD + (R_DOCS + 1) * cap]
+    slow = iout[HEAD + R_SLOW * cap:HEAD + (R_SLOW + 3) * cap]  # row, token start, end
+    qfirst = iout[HEAD + R_QFIRST * cap:HEAD + (R_QFIRST + 1) * cap]
+    qsize = iout[HEAD + R_QSIZE * cap:HEAD + (R_QSIZE + 1) * cap]
+    qcodes = iout[HEAD + R_QRUNS * cap:HEAD + (R_QRUNS + 1) * cap]  # each run's query
+    qstart = iout[HEAD + R_QSTART * cap:HEAD + (R_QSTART + 1) * cap]  # each run's first row
     runs = 0
     qtable = np.full(4 * 1024, -1, np.int64)  # 1,024 slots to start with
-    slots = 1024  # the documents' table: sized to the rows that fit (up to 2**22 slots)
-    while slots < cap and slots < (1 << 22):
-        slots *= 2
-    dtable = np.full(4 * slots, -1, np.int64)
     qshift = 64 - 10
-    dshift = 64
-    while slots > 1:
-        slots >>= 1
-        dshift -= 1
-    block = 64
-    buf = np.empty(5 * block, np.int64)  # a block of rows' documents, to be coded
-    pending = 0
     lastq = lastn = -1
     pow10 = _POW10
     rows = 0
     nq = 0
-    nd = 0
     nslow = 0
     line = 0
-    touched = np.int64(0)
-    i = 0
-    iout[H_TWICE] = -1
+    i = ints[6]
     while i < n:
         line += 1
         begin = i
@@ -421,6 +464,7 @@ def _parse(data, ints, iout, fout):
                 break
             if c == 3:
                 iout[H_LINE] = line
+                iout[H_AT] = i
                 return TEXT_NUL
             if c == 4 and _wide_space(data, i, n):
                 return TEXT_UNICODE_SPACE
@@ -458,19 +502,7 @@ def _parse(data, ints, iout, fout):
                     qcodes[runs] = qc
                     qstart[runs] = rows
                     runs += 1
-            dn = dhi - dlo
-            w0, w1 = _words(data, dlo, dn)
-            buf[5 * pending] = dlo
-            buf[5 * pending + 1] = dn
-            buf[5 * pending + 2] = w0
-            buf[5 * pending + 3] = w1
-            buf[5 * pending + 4] = np.int64(_id_hash(data, dlo, dn, w0, w1))
-            pending += 1
-            if pending == block:
-                dtable, dshift, nd, t = _code_docs(data, buf, pending, rows + 1 - pending,
-                                                   dcodes, dtable, dshift, dfirst, dsize, nd)
-                touched += t
-                pending = 0
+            docs[rows] = dlo | (np.int64(min(dhi - dlo, _LONG)) << 40)
             v, ok = 0.0, True
             if read_values:
                 v, ok = _decimal(data, vlo, vhi, pow10)
@@ -487,34 +519,89 @@ def _parse(data, ints, iout, fout):
             if data[i] == 13 and i + 1 < n and data[i + 1] == 10:
                 i += 1
             i += 1
-    if pending:
-        dtable, dshift, nd, t = _code_docs(data, buf, pending, rows - pending, dcodes, dtable,
-                                           dshift, dfirst, dsize, nd)
-        touched += t
     iout[H_ROWS] = rows
     iout[H_NQ] = nq
-    iout[H_ND] = nd
     iout[H_SLOW] = nslow
     iout[H_RUNS] = runs
+    return TEXT_OK
+
+
+@helper
+def _documents(data, ints, iout):
+    """Mode -2: see :func:`trec_pass`. The parts' documents coded in row order
+    through one table (a block of rows at a time: :func:`_code_docs`), then the
+    check that no query lists a document twice."""
+    parts, total, nq = ints[0], ints[1], ints[2]
+    dfirst = iout[HEAD:HEAD + total]
+    dsize = iout[HEAD + total:HEAD + 2 * total]
+    slots = 1024  # sized to the rows that fit (up to 2**22 slots), grown as it fills
+    while slots < total and slots < (1 << 22):
+        slots *= 2
+    dtable = np.full(4 * slots, -1, np.int64)
+    dshift = 64
+    while slots > 1:
+        slots >>= 1
+        dshift -= 1
+    block = 64
+    buf = np.empty(5 * block, np.int64)  # a block of rows' documents, to be coded
+    nd = 0
+    touched = np.int64(0)
+    for k in range(parts):
+        base, cap = ints[3 + 2 * k], ints[4 + 2 * k]
+        rows = iout[base + H_ROWS]
+        docs = iout[base + HEAD + R_DOCS * cap:base + HEAD + (R_DOCS + 1) * cap]
+        for r0 in range(0, rows, block):
+            count = min(block, rows - r0)
+            for j in range(count):
+                at = docs[r0 + j]
+                lo = at & _CODE
+                dn = at >> 40
+                if dn == _LONG:
+                    dn = _length(data, lo)
+                w0, w1 = _words(data, lo, dn)
+                buf[5 * j] = lo
+                buf[5 * j + 1] = dn
+                buf[5 * j + 2] = w0
+                buf[5 * j + 3] = w1
+                buf[5 * j + 4] = np.int64(_id_hash(data, lo, dn, w0, w1))
+            dtable, dshift, nd, t = _code_docs(data, buf, count, r0, docs, dtable, dshift,
+                                               dfirst, dsize, nd)
+            touched += t
+    iout[H_ND] = nd
     iout[_H_SPARE] = touched  # (stored, so that the loads that touch the slots stay)
     # a document listed twice for one query: exact when each query's rows are
-    # consecutive (one run each; a stamp per document); otherwise left to the
-    # caller (-2)
+    # consecutive (one run each, a run cut between two parts counted once; a stamp
+    # per document); otherwise left to the caller (-2)
+    iout[H_TWICE] = -1
     seen = np.zeros(nq, np.bool_)
     stamp = np.full(nd, -1, np.int64)
-    for run in range(runs):
-        q = qcodes[run]
-        if seen[q]:
-            iout[H_TWICE] = -2
-            break
-        seen[q] = True
-        end = qstart[run + 1] if run + 1 < runs else rows
-        for r in range(qstart[run], end):
-            d = dcodes[r]
-            if stamp[d] == run:
-                iout[H_TWICE] = r
-                return TEXT_OK
-            stamp[d] = run
+    run_id = -1
+    last = -1
+    offset = 0
+    for k in range(parts):
+        base, cap = ints[3 + 2 * k], ints[4 + 2 * k]
+        rows = iout[base + H_ROWS]
+        runs = iout[base + H_RUNS]
+        docs = iout[base + HEAD + R_DOCS * cap:base + HEAD + (R_DOCS + 1) * cap]
+        qcodes = iout[base + HEAD + R_QRUNS * cap:base + HEAD + (R_QRUNS + 1) * cap]
+        qstart = iout[base + HEAD + R_QSTART * cap:base + HEAD + (R_QSTART + 1) * cap]
+        for run in range(runs):
+            q = qcodes[run]
+            if q != last:
+                if seen[q]:
+                    iout[H_TWICE] = -2
+                    return TEXT_OK
+                seen[q] = True
+                run_id += 1
+                last = q
+            end = qstart[run + 1] if run + 1 < runs else rows
+            for r in range(qstart[run], end):
+                d = docs[r]
+                if stamp[d] == run_id:
+                    iout[H_TWICE] = offset + r
+                    return TEXT_OK
+                stamp[d] = run_id
+        offset += rows
     return TEXT_OK
 
 
@@ -770,19 +857,31 @@ def _order(part, ints, scores, scratch, out):
 
 @kernel([(i64, ro(u8), ro(i64), ro(f64), rw(i64), rw(f64))])
 def trec_pass(mode, data, ints, reals, iout, fout):
-    """Mode 0: read the file ``data`` (bytes), whose lines hold ``ints[0]`` or more
-    tokens, the query id, document id and value being tokens ``ints[1]``,
-    ``ints[2]``, ``ints[3]``; ``ints[4]`` bounds the lines; ``ints[5]``: flags, 1
-    to leave the values unread, 2 the query ids uncoded. ``iout`` holds
-    ``HEAD`` + 10 ``ints[4]`` slots: the header (``H_*``: rows, distinct queries
-    and documents, values left to the caller, the bad line's number, columns and
-    first byte, a row listing a document its query listed before, -1 when
-    none, -2 when a query's rows are not consecutive and so unchecked, and the
-    runs of rows of one query), then ten regions of ``ints[4]`` slots: each
-    run's query code, each row's document code, (row, first, end) of each value
-    left to the caller, each distinct query's and document's first byte and
-    length, and each run's first row.
-    ``fout`` gets each row's value. Returns a ``TEXT_*`` status.
+    """Mode 0: read the part ``ints[6]:ints[7]`` of the file ``data`` (bytes; whole
+    lines), whose lines hold ``ints[0]`` or more tokens, the query id, document id
+    and value being tokens ``ints[1]``, ``ints[2]``, ``ints[3]``; ``ints[4]``
+    bounds the part's lines; ``ints[5]``: flags, 1 to leave the values unread, 2
+    the query ids uncoded. ``iout`` holds ``HEAD`` + ``REGIONS`` ``ints[4]``
+    slots: the header (``H_*``: rows, distinct queries, values left to the
+    caller, the bad line's number within the part, its columns and first byte
+    (of a NUL, the NUL's), and the runs of rows of one query), then the regions
+    ``R_*``: each row's document (its first byte plus its length, up to
+    ``_LONG``, times 2**40), (row, first, end) of each value left to the caller,
+    each distinct query's first byte and length (codes by first occurrence in
+    the part), each run's query code and first row. ``fout`` gets each row's
+    value. Returns a ``TEXT_*`` status.
+
+    Mode -2: code the documents of the parts that mode 0 read. ``ints``: the
+    number of parts, their ``cap`` in all (``N``), the distinct queries of the
+    whole file, then each part's first slot in ``iout`` and its ``cap``. Each
+    part's queries' run codes must by then be the whole file's. ``iout`` holds a
+    header (``H_ND``: distinct documents; ``H_TWICE``: the first row, counted
+    across the parts, that lists a document its query listed before, -1 when
+    none, -2 when a query's rows are not consecutive and so unchecked), each
+    distinct document's first byte and length (``N`` slots each), and the parts'
+    blocks, whose rows' documents become their codes (by first occurrence).
+
+    Mode -3: returns the line ends of ``data[ints[0]:ints[1]]``.
 
     Mode 1 + ``p``: ``ints`` holds the number of queries ``nb``, a number of parts
     and the first query of each part and the end (one more), then the queries'
@@ -810,6 +909,10 @@ def trec_pass(mode, data, ints, reals, iout, fout):
     power of two slots, at least 1,024), grown in the kernel as it fills; empty
     for one of the kernel's.
     """
+    if mode == -3:
+        return _line_ends(data, ints[0], ints[1])
+    if mode == -2:
+        return _documents(data, ints, iout)
     if mode < 0:
         return _records(data, ints, reals, iout, fout)
     if mode == 0:

@@ -15,12 +15,14 @@ both read every file alike.
 from __future__ import annotations
 
 import gzip
+import itertools
 import os
 import zlib
 from typing import Any
 
 import numpy as np
 
+from .._core import workers
 from .._core.inputs import readonly
 from .._kernels import text as kernel
 from ..readers import DataError
@@ -107,24 +109,31 @@ def bytes_order(raw: np.ndarray) -> np.ndarray:
     return np.lexsort((keys[:, 1], keys[:, 0]))
 
 
-def decoded(path: Any, data: np.ndarray, first: np.ndarray,
-            size: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+def decoded(path: Any, data: np.ndarray, first: np.ndarray, size: np.ndarray,
+            distinct: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Distinct ids (their bytes at ``first``/``size``) sorted as bytes (strcmp's
-    order, which for UTF-8 is the order of code points, numpy's order of ``str``),
-    each one's place in that order, and the ids as ``str`` when they are not all
-    ASCII (decoded now, so that bytes that are not UTF-8 are refused here; ASCII
-    ids are decoded when first asked for)."""
+    order, which for UTF-8 is the order of code points), each one's place in that
+    order, and the ids as ``str`` when they are not all ASCII (decoded now, so
+    that bytes that are not UTF-8 are refused here; ASCII ids are decoded when
+    first asked for). ``distinct``: the ids may repeat (several parts' ids),
+    each kept once, the places of equal ones the same."""
     raw = fixed_width(data, first, size)
     order = bytes_order(raw)
     raw = raw[order]
+    place = np.empty(order.shape[0], np.int64)
+    if distinct and raw.shape[0] > 1:  # (no id holds a NUL: equal padded bytes, equal ids)
+        new = np.ones(raw.shape[0], bool)
+        np.not_equal(raw[1:], raw[:-1], out=new[1:])
+        place[order] = np.cumsum(new) - 1
+        raw = raw[new]
+    else:
+        place[order] = np.arange(order.shape[0])
     text = None
     if int(raw.view(np.uint8).max(initial=0)) >= 0x80:
         try:
             text = np.array([b.decode("utf-8") for b in raw.tolist()])
         except UnicodeDecodeError as exc:
             raise DataError(f"{path}: an id is not UTF-8 text ({exc})") from None
-    place = np.empty(order.shape[0], np.int64)
-    place[order] = np.arange(order.shape[0])
     return raw, place, text
 
 
@@ -231,44 +240,129 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
     if len(raw) >= 1 << 40:  # the kernel keeps byte offsets in 40 bits
         raise DataError(f"{path}: files of a terabyte or more are not read")
     data = np.frombuffer(raw, np.uint8)
-    cap = raw.count(b"\n") + (raw.count(b"\r") if b"\r" in raw else 0) + 1  # lines at most
-    iout = np.empty(kernel.HEAD + 10 * cap, np.int64)
-    fout = np.empty(cap, np.float64)
-    ints = readonly(np.array([width, *picks, cap, 0], np.int64))
-    status = kernel.trec_pass(0, data, ints, readonly(fout[:0]), iout, fout)
-    if status == kernel.TEXT_UNICODE_SPACE:  # Python's split, as this reader always did
-        (q, d, v), lines = columns(os.fspath(path), width, what, picks, raw)
+    iout, fout, bases, caps, statuses = read_parts(data, width, picks)
+    total, starts = fout.shape[0], np.cumsum([0, *caps])
+    blocks = [iout[bases[k]:bases[k + 1]] for k in range(len(caps))]
+    bad = next((k for k, st in enumerate(statuses) if st != kernel.TEXT_OK), None)
+    if bad is not None:
+        refuse(path, raw, what, width, statuses[bad], blocks[bad])
+        (q, d, v), lines = columns(os.fspath(path), width, what, picks, raw)  # wide spaces
         qids, docs = np.array(q), np.array(d)
         return qids, docs, number(os.fspath(path), v, value, lines), -2
+    rows = [int(blk[kernel.H_ROWS]) for blk in blocks]
+    n = sum(rows)
+    if n == 0:
+        raise DataError(f"{path}: no {what} lines")
+    offsets = np.cumsum([0, *rows])
+    region = [lambda r, blk=blk, c=c: blk[kernel.HEAD + r * c:kernel.HEAD + (r + 1) * c]
+              for blk, c in zip(blocks, caps, strict=True)]
+    # the queries: each part's distinct ones found among all (a query may be in two)
+    nqs = [int(blk[kernel.H_NQ]) for blk in blocks]
+    qraw, qplace, qtext = decoded(
+        path, data, np.concatenate([region[k](kernel.R_QFIRST)[:nqs[k]] for k in range(len(nqs))]),
+        np.concatenate([region[k](kernel.R_QSIZE)[:nqs[k]] for k in range(len(nqs))]),
+        distinct=len(nqs) > 1)
+    qoff = np.cumsum([0, *nqs])
+    heads, firsts = [], []
+    for k, blk in enumerate(blocks):
+        runs = int(blk[kernel.H_RUNS])
+        codes_k = region[k](kernel.R_QRUNS)[:runs]
+        codes_k[:] = qplace[qoff[k] + codes_k]  # the whole file's codes, for mode -2
+        heads.append(codes_k)
+        firsts.append(region[k](kernel.R_QSTART)[:runs] + offsets[k])
+    ints = readonly(np.array([len(blocks), total, qraw.shape[0], *np.column_stack(
+        [bases[:-1], caps]).reshape(-1)], np.int64))
+    kernel.trec_pass(-2, data, ints, NONE, iout, fout[:0])
+    nd, twice = int(iout[kernel.H_ND]), int(iout[kernel.H_TWICE])
+    head = kernel.HEAD
+    draw, dplace, dtext = decoded(path, data, iout[head:head + nd],
+                                  iout[head + total:head + total + nd])
+    nslow = [int(blk[kernel.H_SLOW]) for blk in blocks]
+    slow = np.concatenate([blk[kernel.HEAD + kernel.R_SLOW * c:][:3 * m].reshape(-1, 3)
+                           for blk, c, m in zip(blocks, caps, nslow, strict=True)])
+    slow[:, 0] += np.repeat(offsets[:-1], nslow)
+    if all(rows[k] == caps[k] for k in range(len(blocks) - 1)):  # no blank line: no gaps
+        out = fout[:n] if 2 * n >= total else fout[:n].copy()  # (no copy of a file's values)
+    else:
+        out = np.concatenate([fout[starts[k]:starts[k] + rows[k]] for k in range(len(rows))])
+    del fout
+    values(path, raw, data, out, slow, value)
+    del data, raw
+    dcodes = np.empty(n, np.int64)  # new arrays, so that the scratch goes
+    for k in range(len(blocks)):
+        np.take(dplace, region[k](kernel.R_DOCS)[:rows[k]], out=dcodes[offsets[k]:offsets[k + 1]])
+    runs_q, runs_at = np.concatenate(heads), np.concatenate(firsts)
+    keep = np.ones(runs_q.shape[0], bool)  # a query's run cut between two parts is one run
+    np.not_equal(runs_q[1:], runs_q[:-1], out=keep[1:])
+    runs_q, runs_at = runs_q[keep], runs_at[keep]
+    del iout, blocks, region
+    qcodes = np.repeat(runs_q, np.diff(runs_at, append=n))
+    return CodedIds(qcodes, qtext, qraw), CodedIds(dcodes, dtext, draw), out, twice
+
+
+PART_BYTES = 1 << 24  # a file is read in parts of this many bytes at least, one per thread
+NONE = readonly(np.empty(0, np.float64))
+NO_INTS = np.empty(0, np.int64)
+NO_REALS = np.empty(0, np.float64)
+
+
+def read_parts(data: np.ndarray, width: int, picks: tuple[int, int, int]) -> tuple[
+        np.ndarray, np.ndarray, np.ndarray, list[int], list[int]]:
+    """A file's bytes read in parts (:func:`parts_of`), one thread each, by the
+    kernel's modes -3 and 0: the scratch for mode -2 (its header and regions,
+    then the parts' blocks), the values, where each part's block starts (and
+    the end), each part's ``cap`` (lines at most) and its status."""
+    spans = list(itertools.pairwise(parts_of(data, workers.threads())))
+    caps = workers.parallel_map(  # each part's lines at most (the last may end unended)
+        lambda s: int(kernel.trec_pass(-3, data, readonly(np.array(s, np.int64)), NONE,
+                                       NO_INTS, NO_REALS)) + int(s[1] == data.shape[0]),
+        spans, len(spans))
+    total = sum(caps)
+    bases = np.cumsum([kernel.HEAD + 2 * total] + [kernel.HEAD + kernel.REGIONS * c
+                                                   for c in caps])
+    iout = np.empty(int(bases[-1]), np.int64)
+    fout = np.empty(total, np.float64)
+    starts = np.cumsum([0, *caps])
+    blocks = [iout[bases[k]:bases[k + 1]] for k in range(len(spans))]
+
+    def part(k: int) -> int:
+        ints = readonly(np.array([width, *picks, caps[k], 0, *spans[k]], np.int64))
+        return int(kernel.trec_pass(0, data, ints, NONE, blocks[k],
+                                    fout[starts[k]:starts[k + 1]]))
+
+    return iout, fout, bases, caps, workers.parallel_map(part, range(len(spans)), len(spans))
+
+
+def parts_of(raw: np.ndarray, threads: int) -> list[int]:
+    """Where the parts of a file start, and its end: up to ``threads`` parts of
+    about equal size, each of whole lines (cut after a line feed), none under
+    :data:`PART_BYTES`."""
+    size = raw.shape[0]
+    parts = max(1, min(threads, size // PART_BYTES))
+    cuts = [0]
+    for k in range(1, parts):
+        at = size * k // parts
+        ends = np.flatnonzero(raw[at:at + (1 << 20)] == 10)  # the next line end within 1 MB
+        if ends.shape[0] and at + int(ends[0]) + 1 < size:
+            cuts.append(at + int(ends[0]) + 1)
+    cuts.append(size)
+    return cuts
+
+
+def refuse(path: Any, raw: bytes, what: str, width: int, status: int,
+           block: np.ndarray) -> None:
+    """Raise the data error of a part's bad status (none for whitespace beyond ASCII,
+    which the caller reads in Python)."""
     if status == kernel.TEXT_NUL:
-        raise DataError(f"{path}:{iout[kernel.H_LINE]}: a NUL byte; a {what} file is text")
+        raise DataError(f"{path}:{line_of(raw, int(block[kernel.H_AT]))}: a NUL byte; a "
+                        f"{what} file is text")
     if status == kernel.TEXT_SHORT:
-        at = int(iout[kernel.H_AT])
+        at = int(block[kernel.H_AT])
         end = min((j for j in (raw.find(b"\n", at), raw.find(b"\r", at)) if j >= 0),
                   default=len(raw))
         line = raw[at:end].decode("utf-8", "replace").strip()
-        raise DataError(f"{path}:{iout[kernel.H_LINE]}: a {what} line needs {width} columns; "
-                        f"got {iout[kernel.H_COLS]}: {line!r}")
-    n, nq, nd, nslow = (int(iout[h]) for h in (kernel.H_ROWS, kernel.H_NQ, kernel.H_ND,
-                                               kernel.H_SLOW))
-    if n == 0:
-        raise DataError(f"{path}: no {what} lines")
-    twice = int(iout[kernel.H_TWICE])
-    base = kernel.HEAD
-    qraw, qplace, qtext = decoded(path, data, iout[base + 5 * cap:base + 5 * cap + nq],
-                                  iout[base + 6 * cap:base + 6 * cap + nq])
-    draw, dplace, dtext = decoded(path, data, iout[base + 7 * cap:base + 7 * cap + nd],
-                                  iout[base + 8 * cap:base + 8 * cap + nd])
-    out = fout[:n] if 2 * n >= cap else fout[:n].copy()  # (no copy of a file's values)
-    values(path, raw, data, out, iout[base + 2 * cap:base + 2 * cap + 3 * nslow].reshape(-1, 3),
-           value)
-    del data, raw, fout
-    runs = int(iout[kernel.H_RUNS])  # the queries by runs of rows: made rows' codes only now
-    qcodes = np.repeat(qplace[iout[base:base + runs]],
-                       np.diff(iout[base + 9 * cap:base + 9 * cap + runs], append=n))
-    dcodes = dplace[iout[base + cap:base + cap + n]]  # new arrays, so that the scratch goes
-    del iout
-    return CodedIds(qcodes, qtext, qraw), CodedIds(dcodes, dtext, draw), out, twice
+        raise DataError(f"{path}:{line_of(raw, at)}: a {what} line needs {width} "
+                        f"columns; got {block[kernel.H_COLS]}: {line!r}")
 
 
 def read_run(path: str) -> tuple[Any, Any, np.ndarray]:
