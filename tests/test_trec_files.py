@@ -323,14 +323,18 @@ def test_the_kernel_refuses_nothing_it_reads_and_counts_rows() -> None:
                             no_ints, np.empty(0))
     assert ends == 3
     cap = ends + 1
-    base = kernel.HEAD + 2 * cap
-    iout = np.empty(base + kernel.HEAD + kernel.REGIONS * cap, np.int64)
+    base = kernel.LOADS + 2 * cap
+    iout = np.empty(base + kernel.HEAD + kernel.REGIONS * cap + 1, np.int64)
     fout = np.empty(cap)
-    status = kernel.trec_pass(0, data, readonly(np.array([4, 0, 2, 3, cap, 1, 0, data.shape[0]],
+    status = kernel.trec_pass(0, data, readonly(np.array([4, 0, 2, 3, cap, 1, 0, data.shape[0], 1],
                                                          np.int64)), none, iout[base:], fout)
     assert status == kernel.TEXT_OK
     assert iout[base + kernel.H_ROWS] == 2 and iout[base + kernel.H_NQ] == 2
-    status = kernel.trec_pass(-2, data, readonly(np.array([1, cap, 2, base, cap], np.int64)),
+    assert iout[base + kernel.HEAD + kernel.REGIONS * cap] == 2  # the one group's rows
+    found = kernel.trec_pass(-2, data, readonly(np.array([1, 0, 1, 0, 2, cap, base, cap],
+                                                         np.int64)), none, iout, fout[:0])
+    assert found == 2
+    status = kernel.trec_pass(-4, data, readonly(np.array([1, 2, 2, 1, base, cap, 0], np.int64)),
                               none, iout, fout[:0])
     assert status == kernel.TEXT_OK
     assert iout[kernel.H_ND] == 2 and iout[kernel.H_TWICE] == -1

@@ -37,6 +37,7 @@ H_ROWS, H_NQ, H_ND, H_SLOW, H_LINE, H_COLS, H_AT, H_TWICE, H_RUNS, H_WIDE = rang
 # (row, first byte, end) of each value left to the caller, each distinct query's
 # first byte and length, each run's query code and first row
 R_DOCS, R_SLOW, R_QFIRST, R_QSIZE, R_QRUNS, R_QSTART, REGIONS = 0, 1, 4, 5, 6, 7, 8
+LOADS = 16 + 128  # modes -2 and -4: the header, then a slot per group (HEAD + GROUPS)
 _H_SPARE = HEAD - 1  # a header slot of no meaning
 
 _FNV_OFFSET = 0xCBF29CE484222325
@@ -44,6 +45,8 @@ _FNV_PRIME = 0x100000001B3
 _GOLDEN = 0x9E3779B97F4A7C15
 _LONG = (1 << 23) - 1  # ids this long or longer: their length read from the bytes
 _CODE = (1 << 40) - 1
+_SHORT = (1 << 16) - 1  # mode 0: document ids this long or longer: their length read again
+GROUPS = 128  # mode 0: the most groups of documents (7 bits of a row's entry)
 # 10**0 .. 10**22: exactly representable in float64
 _POW10 = np.array([10.0 ** k for k in range(23)])
 _MUL0 = 0xFF51AFD7ED558CCD  # murmur3's finaliser constants
@@ -352,28 +355,29 @@ def _id_hash(data, lo, n, w0, w1):
 
 
 @helper
-def _code_docs(data, buf, count, r0, dcodes, dtable, dshift, dfirst, dsize, nd):
-    """Code the documents of ``count`` rows from row ``r0`` (``buf``: five integers a
-    row, its id's first byte, length, first 16 bytes and hash), in row order: the
-    table grown first if the block could fill it past half, their slots loaded
-    together (the cache misses overlap), then probed, ids of at most 16 bytes
-    here (by the table alone), longer ones by :func:`_probe`. Returns the table,
-    its shift, the distinct documents so far and the loads' sum."""
+def _code_docs(data, buf, count, tag, dcodes, dtable, dshift, dfirst, dsize, nd):
+    """Code the documents of ``count`` rows (``buf``: six integers a row, its id's
+    first byte, length, first 16 bytes, hash and row), in row order, each row's
+    code plus ``tag`` written to ``dcodes``: the table grown first if the block
+    could fill it past half, their slots loaded together (the cache misses
+    overlap), then probed, ids of at most 16 bytes here (by the table alone),
+    longer ones by :func:`_probe`. Returns the table, its shift, the distinct
+    documents so far and the loads' sum."""
     if 4 * (nd + count + 1) > dtable.shape[0] >> 1:
         dtable, dshift = _grow(dtable, dshift)
     touched = np.int64(0)
     for j in range(count):
-        touched += dtable[4 * _slot(np.uint64(buf[5 * j + 4]), dshift)]
+        touched += dtable[4 * _slot(np.uint64(buf[6 * j + 4]), dshift)]
     mask = (dtable.shape[0] >> 2) - 1
     for j in range(count):
-        lo, dn, w0, w1, hv = buf[5 * j], buf[5 * j + 1], buf[5 * j + 2], buf[5 * j + 3], \
-            buf[5 * j + 4]
+        lo, dn, w0, w1, hv = buf[6 * j], buf[6 * j + 1], buf[6 * j + 2], buf[6 * j + 3], \
+            buf[6 * j + 4]
         if dn <= 16:
             slot = _slot(np.uint64(hv), dshift)
-            tag = dn << 40
+            tag_n = dn << 40
             while True:
                 c = dtable[4 * slot + 1]
-                if c < 0 or (dtable[4 * slot] == hv and (c & ~_CODE) == tag and
+                if c < 0 or (dtable[4 * slot] == hv and (c & ~_CODE) == tag_n and
                              dtable[4 * slot + 2] == w0 and dtable[4 * slot + 3] == w1):
                     break
                 slot = (slot + 1) & mask
@@ -381,14 +385,22 @@ def _code_docs(data, buf, count, r0, dcodes, dtable, dshift, dfirst, dsize, nd):
             slot = _probe(data, lo, dn, np.uint64(hv), w0, w1, dtable, dshift, dfirst)
         code = dtable[4 * slot + 1]
         if code >= 0:
-            dcodes[r0 + j] = code & _CODE
+            dcodes[buf[6 * j + 5]] = (code & _CODE) | tag
         else:
             _put(dtable, slot, np.uint64(hv), nd, dn, w0, w1)
             dfirst[nd] = lo
             dsize[nd] = dn
-            dcodes[r0 + j] = nd
+            dcodes[buf[6 * j + 5]] = nd | tag
             nd += 1
     return dtable, dshift, nd, touched
+
+
+@helper
+def _group(h, groups):
+    """The group, below ``groups``, of an id of hash ``h``: bits the table's slot
+    (the product's top bits) does not depend on alone."""
+    return np.int64(((h >> np.uint64(8)) & np.uint64(0xFFFF)) * np.uint64(groups)
+                    >> np.uint64(16))
 
 
 @helper
@@ -440,6 +452,9 @@ def _parse(data, ints, iout, fout):
     qsize = iout[HEAD + R_QSIZE * cap:HEAD + (R_QSIZE + 1) * cap]
     qcodes = iout[HEAD + R_QRUNS * cap:HEAD + (R_QRUNS + 1) * cap]  # each run's query
     qstart = iout[HEAD + R_QSTART * cap:HEAD + (R_QSTART + 1) * cap]  # each run's first row
+    groups = ints[8]  # the documents' groups, each coded by one thread (mode -2)
+    counts = iout[HEAD + REGIONS * cap:HEAD + REGIONS * cap + groups]  # each group's rows
+    counts[:] = 0
     runs = 0
     qtable = np.full(4 * 1024, -1, np.int64)  # 1,024 slots to start with
     qshift = 64 - 10
@@ -502,7 +517,13 @@ def _parse(data, ints, iout, fout):
                     qcodes[runs] = qc
                     qstart[runs] = rows
                     runs += 1
-            docs[rows] = dlo | (np.int64(min(dhi - dlo, _LONG)) << 40)
+            dn = dhi - dlo
+            group = 0
+            if groups > 1:
+                w0, w1 = _words(data, dlo, dn)
+                group = _group(_id_hash(data, dlo, dn, w0, w1), groups)
+            counts[group] += 1
+            docs[rows] = dlo | (np.int64(min(dn, _SHORT)) << 40) | (group << 56)
             v, ok = 0.0, True
             if read_values:
                 v, ok = _decimal(data, vlo, vhi, pow10)
@@ -528,14 +549,15 @@ def _parse(data, ints, iout, fout):
 
 @helper
 def _documents(data, ints, iout):
-    """Mode -2: see :func:`trec_pass`. The parts' documents coded in row order
-    through one table (a block of rows at a time: :func:`_code_docs`), then the
-    check that no query lists a document twice."""
-    parts, total, nq = ints[0], ints[1], ints[2]
-    dfirst = iout[HEAD:HEAD + total]
-    dsize = iout[HEAD + total:HEAD + 2 * total]
-    slots = 1024  # sized to the rows that fit (up to 2**22 slots), grown as it fills
-    while slots < total and slots < (1 << 22):
+    """Mode -2: see :func:`trec_pass`. The documents of one group, in row order,
+    through a table of their own (a block of rows at a time:
+    :func:`_code_docs`); the rows of other groups are left as they are."""
+    parts, group, groups, start, size, total = ints[0], ints[1], ints[2], ints[3], ints[4], \
+        ints[5]
+    dfirst = iout[LOADS + start:LOADS + start + size]
+    dsize = iout[LOADS + total + start:LOADS + total + start + size]
+    slots = 1024  # sized to the group's rows, all groups' up to 2**22 slots; grown as it fills
+    while slots < size and slots * groups < (1 << 22):
         slots *= 2
     dtable = np.full(4 * slots, -1, np.int64)
     dshift = 64
@@ -543,35 +565,60 @@ def _documents(data, ints, iout):
         slots >>= 1
         dshift -= 1
     block = 64
-    buf = np.empty(5 * block, np.int64)  # a block of rows' documents, to be coded
+    buf = np.empty(6 * block, np.int64)  # a block of rows' documents, to be coded
     nd = 0
     touched = np.int64(0)
     for k in range(parts):
-        base, cap = ints[3 + 2 * k], ints[4 + 2 * k]
+        base, cap = ints[6 + 2 * k], ints[7 + 2 * k]
         rows = iout[base + H_ROWS]
         docs = iout[base + HEAD + R_DOCS * cap:base + HEAD + (R_DOCS + 1) * cap]
-        for r0 in range(0, rows, block):
-            count = min(block, rows - r0)
-            for j in range(count):
-                at = docs[r0 + j]
-                lo = at & _CODE
-                dn = at >> 40
-                if dn == _LONG:
-                    dn = _length(data, lo)
-                w0, w1 = _words(data, lo, dn)
-                buf[5 * j] = lo
-                buf[5 * j + 1] = dn
-                buf[5 * j + 2] = w0
-                buf[5 * j + 3] = w1
-                buf[5 * j + 4] = np.int64(_id_hash(data, lo, dn, w0, w1))
-            dtable, dshift, nd, t = _code_docs(data, buf, count, r0, docs, dtable, dshift,
-                                               dfirst, dsize, nd)
+        pending = 0
+        for r in range(rows):
+            at = docs[r]
+            if (at >> 56) != group:
+                continue
+            lo = at & _CODE
+            dn = (at >> 40) & _SHORT
+            if dn == _SHORT:
+                dn = _length(data, lo)
+            w0, w1 = _words(data, lo, dn)
+            buf[6 * pending] = lo
+            buf[6 * pending + 1] = dn
+            buf[6 * pending + 2] = w0
+            buf[6 * pending + 3] = w1
+            buf[6 * pending + 4] = np.int64(_id_hash(data, lo, dn, w0, w1))
+            buf[6 * pending + 5] = r
+            pending += 1
+            if pending == block:
+                dtable, dshift, nd, t = _code_docs(data, buf, pending, group << 56, docs,
+                                                   dtable, dshift, dfirst, dsize, nd)
+                touched += t
+                pending = 0
+        if pending:
+            dtable, dshift, nd, t = _code_docs(data, buf, pending, group << 56, docs, dtable,
+                                               dshift, dfirst, dsize, nd)
             touched += t
+    iout[HEAD + group] = touched  # (stored, so that the loads that touch the slots stay)
+    return nd
+
+
+@helper
+def _settle(ints, iout):
+    """Mode -4: see :func:`trec_pass`. Each row's document as its code among all
+    groups' (its group's first code plus its code in the group), then the check
+    that no query lists a document twice: exact when each query's rows are
+    consecutive (one run each, a run cut between two parts counted once; a stamp
+    per document); otherwise left to the caller (-2)."""
+    parts, nq, nd, groups = ints[0], ints[1], ints[2], ints[3]
+    first = ints[4 + 2 * parts:4 + 2 * parts + groups]
+    for k in range(parts):
+        base, cap = ints[4 + 2 * k], ints[5 + 2 * k]
+        rows = iout[base + H_ROWS]
+        docs = iout[base + HEAD + R_DOCS * cap:base + HEAD + (R_DOCS + 1) * cap]
+        for r in range(rows):
+            at = docs[r]
+            docs[r] = first[at >> 56] + (at & _CODE)
     iout[H_ND] = nd
-    iout[_H_SPARE] = touched  # (stored, so that the loads that touch the slots stay)
-    # a document listed twice for one query: exact when each query's rows are
-    # consecutive (one run each, a run cut between two parts counted once; a stamp
-    # per document); otherwise left to the caller (-2)
     iout[H_TWICE] = -1
     seen = np.zeros(nq, np.bool_)
     stamp = np.full(nd, -1, np.int64)
@@ -579,7 +626,7 @@ def _documents(data, ints, iout):
     last = -1
     offset = 0
     for k in range(parts):
-        base, cap = ints[3 + 2 * k], ints[4 + 2 * k]
+        base, cap = ints[4 + 2 * k], ints[5 + 2 * k]
         rows = iout[base + H_ROWS]
         runs = iout[base + H_RUNS]
         docs = iout[base + HEAD + R_DOCS * cap:base + HEAD + (R_DOCS + 1) * cap]
@@ -911,6 +958,8 @@ def trec_pass(mode, data, ints, reals, iout, fout):
     """
     if mode == -3:
         return _line_ends(data, ints[0], ints[1])
+    if mode == -4:
+        return _settle(ints, iout)
     if mode == -2:
         return _documents(data, ints, iout)
     if mode < 0:

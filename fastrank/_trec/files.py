@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import gzip
 import itertools
+import mmap
 import os
+import stat
 import zlib
 from typing import Any
 
@@ -28,12 +30,26 @@ from .._kernels import text as kernel
 from ..readers import DataError
 from .ids import CodedIds, codes, repeated, rows
 
+Raw = bytes | mmap.mmap  # a file's bytes: read, or mapped (slices of either are bytes)
 CHUNK = 1 << 16  # ids and scores gathered into fixed-width bytes this many at a time
 
 
-def raw_bytes(path: Any) -> bytes:
-    """The bytes of a file, gunzipped when it starts with gzip's magic number."""
+def raw_bytes(path: Any, least: int | None = None) -> Raw:
+    """The bytes of a file, gunzipped when it starts with gzip's magic number. A
+    plain regular file of ``least`` bytes or more is mapped rather than read:
+    its pages are the operating system's cached pages (no copy, and far fewer
+    page faults, each mapping the pages around it)."""
     with open(path, "rb") as f:
+        if least is not None:
+            try:
+                info = os.fstat(f.fileno())
+                if stat.S_ISREG(info.st_mode) and info.st_size >= max(least, 1):
+                    mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+                    if mapped[:2] != b"\x1f\x8b":
+                        return mapped
+                    mapped.close()
+            except (OSError, ValueError):  # not mappable here: read
+                pass
         raw = f.read()
     if raw[:2] == b"\x1f\x8b":
         try:
@@ -43,7 +59,7 @@ def raw_bytes(path: Any) -> bytes:
     return raw
 
 
-def line_of(raw: bytes, at: int) -> int:
+def line_of(raw: Raw, at: int) -> int:
     """The 1-based line number of byte ``at`` (\\n, \\r\\n and a lone \\r end lines)."""
     head = raw[:at]
     return head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n") + 1
@@ -137,7 +153,7 @@ def decoded(path: Any, data: np.ndarray, first: np.ndarray, size: np.ndarray,
     return raw, place, text
 
 
-def values(path: Any, raw: bytes, data: np.ndarray, out: np.ndarray, slow: np.ndarray,
+def values(path: Any, raw: Raw, data: np.ndarray, out: np.ndarray, slow: np.ndarray,
            what: str) -> None:
     """Parse the values the kernel left (``slow``: row, first byte, end) into ``out``
     as Python's ``float`` does; refuse what is not a finite number, by line."""
@@ -163,12 +179,12 @@ def values(path: Any, raw: bytes, data: np.ndarray, out: np.ndarray, slow: np.nd
 
 
 def columns(path: str, width: int, what: str, picks: tuple[int, ...],
-            raw: bytes | None = None) -> tuple[list[list[str]], list[int]]:
+            raw: Raw | None = None) -> tuple[list[list[str]], list[int]]:
     """The columns ``picks`` of a whitespace-separated file whose lines hold at least
     ``width`` columns (blank lines skipped), split by Python, and each row's line
     number: the reader of small files and of files with whitespace beyond ASCII.
     Bytes that are not UTF-8 are kept as surrogates (refused where they are read)."""
-    text = (raw_bytes(path) if raw is None else raw).decode("utf-8", "surrogateescape")
+    text = (raw_bytes(path) if raw is None else raw)[:].decode("utf-8", "surrogateescape")
     text = text.replace("\r\n", "\n").replace("\r", "\n")  # as a file opened as text reads
     lines = text.split("\n")
     counts = np.fromiter(map(len, map(str.split, lines)), np.int64, len(lines))
@@ -228,8 +244,9 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
     values in errors. Files under ``small`` bytes (default :data:`SMALL`) are
     split by Python (the same results), so that a first call on one compiles no
     kernel."""
-    raw = raw_bytes(path)
-    if len(raw) < (SMALL if small is None else small):  # a first small call compiles nothing
+    least = SMALL if small is None else small
+    raw = raw_bytes(path, least)
+    if len(raw) < least:  # a first small call compiles nothing
         nul = raw.find(b"\x00")
         if nul >= 0:
             raise DataError(f"{path}:{line_of(raw, nul)}: a NUL byte; a {what} file is text")
@@ -270,13 +287,9 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
         codes_k[:] = qplace[qoff[k] + codes_k]  # the whole file's codes, for mode -2
         heads.append(codes_k)
         firsts.append(region[k](kernel.R_QSTART)[:runs] + offsets[k])
-    ints = readonly(np.array([len(blocks), total, qraw.shape[0], *np.column_stack(
-        [bases[:-1], caps]).reshape(-1)], np.int64))
-    kernel.trec_pass(-2, data, ints, NONE, iout, fout[:0])
-    nd, twice = int(iout[kernel.H_ND]), int(iout[kernel.H_TWICE])
-    head = kernel.HEAD
-    draw, dplace, dtext = decoded(path, data, iout[head:head + nd],
-                                  iout[head + total:head + total + nd])
+    first, size = code_documents(data, iout, bases, caps, qraw.shape[0])
+    twice = int(iout[kernel.H_TWICE])
+    draw, dplace, dtext = decoded(path, data, first, size)
     nslow = [int(blk[kernel.H_SLOW]) for blk in blocks]
     slow = np.concatenate([blk[kernel.HEAD + kernel.R_SLOW * c:][:3 * m].reshape(-1, 3)
                            for blk, c, m in zip(blocks, caps, nslow, strict=True)])
@@ -309,28 +322,58 @@ NO_REALS = np.empty(0, np.float64)
 def read_parts(data: np.ndarray, width: int, picks: tuple[int, int, int]) -> tuple[
         np.ndarray, np.ndarray, np.ndarray, list[int], list[int]]:
     """A file's bytes read in parts (:func:`parts_of`), one thread each, by the
-    kernel's modes -3 and 0: the scratch for mode -2 (its header and regions,
-    then the parts' blocks), the values, where each part's block starts (and
-    the end), each part's ``cap`` (lines at most) and its status."""
+    kernel's modes -3 and 0: the scratch for modes -2 and -4 (their header and
+    regions, then the parts' blocks), the values, where each part's block starts
+    (and the end), each part's ``cap`` (lines at most) and its status. Its
+    documents fall in as many groups as there are parts."""
     spans = list(itertools.pairwise(parts_of(data, workers.threads())))
+    groups = min(len(spans), kernel.GROUPS)
     caps = workers.parallel_map(  # each part's lines at most (the last may end unended)
         lambda s: int(kernel.trec_pass(-3, data, readonly(np.array(s, np.int64)), NONE,
                                        NO_INTS, NO_REALS)) + int(s[1] == data.shape[0]),
         spans, len(spans))
     total = sum(caps)
-    bases = np.cumsum([kernel.HEAD + 2 * total] + [kernel.HEAD + kernel.REGIONS * c
-                                                   for c in caps])
+    bases = np.cumsum([kernel.LOADS + 2 * total] + [kernel.HEAD + kernel.REGIONS * c + groups
+                                                    for c in caps])
     iout = np.empty(int(bases[-1]), np.int64)
     fout = np.empty(total, np.float64)
     starts = np.cumsum([0, *caps])
     blocks = [iout[bases[k]:bases[k + 1]] for k in range(len(spans))]
 
     def part(k: int) -> int:
-        ints = readonly(np.array([width, *picks, caps[k], 0, *spans[k]], np.int64))
+        ints = readonly(np.array([width, *picks, caps[k], 0, *spans[k], groups], np.int64))
         return int(kernel.trec_pass(0, data, ints, NONE, blocks[k],
                                     fout[starts[k]:starts[k + 1]]))
 
     return iout, fout, bases, caps, workers.parallel_map(part, range(len(spans)), len(spans))
+
+
+def code_documents(data: np.ndarray, iout: np.ndarray, bases: np.ndarray, caps: list[int],
+                   nq: int) -> tuple[np.ndarray, np.ndarray]:
+    """The documents of the parts :func:`read_parts` read, coded by group, one
+    thread each (the kernel's mode -2), then as codes among all (mode -4, which
+    also writes whether a query lists a document twice): each distinct
+    document's first byte and length."""
+    parts, total = len(caps), int(bases[0] - kernel.LOADS) // 2
+    groups = int(bases[1] - bases[0]) - kernel.HEAD - kernel.REGIONS * caps[0]
+    layout = np.column_stack([bases[:-1], caps]).reshape(-1)
+    sizes = np.zeros(groups, np.int64)
+    for k in range(parts):
+        at = int(bases[k]) + kernel.HEAD + kernel.REGIONS * caps[k]
+        sizes += iout[at:at + groups]
+    starts = np.cumsum(sizes) - sizes
+    found = workers.parallel_map(lambda g: int(kernel.trec_pass(
+        -2, data, readonly(np.array([parts, g, groups, starts[g], sizes[g], total, *layout],
+                                    np.int64)), NONE, iout, NO_REALS)), range(groups), groups)
+    nd = np.array(found, np.int64)
+    first = np.cumsum(nd) - nd
+    kernel.trec_pass(-4, data, readonly(np.array([parts, nq, int(nd.sum()), groups, *layout,
+                                                  *first], np.int64)), NONE, iout, NO_REALS)
+    head = kernel.LOADS
+    return (np.concatenate([iout[head + s:head + s + m] for s, m in zip(starts, nd,
+                                                                          strict=True)]),
+            np.concatenate([iout[head + total + s:head + total + s + m]
+                            for s, m in zip(starts, nd, strict=True)]))
 
 
 def parts_of(raw: np.ndarray, threads: int) -> list[int]:
@@ -349,7 +392,7 @@ def parts_of(raw: np.ndarray, threads: int) -> list[int]:
     return cuts
 
 
-def refuse(path: Any, raw: bytes, what: str, width: int, status: int,
+def refuse(path: Any, raw: Raw, what: str, width: int, status: int,
            block: np.ndarray) -> None:
     """Raise the data error of a part's bad status (none for whitespace beyond ASCII,
     which the caller reads in Python)."""
