@@ -582,3 +582,37 @@ def test_a_bad_line_in_a_later_part_is_named_by_its_line_in_the_file(tmp_path, b
     path.write_bytes(text.encode())
     whole, parts = _read_whole_and_in_parts(str(path), fastrank.read_run, 64, 8)
     assert isinstance(whole, str) and parts == whole and ":61:" in whole
+
+
+@pytest.mark.parametrize("order", ["runs", "scattered"])
+@pytest.mark.parametrize("twice", [False, True])
+def test_qrels_pairs_the_reader_checked_are_not_checked_again(tmp_path, reader, order,
+                                                             twice) -> None:
+    """A qrels file whose (query, document) pairs the reader found distinct is
+    marked so, and evaluate_run skips its own check; a repeated pair (its query's
+    rows together or not) is still refused by name."""
+    lines = [(f"q{i % 4}", f"d{i}", i % 3) for i in range(40)]
+    if twice:
+        lines.append(lines[9])
+    if order == "runs":
+        lines.sort(key=lambda x: x[0])
+    qrels_path = tmp_path / "qrels"
+    qrels_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in lines))
+    run_path = tmp_path / "run"
+    run_path.write_text("".join(f"q{i % 4} Q0 d{i} 1 {i / 7} t\n" for i in range(60)))
+    qrels = fastrank.read_qrels(str(qrels_path))
+    run = fastrank.read_run(str(run_path))
+    marked = isinstance(qrels[1], CodedIds) and qrels[1].pairs_distinct_with is qrels[0]
+    if twice:
+        assert not marked
+        with pytest.raises(ValueError, match="the qrels lists query 'q1', document 'd9' more "
+                                             "than once"):
+            fastrank.evaluate_run(qrels, run, "map")
+        return
+    # checked where the compiled reader saw each query's rows together
+    assert marked == (order == "runs" and reader != "python")
+    got = fastrank.evaluate_run(qrels, run, ["map", "P@5"], ties="trec_eval")
+    arrays = tuple(np.asarray(x) for x in qrels)
+    want = fastrank.evaluate_run(arrays, run, ["map", "P@5"], ties="trec_eval")
+    for m in ("map", "P@5"):
+        np.testing.assert_array_equal(got.per_query[m], want.per_query[m])

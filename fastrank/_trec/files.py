@@ -438,5 +438,7 @@ def read_qrels(path: str) -> tuple[Any, Any, np.ndarray]:
     (0 and negative grades are judged not relevant). The ids come as
     :class:`~fastrank.trec.CodedIds`, the grades as float64.
     """
-    qids, docs, rel, _ = read_table(path, 4, "qrels", (0, 2, 3), "relevance")
+    qids, docs, rel, twice = read_table(path, 4, "qrels", (0, 2, 3), "relevance")
+    if twice == -1 and isinstance(docs, CodedIds):  # checked by the reader: not again
+        docs.pairs_distinct_with = qids
     return qids, docs, rel

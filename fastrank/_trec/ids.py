@@ -48,6 +48,9 @@ class CodedIds:
         self.codes = codes
         self._distinct = distinct
         self.raw = raw  # the distinct ids' UTF-8 bytes (sorted alike), where known
+        # the ids of a file's other column (its queries) with which each row's pair was
+        # found distinct as the file was read, so that the pairs are not checked again
+        self.pairs_distinct_with: CodedIds | None = None
 
     @property
     def distinct(self) -> np.ndarray:
