@@ -41,10 +41,12 @@ HARD = ["0", "-0", "+0", "0.0", "-0.0", ".5", "5.", "+.5", "-5.", "1e308", "1.79
 def reader(request, monkeypatch) -> str:
     """Every test three times: files read by the compiled pass, by the compiled
     pass in parts of a few bytes each on up to seven threads (a query's rows cut
-    between parts, ids found in several), and split by Python (the path of files
+    between parts, ids found in several; ids copied out by the kernel), and split
+    by Python (the path of files
     under files.SMALL bytes), which must all give the same."""
     monkeypatch.setattr(files, "SMALL", 1 << 62 if request.param == "python" else 0)
     if request.param == "parts":
+        monkeypatch.setattr(files, "GATHER_ROWS", 0)  # ids copied by the kernel
         monkeypatch.setattr(files, "PART_BYTES", 5)
         monkeypatch.setattr(files.workers, "threads", lambda: 7)
     return str(request.param)
@@ -616,3 +618,24 @@ def test_qrels_pairs_the_reader_checked_are_not_checked_again(tmp_path, reader, 
     want = fastrank.evaluate_run(arrays, run, ["map", "P@5"], ties="trec_eval")
     for m in ("map", "P@5"):
         np.testing.assert_array_equal(got.per_query[m], want.per_query[m])
+
+
+@PROPERTY_SETTINGS
+@given(text=st.binary(min_size=1, max_size=64), picks=st.lists(st.tuples(
+    st.integers(0, 63), st.integers(0, 20)), max_size=30))
+def test_ids_copied_by_the_kernel_are_numpys_copies(text, picks) -> None:
+    """fixed_width's kernel copy (mode -5) against its numpy path, ids anywhere up
+    to the last byte, of any length from 0."""
+    data = readonly(np.frombuffer(text.replace(b"\x00", b"a"), np.uint8))
+    first = np.array([min(f, len(text) - 1) for f, _ in picks], np.int64)
+    size = np.array([min(n, len(text) - f) for f, (_, n) in zip(first.tolist(), picks,
+                                                                strict=True)], np.int64)
+    saved = files.GATHER_ROWS
+    try:
+        files.GATHER_ROWS = 1 << 62
+        want = files.fixed_width(data, first, size)
+        files.GATHER_ROWS = 0
+        got = files.fixed_width(data, first, size)
+    finally:
+        files.GATHER_ROWS = saved
+    assert got.dtype == want.dtype and got.tolist() == want.tolist()

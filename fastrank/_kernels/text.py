@@ -404,6 +404,19 @@ def _group(h, groups):
 
 
 @helper
+def _gather(data, ints, iout):
+    """Mode -5: see :func:`trec_pass`."""
+    width, n = ints[0], ints[1]
+    out = iout.view(np.uint8)
+    for j in range(n):
+        lo, size = ints[2 + j], ints[2 + n + j]
+        at = j * width
+        for k in range(size):
+            out[at + k] = data[lo + k]
+    return TEXT_OK
+
+
+@helper
 def _line_ends(data, lo, hi):
     """The line ends in ``data[lo:hi]``: each \\n, and each \\r not followed by \\n (as
     Python's universal newlines end lines). One read of the bytes, 255 at a time
@@ -930,6 +943,11 @@ def trec_pass(mode, data, ints, reals, iout, fout):
 
     Mode -3: returns the line ends of ``data[ints[0]:ints[1]]``.
 
+    Mode -5: ``ints``: a width, a number ``n``, then ``n`` first bytes and ``n``
+    lengths (each at most the width, each range inside ``data``); writes the
+    bytes of each range into ``iout``'s bytes, ``width`` apart (the rest left as
+    they are).
+
     Mode 1 + ``p``: ``ints`` holds the number of queries ``nb``, a number of parts
     and the first query of each part and the end (one more), then the queries'
     rows' starts, their ends, and each row's document rank; ``reals`` the rows'
@@ -958,6 +976,8 @@ def trec_pass(mode, data, ints, reals, iout, fout):
     """
     if mode == -3:
         return _line_ends(data, ints[0], ints[1])
+    if mode == -5:
+        return _gather(data, ints, iout)
     if mode == -4:
         return _settle(ints, iout)
     if mode == -2:

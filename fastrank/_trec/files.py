@@ -67,8 +67,16 @@ def line_of(raw: Raw, at: int) -> int:
 
 def fixed_width(data: np.ndarray, first: np.ndarray, size: np.ndarray) -> np.ndarray:
     """The byte strings ``data[first[i]:first[i] + size[i]]`` as one fixed-width
-    bytes array (``S`` dtype; no NUL byte inside any of them)."""
+    bytes array (``S`` dtype; no NUL byte inside any of them): copied by the
+    kernel's mode -5 from ``GATHER_ROWS`` strings on (fewer by numpy, so that a
+    first small call compiles nothing)."""
     width = max(1, int(size.max(initial=1)))
+    if first.shape[0] >= GATHER_ROWS:
+        n = first.shape[0]
+        words = np.zeros((n * width + 7) // 8, np.int64)
+        kernel.trec_pass(-5, data, readonly(np.concatenate([[width, n], first, size])), NONE,
+                         words, NO_REALS)
+        return words.view(np.uint8)[:n * width].view(f"S{width}")
     out = np.zeros((first.shape[0], width), np.uint8)
     span = np.arange(width)
     last = data.shape[0] - 1
@@ -78,6 +86,9 @@ def fixed_width(data: np.ndarray, first: np.ndarray, size: np.ndarray) -> np.nda
         take[span >= s[:, None]] = 0
         out[lo:lo + CHUNK] = take
     return out.view(f"S{width}").reshape(-1)
+
+
+GATHER_ROWS = 1 << 14  # strings from which fixed_width copies them in the kernel
 
 
 def bytes_order(raw: np.ndarray) -> np.ndarray:
