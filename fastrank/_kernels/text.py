@@ -619,49 +619,52 @@ def _documents(data, ints, iout):
 def _settle(ints, iout):
     """Mode -4: see :func:`trec_pass`. Each row's document as its code among all
     groups' (its group's first code plus its code in the group), then the check
-    that no query lists a document twice: exact when each query's rows are
-    consecutive (one run each, a run cut between two parts counted once; a stamp
-    per document); otherwise left to the caller (-2)."""
+    that no query lists a document twice (a stamp per document, walking the
+    runs of rows of one query in the order given: each query's runs together
+    makes it exact, a query met again after another leaves it to the caller)."""
     parts, nq, nd, groups = ints[0], ints[1], ints[2], ints[3]
     first = ints[4 + 2 * parts:4 + 2 * parts + groups]
+    walk = ints[4 + 2 * parts + groups:]  # (part, run) pairs
+    offset = np.zeros(parts, np.int64)  # each part's first row among all
     for k in range(parts):
         base, cap = ints[4 + 2 * k], ints[5 + 2 * k]
         rows = iout[base + H_ROWS]
+        if k + 1 < parts:
+            offset[k + 1] = offset[k] + rows
         docs = iout[base + HEAD + R_DOCS * cap:base + HEAD + (R_DOCS + 1) * cap]
         for r in range(rows):
             at = docs[r]
             docs[r] = first[at >> 56] + (at & _CODE)
     iout[H_ND] = nd
-    iout[H_TWICE] = -1
+    twice = -1
     seen = np.zeros(nq, np.bool_)
     stamp = np.full(nd, -1, np.int64)
     run_id = -1
     last = -1
-    offset = 0
-    for k in range(parts):
+    for j in range(walk.shape[0] // 2):
+        k, run = walk[2 * j], walk[2 * j + 1]
         base, cap = ints[4 + 2 * k], ints[5 + 2 * k]
         rows = iout[base + H_ROWS]
         runs = iout[base + H_RUNS]
-        docs = iout[base + HEAD + R_DOCS * cap:base + HEAD + (R_DOCS + 1) * cap]
-        qcodes = iout[base + HEAD + R_QRUNS * cap:base + HEAD + (R_QRUNS + 1) * cap]
+        q = iout[base + HEAD + R_QRUNS * cap + run]
+        if q != last:
+            if seen[q]:
+                iout[H_TWICE] = -2
+                return TEXT_OK
+            seen[q] = True
+            run_id += 1
+            last = q
         qstart = iout[base + HEAD + R_QSTART * cap:base + HEAD + (R_QSTART + 1) * cap]
-        for run in range(runs):
-            q = qcodes[run]
-            if q != last:
-                if seen[q]:
-                    iout[H_TWICE] = -2
-                    return TEXT_OK
-                seen[q] = True
-                run_id += 1
-                last = q
-            end = qstart[run + 1] if run + 1 < runs else rows
-            for r in range(qstart[run], end):
-                d = docs[r]
-                if stamp[d] == run_id:
-                    iout[H_TWICE] = offset + r
-                    return TEXT_OK
-                stamp[d] = run_id
-        offset += rows
+        docs = iout[base + HEAD + R_DOCS * cap:base + HEAD + (R_DOCS + 1) * cap]
+        end = qstart[run + 1] if run + 1 < runs else rows
+        for r in range(qstart[run], end):
+            d = docs[r]
+            if stamp[d] == run_id:
+                if twice < 0 or offset[k] + r < twice:
+                    twice = offset[k] + r
+                break  # (a later row of this run comes later in the file)
+            stamp[d] = run_id
+    iout[H_TWICE] = twice
     return TEXT_OK
 
 
@@ -920,26 +923,38 @@ def trec_pass(mode, data, ints, reals, iout, fout):
     """Mode 0: read the part ``ints[6]:ints[7]`` of the file ``data`` (bytes; whole
     lines), whose lines hold ``ints[0]`` or more tokens, the query id, document id
     and value being tokens ``ints[1]``, ``ints[2]``, ``ints[3]``; ``ints[4]``
-    bounds the part's lines; ``ints[5]``: flags, 1 to leave the values unread, 2
-    the query ids uncoded. ``iout`` holds ``HEAD`` + ``REGIONS`` ``ints[4]``
-    slots: the header (``H_*``: rows, distinct queries, values left to the
-    caller, the bad line's number within the part, its columns and first byte
-    (of a NUL, the NUL's), and the runs of rows of one query), then the regions
-    ``R_*``: each row's document (its first byte plus its length, up to
-    ``_LONG``, times 2**40), (row, first, end) of each value left to the caller,
-    each distinct query's first byte and length (codes by first occurrence in
-    the part), each run's query code and first row. ``fout`` gets each row's
-    value. Returns a ``TEXT_*`` status.
+    (``cap``) bounds the part's lines; ``ints[5]``: flags, 1 to leave the values
+    unread, 2 the query ids uncoded; ``ints[8]``: the number of groups its
+    documents are coded in (up to ``GROUPS``). ``iout`` (the part's block) holds
+    ``HEAD`` + ``REGIONS`` ``cap`` slots + a slot per group: the header (``H_*``:
+    rows, distinct queries, values left to the caller, the bad line's number
+    within the part, its columns and first byte (of a NUL, the NUL's), and the
+    runs of rows of one query), then the regions ``R_*``: each row's document
+    (its first byte, plus its length up to ``_SHORT`` times 2**40, plus its
+    group times 2**56), (row, first, end) of each value left to the caller, each
+    distinct query's first byte and length (codes by first occurrence in the
+    part), each run's query code and first row; then each group's rows. ``fout``
+    gets each row's value. Returns a ``TEXT_*`` status.
 
-    Mode -2: code the documents of the parts that mode 0 read. ``ints``: the
-    number of parts, their ``cap`` in all (``N``), the distinct queries of the
-    whole file, then each part's first slot in ``iout`` and its ``cap``. Each
-    part's queries' run codes must by then be the whole file's. ``iout`` holds a
-    header (``H_ND``: distinct documents; ``H_TWICE``: the first row, counted
+    Mode -2: code the documents of one group of the parts mode 0 read, through a
+    table of its own. ``ints``: the number of parts, the group, the number of
+    groups, where its distinct documents go (from ``LOADS``, and from ``LOADS``
+    + ``N`` for their lengths) and how many rows it holds, ``N`` (the parts'
+    ``cap`` in all), then each part's block and ``cap``. ``iout``: the header
+    and a slot per group (``LOADS``), two regions of ``N`` slots, the parts'
+    blocks. Its rows' documents become their codes in the group (by first
+    occurrence) plus the group times 2**56. Returns the group's distinct
+    documents.
+
+    Mode -4: ``ints``: the number of parts, the file's distinct queries and
+    documents, the number of groups, each part's block and ``cap`` (as for mode
+    -2), each group's first code among all, then (part, run) pairs: the runs of
+    rows of one query in the order to check them. Each part's runs' query codes
+    must by then be the whole file's. Each row's document becomes its code
+    among all; the header gets ``H_ND`` and ``H_TWICE``: the first row, counted
     across the parts, that lists a document its query listed before, -1 when
-    none, -2 when a query's rows are not consecutive and so unchecked), each
-    distinct document's first byte and length (``N`` slots each), and the parts'
-    blocks, whose rows' documents become their codes (by first occurrence).
+    none, -2 when a query's runs are not all together in that order (and so
+    unchecked).
 
     Mode -3: returns the line ends of ``data[ints[0]:ints[1]]``.
 

@@ -298,7 +298,14 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
         codes_k[:] = qplace[qoff[k] + codes_k]  # the whole file's codes, for mode -2
         heads.append(codes_k)
         firsts.append(region[k](kernel.R_QSTART)[:runs] + offsets[k])
-    first, size = code_documents(data, iout, bases, caps, qraw.shape[0])
+    # each query's runs together (by code; in the file's order where there are more
+    # runs than a run a query and a few), so that one walk checks every query's pairs
+    run_codes = np.concatenate(heads)
+    walk = np.column_stack([np.repeat(np.arange(len(heads)), [h.shape[0] for h in heads]),
+                            np.concatenate([np.arange(h.shape[0]) for h in heads])])
+    if run_codes.shape[0] <= 2 * qraw.shape[0] + 64:
+        walk = walk[np.argsort(run_codes, kind="stable")]
+    first, size = code_documents(data, iout, bases, caps, qraw.shape[0], walk.reshape(-1))
     twice = int(iout[kernel.H_TWICE])
     draw, dplace, dtext = decoded(path, data, first, size)
     nslow = [int(blk[kernel.H_SLOW]) for blk in blocks]
@@ -360,10 +367,11 @@ def read_parts(data: np.ndarray, width: int, picks: tuple[int, int, int]) -> tup
 
 
 def code_documents(data: np.ndarray, iout: np.ndarray, bases: np.ndarray, caps: list[int],
-                   nq: int) -> tuple[np.ndarray, np.ndarray]:
+                   nq: int, walk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The documents of the parts :func:`read_parts` read, coded by group, one
     thread each (the kernel's mode -2), then as codes among all (mode -4, which
-    also writes whether a query lists a document twice): each distinct
+    also writes whether a query lists a document twice, walking the runs of one
+    query in the order ``walk`` gives as (part, run) pairs): each distinct
     document's first byte and length."""
     parts, total = len(caps), int(bases[0] - kernel.LOADS) // 2
     groups = int(bases[1] - bases[0]) - kernel.HEAD - kernel.REGIONS * caps[0]
@@ -378,8 +386,9 @@ def code_documents(data: np.ndarray, iout: np.ndarray, bases: np.ndarray, caps: 
                                     np.int64)), NONE, iout, NO_REALS)), range(groups), groups)
     nd = np.array(found, np.int64)
     first = np.cumsum(nd) - nd
-    kernel.trec_pass(-4, data, readonly(np.array([parts, nq, int(nd.sum()), groups, *layout,
-                                                  *first], np.int64)), NONE, iout, NO_REALS)
+    kernel.trec_pass(-4, data, readonly(np.concatenate([[parts, nq, int(nd.sum()), groups],
+                                                        layout, first, walk])),
+                     NONE, iout, NO_REALS)
     head = kernel.LOADS
     return (np.concatenate([iout[head + s:head + s + m] for s, m in zip(starts, nd,
                                                                           strict=True)]),
