@@ -136,15 +136,14 @@ def bytes_order(raw: np.ndarray) -> np.ndarray:
     return np.lexsort((keys[:, 1], keys[:, 0]))
 
 
-def decoded(path: Any, data: np.ndarray, first: np.ndarray, size: np.ndarray,
-            distinct: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Distinct ids (their bytes at ``first``/``size``) sorted as bytes (strcmp's
+def decoded(path: Any, raw: np.ndarray, distinct: bool = False) -> tuple[
+        np.ndarray, np.ndarray, np.ndarray | None]:
+    """Distinct ids (their bytes, fixed width: :func:`fixed_width`) sorted as bytes (strcmp's
     order, which for UTF-8 is the order of code points), each one's place in that
     order, and the ids as ``str`` when they are not all ASCII (decoded now, so
     that bytes that are not UTF-8 are refused here; ASCII ids are decoded when
     first asked for). ``distinct``: the ids may repeat (several parts' ids),
     each kept once, the places of equal ones the same."""
-    raw = fixed_width(data, first, size)
     order = bytes_order(raw)
     raw = raw[order]
     place = np.empty(order.shape[0], np.int64)
@@ -286,9 +285,9 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
               for blk, c in zip(blocks, caps, strict=True)]
     # the queries: each part's distinct ones found among all (a query may be in two)
     nqs = [int(blk[kernel.H_NQ]) for blk in blocks]
-    qraw, qplace, qtext = decoded(
-        path, data, np.concatenate([region[k](kernel.R_QFIRST)[:nqs[k]] for k in range(len(nqs))]),
-        np.concatenate([region[k](kernel.R_QSIZE)[:nqs[k]] for k in range(len(nqs))]),
+    qraw, qplace, qtext = decoded(path, fixed_width(
+        data, np.concatenate([region[k](kernel.R_QFIRST)[:nqs[k]] for k in range(len(nqs))]),
+        np.concatenate([region[k](kernel.R_QSIZE)[:nqs[k]] for k in range(len(nqs))])),
         distinct=len(nqs) > 1)
     qoff = np.cumsum([0, *nqs])
     heads, firsts = [], []
@@ -307,7 +306,7 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
         walk = walk[np.argsort(run_codes, kind="stable")]
     first, size = code_documents(data, iout, bases, caps, qraw.shape[0], walk.reshape(-1))
     twice = int(iout[kernel.H_TWICE])
-    draw, dplace, dtext = decoded(path, data, first, size)
+    dfixed = fixed_width(data, first, size)
     nslow = [int(blk[kernel.H_SLOW]) for blk in blocks]
     slow = np.concatenate([blk[kernel.HEAD + kernel.R_SLOW * c:][:3 * m].reshape(-1, 3)
                            for blk, c, m in zip(blocks, caps, nslow, strict=True)])
@@ -318,7 +317,9 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
         out = np.concatenate([fout[starts[k]:starts[k] + rows[k]] for k in range(len(rows))])
     del fout
     values(path, raw, data, out, slow, value)
-    del data, raw
+    del data, raw  # (a mapped file unmapped before the documents are sorted)
+    draw, dplace, dtext = decoded(path, dfixed)
+    del dfixed
     dcodes = np.empty(n, np.int64)  # new arrays, so that the scratch goes
     for k in range(len(blocks)):
         np.take(dplace, region[k](kernel.R_DOCS)[:rows[k]], out=dcodes[offsets[k]:offsets[k + 1]])
