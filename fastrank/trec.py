@@ -282,7 +282,7 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
     # Query ids as codes (both sets sorted together); document ids as keys that are
     # equal where the ids are, and rank as strcmp does through doc_rank.
     (q_all, jqc, rruns), (jdk, rdk, doc_rank) = join.coded(jq, rq, jd, rd, ties == "trec_eval")
-    checked = isinstance(jd, ids.CodedIds) and jd.pairs_distinct_with is jq  # by read_qrels
+    checked = isinstance(jd, ids.CodedIds) and jd._pairs_checked_with is jq  # by read_qrels
     twice = None if checked else ids.repeated(jqc, jdk)
     if twice is not None:
         ids.listed_twice("qrels", q_all[jqc[twice]], jd[twice])

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import gzip
 import math
+import os
+import threading
 import warnings
 
 import numpy as np
@@ -608,7 +610,7 @@ def test_qrels_pairs_the_reader_checked_are_not_checked_again(tmp_path, reader, 
     run_path.write_text("".join(f"q{i % 4} Q0 d{i} 1 {i / 7} t\n" for i in range(60)))
     qrels = fastrank.read_qrels(str(qrels_path))
     run = fastrank.read_run(str(run_path))
-    marked = isinstance(qrels[1], CodedIds) and qrels[1].pairs_distinct_with is qrels[0]
+    marked = isinstance(qrels[1], CodedIds) and qrels[1]._pairs_checked_with is qrels[0]
     if twice:
         assert not marked
         with pytest.raises(ValueError, match="the qrels lists query 'q1', document 'd9' more "
@@ -643,3 +645,21 @@ def test_ids_copied_by_the_kernel_are_numpys_copies(text, picks) -> None:
     finally:
         files.GATHER_ROWS = saved
     assert got.dtype == want.dtype and got.tolist() == want.tolist()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX's")
+def test_a_run_read_from_a_pipe_reads_as_from_a_file(tmp_path) -> None:
+    """A file that cannot be mapped (a named pipe) is read: the same run."""
+    text = "".join(f"q{i % 3} Q0 d{i} 1 {i / 8} t\n" for i in range(40))
+    path = write(tmp_path / "run", text)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text(text))
+    writer.start()
+    try:
+        got = fastrank.read_run(str(fifo))
+    finally:
+        writer.join()
+    want = fastrank.read_run(path)
+    for a, b in zip(got, want, strict=True):
+        assert np.asarray(a).tolist() == np.asarray(b).tolist()

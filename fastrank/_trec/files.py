@@ -435,7 +435,11 @@ def read_run(path: str) -> tuple[Any, Any, np.ndarray]:
     Each line: ``qid Q0 docid rank score tag``. The ids come as
     :class:`~fastrank.trec.CodedIds` (arrays of ``str`` held as codes), the
     scores as float64, read as C's ``strtod`` reads them. A document listed twice
-    for one query is a data error.
+    for one query is a data error, named by the first line that repeats it.
+
+    A plain file of 1 MB or more is mapped into memory while it is read (in
+    parts, one per thread, as many as Numba is set to): it must not be truncated
+    meanwhile.
     """
     qids, docs, scores, twice = read_table(path, 5, "run", (0, 2, 4), "score")
     if twice == -2:
@@ -461,5 +465,5 @@ def read_qrels(path: str) -> tuple[Any, Any, np.ndarray]:
     """
     qids, docs, rel, twice = read_table(path, 4, "qrels", (0, 2, 3), "relevance")
     if twice == -1 and isinstance(docs, CodedIds):  # checked by the reader: not again
-        docs.pairs_distinct_with = qids
+        docs._pairs_checked_with = qids
     return qids, docs, rel

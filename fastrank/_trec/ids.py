@@ -50,7 +50,7 @@ class CodedIds:
         self.raw = raw  # the distinct ids' UTF-8 bytes (sorted alike), where known
         # the ids of a file's other column (its queries) with which each row's pair was
         # found distinct as the file was read, so that the pairs are not checked again
-        self.pairs_distinct_with: CodedIds | None = None
+        self._pairs_checked_with: CodedIds | None = None
 
     @property
     def distinct(self) -> np.ndarray:
