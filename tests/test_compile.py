@@ -143,7 +143,7 @@ def test_cached_variants_counts_this_cache_only(tmp_path):
         from fastrank import config
         from fastrank._kernels.jit import SIGNATURES
         print(config._cached_variants())
-        kernel = next(k for k in config._kernels() if k.__name__ == "text_keys")
+        kernel = next(k for k in config._kernels() if k.__name__ == "bounds")
         kernel.compile(SIGNATURES[kernel][0])
         print(config._cached_variants())
     ''')

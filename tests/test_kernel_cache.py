@@ -17,10 +17,11 @@ import fastrank
 
 _CODE = """
 import numpy as np
-from fastrank._kernels.keys import text_keys as f
-x = np.zeros((4, 2), np.uint32)
-x.flags.writeable = False
-f(x, 0, 4, np.empty(4, np.uint64))
+from fastrank._kernels.text import trec_arrays as f
+x, ints, reals = np.zeros(32, np.uint8), np.array([2, 0, 4], np.int64), np.empty(0)
+for a in (x, ints, reals):
+    a.flags.writeable = False
+f(-6, x, ints, reals, np.empty(4, np.int64), np.empty(0))
 print(sum(f.stats.cache_hits.values()), sum(f.stats.cache_misses.values()))
 """
 
@@ -42,7 +43,7 @@ def test_editing_another_kernel_file_invalidates_the_cache(tmp_path: Path) -> No
     assert run() == (1, 0)  # from the cache
     with open(tmp_path / "fastrank" / "_kernels" / "sweep.py", "a") as fh:
         fh.write("\n# a helper file changed\n")
-    assert run() == (0, 1)  # the kernel lives in keys.py, yet it is rebuilt
+    assert run() == (0, 1)  # the kernel lives in text.py, yet it is rebuilt
     assert run() == (1, 0)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .._kernels.keys import text_keys as _text_keys
+from .._kernels.text import trec_arrays
 from . import workers
 from .inputs import SPECS, Spec, readonly
 
@@ -63,9 +63,13 @@ def decode_key(key: int, canonical: np.dtype[Any]) -> Any:
     return struct.unpack(unpacked, struct.pack(packed, key & mask))[0]
 
 
+_NO_REALS = readonly(np.empty(0, np.float64))
+_NO_OUT = np.empty(0, np.float64)
+
+
 def text_keys(ids: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | None:
     """Text ids (a 1-D ``str`` array) as uint64 keys equal and ordered as the ids
-    are (:func:`~fastrank._kernels.keys.text_keys`), written to ``out`` when given,
+    are (:func:`~fastrank._kernels.text.trec_arrays` mode -6), written to ``out`` when given,
     or None when one is longer than 8 characters or holds one from 256 on; split
     across the threads."""
     n = ids.shape[0]
@@ -75,10 +79,12 @@ def text_keys(ids: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | No
         out[:] = 0
         return out
     native = np.ascontiguousarray(ids, dtype=ids.dtype.newbyteorder("="))
-    points = readonly(native.view(np.uint32).reshape(n, width))
+    points = readonly(native.view(np.uint8).reshape(-1))
+    words = out.view(np.int64)
     nthreads = workers.threads() if n * width >= workers.PARALLEL_MIN else 1
     cuts = np.linspace(0, n, 2 * nthreads + 1).astype(np.int64).tolist()
     spans = list(itertools.pairwise(cuts))
-    misfit = workers.parallel_map(lambda span: _text_keys(points, span[0], span[1], out), spans,
-                                  nthreads)
+    misfit = workers.parallel_map(lambda span: int(trec_arrays(
+        -6, points, readonly(np.array([width, span[0], span[1]], np.int64)), _NO_REALS, words,
+        _NO_OUT)), spans, nthreads)
     return None if max(misfit) >= 0 else out

@@ -10,15 +10,15 @@ grouping work on integers only and equal scores give equal keys. ``-0.0`` and
 All arithmetic is done in ``uint64``; for 32-bit keys the caller passes 32-bit
 ``sign``/``ones`` constants and the result is stored into a ``uint32`` array.
 
-Short text ids (a run's query and document ids) get keys too: :func:`text_keys`
-packs each into one ``uint64`` that compares as the text does.
+Short text ids (a run's query and document ids) get keys too, in
+:func:`fastrank._kernels.text.trec_arrays` (mode -6).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .jit import helper, i64, kernel, ro, rw, u32, u64
+from .jit import helper
 
 KIND_FLOAT = 0
 KIND_SIGNED = 1
@@ -50,29 +50,4 @@ def from_key(k, kind, sign, ones):
     return k
 
 
-@kernel([(ro(u32, 2), i64, i64, rw(u64))])
-def text_keys(points, lo, hi, out):
-    """Text ids ``lo .. hi`` (rows of code points, NUL padded: numpy's ``str``
-    arrays viewed as ``uint32``) as their characters packed big-endian into one
-    uint64 each, zero padded, so that the keys are equal and ordered as the ids
-    are. Only ids of at most 8 characters, each below 256, fit: returns the
-    first that does not (-1 when all do)."""
-    width = points.shape[1]
-    head = min(width, 8)
-    for i in range(lo, hi):
-        tail = np.uint32(0)  # any character past the eighth
-        for c in range(head, width):
-            tail |= points[i, c]
-        key = np.uint64(0)
-        wide = np.uint32(0)
-        for c in range(head):
-            p = points[i, c]
-            wide |= p
-            key = (key << np.uint64(8)) | np.uint64(p)
-        if tail != np.uint32(0) or wide > np.uint32(255):
-            return i
-        out[i] = key << np.uint64(8 * (8 - head))
-    return -1
-
-
-__all__ = ["KIND_FLOAT", "KIND_SIGNED", "KIND_UNSIGNED", "from_key", "text_keys", "to_key"]
+__all__ = ["KIND_FLOAT", "KIND_SIGNED", "KIND_UNSIGNED", "from_key", "to_key"]

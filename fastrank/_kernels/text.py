@@ -1,4 +1,4 @@
-"""TREC files and runs as integer codes: one kernel, several passes.
+"""TREC files and runs as integer codes: two kernels, a pass per mode.
 
 :func:`trec_pass` reads the bytes of a run or qrels file in parts, one thread
 each (``mode`` -3 counts a part's lines, ``mode`` 0 reads it): it splits the
@@ -6,18 +6,23 @@ lines into whitespace-separated tokens, codes the query ids by their bytes
 through an open-addressing hash table (each distinct id is kept once, as the
 place of its first occurrence), keeps where each row's document id lies and
 reads the scores that are exactly representable by one correctly rounded
-operation (the rest are left to the caller). ``mode`` -2 then codes every
-part's documents through one table of the same layout and checks that no query
-lists a document twice. With ``mode`` 1 it
-orders each query's rows as trec_eval does (by score, then by document id as
-strcmp orders them), given each document's rank in that order. With ``mode`` -1
-it codes the fixed-width records of numpy ``str`` arrays (UCS4 code points,
-zero padded; two arrays through one table) or of int64 ids in a hash table of
-the same layout, so that an array's text ids are coded without first being made
-into bytes.
+operation (the rest are left to the caller). ``mode`` -2 then codes the
+documents by group, one table and thread each, and ``mode`` -4 numbers them
+among all and checks that no query lists a document twice; ``mode`` -5 copies
+ids out at a fixed width.
 
-The passes share one compiled variant (one signature): the number of variants
-is a cost every first call pays, so a second kernel is avoided.
+:func:`trec_arrays` holds the passes over arrays: ``mode`` 1 orders each
+query's rows as trec_eval does (by score, then by document id as strcmp orders
+them), given each document's rank in that order; ``mode`` -1 codes the
+fixed-width records of numpy ``str`` arrays (UCS4 code points, zero padded; two
+arrays through one table) or of int64 ids in a hash table of the same layout,
+so that an array's text ids are coded without first being made into bytes;
+``mode`` -6 packs short text ids into integer keys.
+
+Each kernel has one signature, and so one compiled variant: the number of
+variants is a cost every first call pays. They are two so that reading a file
+compiles none of the array passes (about 2.5 s of an 8 s compile) and scoring
+arrays none of the reader's.
 """
 
 from __future__ import annotations
@@ -962,6 +967,46 @@ def trec_pass(mode, data, ints, reals, iout, fout):
     lengths (each at most the width, each range inside ``data``); writes the
     bytes of each range into ``iout``'s bytes, ``width`` apart (the rest left as
     they are).
+    """
+    if mode == -3:
+        return _line_ends(data, ints[0], ints[1])
+    if mode == -5:
+        return _gather(data, ints, iout)
+    if mode == -4:
+        return _settle(ints, iout)
+    if mode == -2:
+        return _documents(data, ints, iout)
+    return _parse(data, ints, iout, fout)
+
+
+@helper
+def _text_keys(data, ints, iout):
+    """Mode -6: see :func:`trec_arrays`."""
+    width, lo, hi = ints[0], ints[1], ints[2]
+    points = data.view(np.uint32)
+    out = iout.view(np.uint64)
+    head = min(width, 8)
+    for i in range(lo, hi):
+        tail = np.uint32(0)  # any character past the eighth
+        for c in range(head, width):
+            tail |= points[i * width + c]
+        key = np.uint64(0)
+        wide = np.uint32(0)
+        for c in range(head):
+            p = points[i * width + c]
+            wide |= p
+            key = (key << np.uint64(8)) | np.uint64(p)
+        if tail != np.uint32(0) or wide > np.uint32(255):
+            return i
+        out[i] = key << np.uint64(8 * (8 - head))
+    return -1
+
+
+@kernel([(i64, ro(u8), ro(i64), ro(f64), rw(i64), rw(f64))])
+def trec_arrays(mode, data, ints, reals, iout, fout):
+    """The passes over arrays, apart from the file reader's (:func:`trec_pass`), so
+    that reading a file compiles none of them and scoring arrays none of the
+    reader's: the same signature, one variant.
 
     Mode 1 + ``p``: ``ints`` holds the number of queries ``nb``, a number of parts
     and the first query of each part and the end (one more), then the queries'
@@ -988,22 +1033,22 @@ def trec_pass(mode, data, ints, reals, iout, fout):
     the hash table to start from (its bits: 4 int64 a slot, -1 everywhere; a
     power of two slots, at least 1,024), grown in the kernel as it fills; empty
     for one of the kernel's.
+
+    Mode -6: text ids ``ints[1] .. ints[2]`` (rows of ``ints[0]`` code points,
+    NUL padded: numpy's ``str`` arrays' bytes, native order) as their characters
+    packed big-endian into one uint64 each (``iout``'s bits), zero padded, so
+    that the keys are equal and ordered as the ids are. Only ids of at most 8
+    characters, each below 256, fit: returns the first that does not (-1 when
+    all do).
     """
-    if mode == -3:
-        return _line_ends(data, ints[0], ints[1])
-    if mode == -5:
-        return _gather(data, ints, iout)
-    if mode == -4:
-        return _settle(ints, iout)
-    if mode == -2:
-        return _documents(data, ints, iout)
+    if mode == -6:
+        return _text_keys(data, ints, iout)
     if mode < 0:
         return _records(data, ints, reals, iout, fout)
-    if mode == 0:
-        return _parse(data, ints, iout, fout)
     return _order(mode - 1, ints, reals, iout, fout)
 
 
-__all__ = ["HEAD", "H_AT", "H_COLS", "H_LINE", "H_ND", "H_NQ", "H_ROWS", "H_RUNS", "H_SLOW",
-           "H_TWICE", "H_WIDE", "TEXT_NUL", "TEXT_OK", "TEXT_SHORT", "TEXT_UNICODE_SPACE",
-           "trec_pass"]
+__all__ = ["GROUPS", "HEAD", "H_AT", "H_COLS", "H_LINE", "H_ND", "H_NQ", "H_ROWS", "H_RUNS",
+           "H_SLOW", "H_TWICE", "H_WIDE", "LOADS", "REGIONS", "R_DOCS", "R_QFIRST", "R_QRUNS",
+           "R_QSIZE", "R_QSTART", "R_SLOW", "TEXT_NUL", "TEXT_OK", "TEXT_SHORT",
+           "TEXT_UNICODE_SPACE", "trec_arrays", "trec_pass"]

@@ -91,8 +91,8 @@ def records(a: np.ndarray, b: np.ndarray | None = None, runs: bool = False,
     # misses of the translation cache), and only grown in the kernel
     table = np.full(4 * slots, -1, np.int64).view(np.float64) if slots > 1024 else \
         np.empty(0, np.float64)
-    kernel.trec_pass(-1, readonly(a.view(np.uint8).reshape(-1)), ints, readonly(as_reals(b)),
-                     iout, table)
+    kernel.trec_arrays(-1, readonly(a.view(np.uint8).reshape(-1)), ints, readonly(as_reals(b)),
+                       iout, table)
     nd = int(iout[kernel.H_ND])
     head = kernel.HEAD
     first = iout[head + total:head + total + nd]
@@ -457,7 +457,7 @@ def trec_order(starts: np.ndarray, ends: np.ndarray, keys: np.ndarray, scores: n
     data = ints[:0].view(np.uint8)
 
     def part(j: int) -> None:
-        kernel.trec_pass(1 + j, data, ints, reals, scratch, out)
+        kernel.trec_arrays(1 + j, data, ints, reals, scratch, out)
 
     workers.parallel_map(part, range(parts), parts)
     return out
