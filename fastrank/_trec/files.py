@@ -249,11 +249,11 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
     """The query ids, document ids (as :class:`CodedIds`) and values (float64) of a
     file whose lines hold ``width`` or more tokens, those three being tokens
     ``picks``; and the first row that lists a document its query listed before
-    (-1 when none; -2 when the queries' rows are not each consecutive and so
-    this was not checked). ``what`` and ``value`` name the file's kind and its
-    values in errors. Files under ``small`` bytes (default :data:`SMALL`) are
-    split by Python (the same results), so that a first call on one compiles no
-    kernel."""
+    (-1 when none; -2 when not checked: a file split by Python, or one whose
+    queries come back in more runs of rows than twice their number and a few).
+    ``what`` and ``value`` name the file's kind and its values in errors. Files
+    under ``small`` bytes (default :data:`SMALL`) are split by Python (the same
+    results), so that a first call on one compiles no kernel."""
     least = SMALL if small is None else small
     raw = raw_bytes(path, least)
     if len(raw) < least:  # a first small call compiles nothing
@@ -267,7 +267,7 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
     if len(raw) >= 1 << 40:  # the kernel keeps byte offsets in 40 bits
         raise DataError(f"{path}: files of a terabyte or more are not read")
     data = np.frombuffer(raw, np.uint8)
-    iout, fout, bases, caps, statuses = read_parts(data, width, picks)
+    iout, fout, bases, caps, statuses, groups = read_parts(data, width, picks)
     total, starts = fout.shape[0], np.cumsum([0, *caps])
     blocks = [iout[bases[k]:bases[k + 1]] for k in range(len(caps))]
     bad = next((k for k, st in enumerate(statuses) if st != kernel.TEXT_OK), None)
@@ -294,7 +294,7 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
     for k, blk in enumerate(blocks):
         runs = int(blk[kernel.H_RUNS])
         codes_k = region[k](kernel.R_QRUNS)[:runs]
-        codes_k[:] = qplace[qoff[k] + codes_k]  # the whole file's codes, for mode -2
+        codes_k[:] = qplace[qoff[k] + codes_k]  # the whole file's codes, for mode -4
         heads.append(codes_k)
         firsts.append(region[k](kernel.R_QSTART)[:runs] + offsets[k])
     # each query's runs together (by code; in the file's order where there are more
@@ -304,7 +304,8 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
                             np.concatenate([np.arange(h.shape[0]) for h in heads])])
     if run_codes.shape[0] <= 2 * qraw.shape[0] + 64:
         walk = walk[np.argsort(run_codes, kind="stable")]
-    first, size = code_documents(data, iout, bases, caps, qraw.shape[0], walk.reshape(-1))
+    first, size = code_documents(data, iout, bases, caps, groups, qraw.shape[0],
+                                 walk.reshape(-1))
     twice = int(iout[kernel.H_TWICE])
     dfixed = fixed_width(data, first, size)
     nslow = [int(blk[kernel.H_SLOW]) for blk in blocks]
@@ -339,12 +340,12 @@ NO_REALS = np.empty(0, np.float64)
 
 
 def read_parts(data: np.ndarray, width: int, picks: tuple[int, int, int]) -> tuple[
-        np.ndarray, np.ndarray, np.ndarray, list[int], list[int]]:
+        np.ndarray, np.ndarray, np.ndarray, list[int], list[int], int]:
     """A file's bytes read in parts (:func:`parts_of`), one thread each, by the
     kernel's modes -3 and 0: the scratch for modes -2 and -4 (their header and
     regions, then the parts' blocks), the values, where each part's block starts
-    (and the end), each part's ``cap`` (lines at most) and its status. Its
-    documents fall in as many groups as there are parts."""
+    (and the end), each part's ``cap`` (lines at most) and its status, and the
+    number of groups its documents fall in (one a part)."""
     spans = list(itertools.pairwise(parts_of(data, workers.threads())))
     groups = min(len(spans), kernel.GROUPS)
     caps = workers.parallel_map(  # each part's lines at most (the last may end unended)
@@ -364,18 +365,18 @@ def read_parts(data: np.ndarray, width: int, picks: tuple[int, int, int]) -> tup
         return int(kernel.trec_pass(0, data, ints, NONE, blocks[k],
                                     fout[starts[k]:starts[k + 1]]))
 
-    return iout, fout, bases, caps, workers.parallel_map(part, range(len(spans)), len(spans))
+    statuses = workers.parallel_map(part, range(len(spans)), len(spans))
+    return iout, fout, bases, caps, statuses, groups
 
 
 def code_documents(data: np.ndarray, iout: np.ndarray, bases: np.ndarray, caps: list[int],
-                   nq: int, walk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                   groups: int, nq: int, walk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The documents of the parts :func:`read_parts` read, coded by group, one
     thread each (the kernel's mode -2), then as codes among all (mode -4, which
     also writes whether a query lists a document twice, walking the runs of one
     query in the order ``walk`` gives as (part, run) pairs): each distinct
     document's first byte and length."""
     parts, total = len(caps), int(bases[0] - kernel.LOADS) // 2
-    groups = int(bases[1] - bases[0]) - kernel.HEAD - kernel.REGIONS * caps[0]
     layout = np.column_stack([bases[:-1], caps]).reshape(-1)
     sizes = np.zeros(groups, np.int64)
     for k in range(parts):
@@ -407,7 +408,7 @@ def parts_of(raw: np.ndarray, threads: int) -> list[int]:
     for k in range(1, parts):
         at = size * k // parts
         ends = np.flatnonzero(raw[at:at + (1 << 20)] == 10)  # the next line end within 1 MB
-        if ends.shape[0] and at + int(ends[0]) + 1 < size:
+        if ends.shape[0] and cuts[-1] < at + int(ends[0]) + 1 < size:
             cuts.append(at + int(ends[0]) + 1)
     cuts.append(size)
     return cuts
