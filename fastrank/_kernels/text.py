@@ -890,12 +890,12 @@ def _sort_rows(idx, lo, hi, scores, keys):
 
 
 @helper
-def _order(part, ints, scores, scratch, out):
-    """Mode 1 + ``part``: see :func:`trec_pass`."""
+def _order(part, data, ints, scores, scratch, out):
+    """Mode 1 + ``part``: see :func:`trec_arrays`."""
     nb, parts = ints[0], ints[1]
     starts = ints[2 + parts + 1:]
     ends = starts[nb:]
-    keys = ends[nb:]
+    keys = data.view(np.int64)
     for b in range(ints[2 + part], ints[2 + part + 1]):
         s, e = starts[b], ends[b]
         down = True
@@ -1010,11 +1010,11 @@ def trec_arrays(mode, data, ints, reals, iout, fout):
 
     Mode 1 + ``p``: ``ints`` holds the number of queries ``nb``, a number of parts
     and the first query of each part and the end (one more), then the queries'
-    rows' starts, their ends, and each row's document rank; ``reals`` the rows'
-    scores. For the queries of part ``p``, writes ``fout[r]``: row ``r``'s place
-    when each query's rows are ordered by score, then document rank (both
-    increasing), numbered from its first row; ``iout`` is scratch of one slot
-    per row.
+    rows' starts and their ends; ``data`` each row's document rank (int64, its
+    bytes); ``reals`` the rows' scores. For the queries of part ``p``, writes
+    ``fout[r]``: row ``r``'s place when each query's rows are ordered by score,
+    then document rank (both increasing), numbered from its first row; ``iout``
+    is scratch of one slot per row.
 
     Mode -1: codes fixed-width records (a numpy ``str`` array's UCS4 code points,
     or int64 ids, in native order) through one hash table: ``data`` holds
@@ -1045,7 +1045,7 @@ def trec_arrays(mode, data, ints, reals, iout, fout):
         return _text_keys(data, ints, iout)
     if mode < 0:
         return _records(data, ints, reals, iout, fout)
-    return _order(mode - 1, ints, reals, iout, fout)
+    return _order(mode - 1, data, ints, reals, iout, fout)
 
 
 __all__ = ["GROUPS", "HEAD", "H_AT", "H_COLS", "H_LINE", "H_ND", "H_NQ", "H_ROWS", "H_RUNS",

@@ -446,15 +446,8 @@ def trec_order(starts: np.ndarray, ends: np.ndarray, keys: np.ndarray, scores: n
     nb = starts.shape[0]
     parts = max(1, min(workers.threads(), nb // 64))
     cuts = np.linspace(0, nb, parts + 1).astype(np.int64)
-    head = 3 + parts + 2 * nb
-    ints = np.empty(head + n, np.int64)  # filled in place: one copy of the keys
-    ints[0], ints[1] = nb, parts
-    ints[2:3 + parts] = cuts
-    ints[3 + parts:3 + parts + nb] = starts
-    ints[3 + parts + nb:head] = ends
-    ints[head:] = keys
-    ints = readonly(ints)
-    data = ints[:0].view(np.uint8)
+    ints = readonly(np.concatenate([[nb, parts], cuts, starts, ends]).astype(np.int64))
+    data = readonly(np.ascontiguousarray(keys, np.int64).view(np.uint8))  # (not copied)
 
     def part(j: int) -> None:
         kernel.trec_arrays(1 + j, data, ints, reals, scratch, out)
