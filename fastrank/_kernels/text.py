@@ -36,7 +36,7 @@ TEXT_OK, TEXT_SHORT, TEXT_UNICODE_SPACE, TEXT_NUL = 0, 1, 2, 3
 HEAD = 16  # mode 0: the header of ``iout`` (counts and where a bad line is)
 # H_RUNS: mode 0's runs of one query; H_WIDE: mode -1's distinct records not held whole as
 # bytes in their two words
-H_ROWS, H_NQ, H_ND, H_SLOW, H_LINE, H_COLS, H_AT, H_TWICE, H_RUNS, H_WIDE = range(10)
+H_ROWS, H_NQ, H_ND, H_SLOW, H_COLS, H_AT, H_TWICE, H_RUNS, H_WIDE = range(9)
 # mode 0: the regions of a part's ``iout`` after its header, in units of its ``cap``
 # slots: each row's document (first byte + length * 2**40; its code after mode -2),
 # (row, first byte, end) of each value left to the caller, each distinct query's
@@ -481,10 +481,8 @@ def _parse(data, ints, iout, fout):
     rows = 0
     nq = 0
     nslow = 0
-    line = 0
     i = ints[6]
     while i < n:
-        line += 1
         begin = i
         col = 0
         qlo = qhi = dlo = dhi = vlo = vhi = 0
@@ -496,7 +494,6 @@ def _parse(data, ints, iout, fout):
             if c == 2:  # a line end
                 break
             if c == 3:
-                iout[H_LINE] = line
                 iout[H_AT] = i
                 return TEXT_NUL
             if c == 4 and _wide_space(data, i, n):
@@ -517,7 +514,6 @@ def _parse(data, ints, iout, fout):
             col += 1
         if col > 0:
             if col < width:
-                iout[H_LINE] = line
                 iout[H_COLS] = col
                 iout[H_AT] = begin
                 return TEXT_SHORT
@@ -932,9 +928,9 @@ def trec_pass(mode, data, ints, reals, iout, fout):
     unread, 2 the query ids uncoded; ``ints[8]``: the number of groups its
     documents are coded in (up to ``GROUPS``). ``iout`` (the part's block) holds
     ``HEAD`` + ``REGIONS`` ``cap`` slots + a slot per group: the header (``H_*``:
-    rows, distinct queries, values left to the caller, the bad line's number
-    within the part, its columns and first byte (of a NUL, the NUL's), and the
-    runs of rows of one query), then the regions ``R_*``: each row's document
+    rows, distinct queries, values left to the caller, a bad line's columns and
+    first byte (of a NUL, the NUL's: the caller counts the lines before it), and
+    the runs of rows of one query), then the regions ``R_*``: each row's document
     (its first byte, plus its length up to ``_SHORT`` times 2**40, plus its
     group times 2**56), (row, first, end) of each value left to the caller, each
     distinct query's first byte and length (codes by first occurrence in the
@@ -1048,7 +1044,7 @@ def trec_arrays(mode, data, ints, reals, iout, fout):
     return _order(mode - 1, data, ints, reals, iout, fout)
 
 
-__all__ = ["GROUPS", "HEAD", "H_AT", "H_COLS", "H_LINE", "H_ND", "H_NQ", "H_ROWS", "H_RUNS",
+__all__ = ["GROUPS", "HEAD", "H_AT", "H_COLS", "H_ND", "H_NQ", "H_ROWS", "H_RUNS",
            "H_SLOW", "H_TWICE", "H_WIDE", "LOADS", "REGIONS", "R_DOCS", "R_QFIRST", "R_QRUNS",
            "R_QSIZE", "R_QSTART", "R_SLOW", "TEXT_NUL", "TEXT_OK", "TEXT_SHORT",
            "TEXT_UNICODE_SPACE", "trec_arrays", "trec_pass"]
