@@ -122,23 +122,54 @@ def test_larger_tasks_match_the_engine_and_sklearn(dtype: str) -> None:
 
 def test_which_tasks_take_the_one_call(monkeypatch: pytest.MonkeyPatch) -> None:
     """Weighted tasks up to SMALL_TASK, unweighted ones up to ALWAYS, and larger ones
-    up to SMALL_TASK where the radix sort is the faster sort of their larger class."""
+    up to SMALL_TASK where the one call was timed the faster way at their size."""
     rng = np.random.default_rng(3)
     for n in (1, 100, one_call.ALWAYS, one_call.ALWAYS + 1, 4096, 4097):
         for dt in CANONICAL:
             y = rng.random(n) < 0.3
             s = (rng.random(n) * 50).astype(dt)
-            big = max(int(y.sum()), n - int(y.sum()))
-            radix = n > one_call.ALWAYS and sorting.sort_choice(
-                np.dtype(dt).itemsize, big, compile=False).path == "radix"
             small = n <= batches.SMALL_TASK
-            assert one_call.wanted(inputs.task(y, s)) == (n <= one_call.ALWAYS
-                                                          or (small and radix))
+            got = one_call.wanted(inputs.task(y, s))
+            key = (np.dtype(dt), sorting.size_bucket(n))
+            timed = n > one_call.ALWAYS and small
+            assert (key in one_call._faster) or not timed
+            assert got == (n <= one_call.ALWAYS or (timed and one_call._faster[key]))
             assert one_call.wanted(inputs.task(y, s, np.ones(n))) == small
+    # the record decides (each way forced), and FASTRANK_SORT overrides it
+    key = (np.dtype(np.float64), sorting.size_bucket(1000))
+    for faster in (False, True):
+        monkeypatch.setitem(one_call._faster, key, faster)
+        assert one_call.wanted(inputs.task(np.arange(1000) % 2, np.arange(1000.0))) == faster
     monkeypatch.setenv("FASTRANK_SORT", "numpy")
     assert not one_call.wanted(inputs.task(np.arange(1000) % 2, np.arange(1000.0)))
     monkeypatch.setenv("FASTRANK_SORT", "radix")
+    monkeypatch.setitem(one_call._faster, key, False)
     assert one_call.wanted(inputs.task(np.arange(1000) % 2, np.arange(1000.0)))
+
+
+def test_the_timing_needs_no_sort_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The choice times the two ways themselves: it never asks for (or compiles) the
+    radix sort's own kernel, which a process without it in the cache would compile
+    for seconds (and which, not compiled, kept every such task on the engine's
+    steps). Both ways give the same numbers, bit for bit."""
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the radix sort's kernel was called")
+
+    monkeypatch.setattr(sorting, "sort_values", refuse)  # as if neither compiled nor cached:
+    monkeypatch.setattr(sorting, "_radix_ready", lambda width: False)
+    monkeypatch.setattr(sorting, "_choices", {})  # the engine's steps sort with numpy's
+    monkeypatch.setattr(one_call, "_faster", {})
+    rng = np.random.default_rng(5)
+    for dt in CANONICAL:
+        n = 700
+        y = rng.random(n) < 0.3
+        s = rng.integers(0, 300, n).astype(dt)  # ties
+        t = inputs.task(y, s)
+        choice = one_call.wanted(t)
+        assert one_call._faster[(np.dtype(dt), sorting.size_bucket(n))] is choice
+        a, ka = one_call._one(t, 1.0, 0)
+        b, kb = engine.task_metrics(t, 1.0, 0)
+        assert a.tobytes() == b.tobytes() and ka == kb
 
 
 def test_classes_far_apart_take_the_engine() -> None:

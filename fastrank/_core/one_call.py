@@ -18,13 +18,14 @@ give the same numbers, bit for bit; each task takes the faster way:
   limit for tasks it always computes inside): weighted ones (both ways sort
   weighted classes with the radix sort), unweighted ones of up to
   :data:`ALWAYS` samples (where the steps from Python cost more than any
-  sort), and larger ones where the radix sort is the faster sort of their
-  larger class here (:func:`~.sorting.sort_choice`). Measured with
-  ``benchmarks/compare.py --per-call`` and against the engine's steps in one
-  process (AMD Zen 4, numpy's AVX-512 sort): 1.13-1.31x at 100 scores and
-  1.17-1.31x at 1,000 float64 ones, 1.34-2.3x weighted; beyond
-  ``SMALL_TASK``, and for 1,000 float32 scores (numpy's sort the faster),
-  the steps were as fast or faster (0.94-0.98x), so those keep them;
+  sort), and larger ones where the one call was the faster way when both
+  were timed at their size (:func:`_time_bucket`, once per process and size
+  bucket; ``FASTRANK_SORT=numpy`` keeps the steps, ``radix`` the one call).
+  Measured with ``benchmarks/compare.py --per-call`` and against the
+  engine's steps in one process (AMD Zen 4, numpy's AVX-512 sort):
+  1.13-1.31x at 100 scores and 1.17-1.31x at 1,000 float64 ones, 1.34-2.3x
+  weighted; beyond ``SMALL_TASK`` the steps were as fast or faster
+  (0.94-0.98x), so those keep them;
 * not a weighted task whose classes need a unit each
   (:func:`~.inputs.scaled_weights`: its ``shift``), which the engine computes.
 """
@@ -32,6 +33,7 @@ give the same numbers, bit for bit; each task takes the faster way:
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -42,7 +44,7 @@ from .._kernels.sort import SMALL
 from .._kernels.sweep import OUT_SIZE
 from . import batches, engine, sorting
 from .by_class import raise_nonfinite
-from .inputs import SPECS, Task, readonly
+from .inputs import SPECS, Task, readonly, task_of
 from .workspace import EMPTY_F, EMPTY_FW, EMPTY_I, EMPTY_IW, EMPTY_UW, buffers
 
 # Each canonical score dtype's declared variant of the batch kernel (the order of
@@ -76,13 +78,56 @@ def wanted(t: Task) -> bool:
     """Whether task ``t`` takes the one kernel call (see the module's notes)."""
     values = t.values
     n = values.shape[0]
-    if n > batches.SMALL_TASK:
+    if n > batches.SMALL_TASK or t.shift != 0 or not ready(values.dtype):
         return False
-    if n > ALWAYS and t.weights is None:
-        c = sorting.sort_choice(values.itemsize, max(t.npos, n - t.npos), compile=False)
-        if c.path != "radix":
-            return False
-    return t.shift == 0 and ready(values.dtype)
+    if n <= ALWAYS or t.weights is not None:
+        return True
+    forced = sorting.env_setting("FASTRANK_SORT")
+    if forced in ("numpy", "radix"):  # the engine's steps sort with numpy's sort
+        return forced == "radix"
+    key = (values.dtype, sorting.size_bucket(n))
+    got = _faster.get(key)
+    if got is None:
+        with _timing:
+            got = _faster.get(key)
+            if got is None:
+                got = _faster[key] = _time_bucket(values.dtype, key[1])
+    return got
+
+
+# (canonical dtype, size bucket) -> whether the one call was the faster way there
+_faster: dict[tuple[np.dtype[Any], int], bool] = {}
+_timing = threading.Lock()
+
+
+def _time_bucket(dtype: np.dtype[Any], bucket: int) -> bool:
+    """Whether the one kernel call computes an unweighted task of the size bucket's
+    middle size (:func:`~.sorting.size_bucket`) faster than the engine's steps
+    here: both timed on the same task (30% positives), alternating, best of five,
+    once per process, dtype and bucket. Both give the same numbers, bit for bit;
+    the difference is the sort (fastrank's radix sort in the kernel, or the one
+    :func:`~.sorting.sort_choice` picks) and the engine's Python steps. Timing the
+    two ways themselves needs no kernel the call does not run anyway (timing the
+    sorts alone compiled the radix sort, 1-3 s, so that a process without it in
+    the cache kept the steps and numpy's sort: 33 against 26 us per call at
+    1,000 float64 scores, AMD Zen 4)."""
+    n = 3 << (bucket - 2)
+    rng = np.random.default_rng(12345)
+    if dtype.kind == "f":
+        values = rng.standard_normal(n).astype(dtype)
+    else:
+        values = rng.integers(0, 1 << 40, n).astype(dtype)
+    labels = readonly((rng.random(n) < 0.3).view(np.uint8))
+    t = task_of(readonly(values), dtype, labels, None)
+    inner = max(1, (1 << 15) // n)  # each timing some tens of microseconds
+    best = [np.inf, np.inf]
+    for _ in range(5):
+        for way, run in enumerate((_one, engine.task_metrics)):
+            t0 = time.perf_counter()
+            for _ in range(inner):
+                run(t, 1.0, 0)
+            best[way] = min(best[way], time.perf_counter() - t0)
+    return bool(best[0] <= best[1])
 
 
 Scratch = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
@@ -129,6 +174,11 @@ def task_metrics(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
     :func:`wanted` (the engine's steps otherwise)."""
     if not wanted(t):
         return engine.task_metrics(t, max_fpr, what)
+    return _one(t, max_fpr, what)
+
+
+def _one(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
+    """:func:`task_metrics` by the one kernel call (``t`` :func:`wanted` or timed)."""
     values = t.values
     n = values.shape[0]
     spec = SPECS[values.dtype]
