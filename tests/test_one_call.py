@@ -23,6 +23,7 @@ from sklearn.metrics import average_precision_score, roc_auc_score
 
 import fastrank
 from fastrank._core import batches, engine, inputs, one_call, registry, sorting
+from fastrank._kernels import tasks
 from fastrank._kernels.batch import run_segments
 from fastrank._kernels.jit import SIGNATURES
 
@@ -170,6 +171,25 @@ def test_the_timing_needs_no_sort_kernel(monkeypatch: pytest.MonkeyPatch) -> Non
         a, ka = one_call._one(t, 1.0, 0)
         b, kb = engine.task_metrics(t, 1.0, 0)
         assert a.tobytes() == b.tobytes() and ka == kb
+
+
+def test_no_timing_where_the_steps_would_compile(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the engine's kernels are neither compiled nor cached, the one call is
+    taken untimed: timing the steps would compile them first."""
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the engine's steps ran")
+
+    def compiled_or_cached(kernel: object, signature: object) -> bool:
+        return kernel is not tasks.split  # as if the split had never been compiled
+
+    monkeypatch.setattr(sorting, "compiled_or_cached", compiled_or_cached)
+    monkeypatch.setattr(engine, "task_metrics", refuse)
+    monkeypatch.setattr(one_call, "_faster", {})
+    monkeypatch.setattr(one_call, "_ready", set(one_call._ready))
+    for dt in CANONICAL:
+        one_call._ready.add(np.dtype(dt))  # (the batch kernel itself: ready)
+        assert one_call.wanted(inputs.task(np.arange(700) % 3 == 0,
+                                           np.arange(700).astype(dt)))
 
 
 def test_classes_far_apart_take_the_engine() -> None:

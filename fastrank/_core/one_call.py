@@ -41,7 +41,8 @@ import numpy as np
 from .._kernels.batch import LAB_SAME, run_segments
 from .._kernels.jit import SIGNATURES
 from .._kernels.sort import SMALL
-from .._kernels.sweep import OUT_SIZE
+from .._kernels.sweep import OUT_SIZE, sweep_one
+from .._kernels.tasks import split
 from . import batches, engine, sorting
 from .by_class import raise_nonfinite
 from .inputs import SPECS, Task, readonly, task_of
@@ -83,7 +84,7 @@ def wanted(t: Task) -> bool:
     if n <= ALWAYS or t.weights is not None:
         return True
     forced = sorting.env_setting("FASTRANK_SORT")
-    if forced in ("numpy", "radix"):  # the engine's steps sort with numpy's sort
+    if forced in ("numpy", "radix"):  # numpy's sort: the steps; the radix sort: the one call
         return forced == "radix"
     key = (values.dtype, sorting.size_bucket(n))
     got = _faster.get(key)
@@ -110,7 +111,11 @@ def _time_bucket(dtype: np.dtype[Any], bucket: int) -> bool:
     two ways themselves needs no kernel the call does not run anyway (timing the
     sorts alone compiled the radix sort, 1-3 s, so that a process without it in
     the cache kept the steps and numpy's sort: 33 against 26 us per call at
-    1,000 float64 scores, AMD Zen 4)."""
+    1,000 float64 scores, AMD Zen 4). Where the steps' own kernels are neither
+    compiled nor cached, the one call without a timing: the steps would wait for
+    a compile (seconds) that the one call does not need."""
+    if not _steps_ready(dtype):
+        return True
     n = 3 << (bucket - 2)
     rng = np.random.default_rng(12345)
     if dtype.kind == "f":
@@ -128,6 +133,15 @@ def _time_bucket(dtype: np.dtype[Any], bucket: int) -> bool:
                 run(t, 1.0, 0)
             best[way] = min(best[way], time.perf_counter() - t0)
     return bool(best[0] <= best[1])
+
+
+def _steps_ready(dtype: np.dtype[Any]) -> bool:
+    """Whether the engine's steps for an unweighted task of canonical ``dtype`` (the
+    class split and the one-range sweep) run without compiling."""
+    split_sig = tuple(SIGNATURES[split][0 if dtype.itemsize == 4 else 1])  # (jit.KEYS)
+    sweep_sig = tuple(SIGNATURES[sweep_one][_VARIANT[dtype]])
+    return (sorting.compiled_or_cached(split, split_sig)
+            and sorting.compiled_or_cached(sweep_one, sweep_sig))
 
 
 Scratch = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
