@@ -113,22 +113,28 @@ def transpose_block(bits, n, t, j0, bw, labels, lab_mode, lab_ptr, lab_idx, tb, 
     to every column's stream per row, took 1.75x as long (B1's 100,000 x
     1,000 float32 and bool matrices: 0.49 s against 0.28 s on one thread of a
     Zen 3; the loops over slices' own lengths, see NONNEGATIVE in
-    :mod:`~fastrank._kernels.tasks`, gained the rest).
+    :mod:`~fastrank._kernels.tasks`, gained the rest). A dense label matrix's
+    labels are copied in the same loop as the scores: every block of a 50,000 x
+    300 float32 and bool matrix, one thread of an AMD Zen 4, 30.5-31.5 ms against
+    40.9-41.5 ms with a loop for each.
     """
     same = lab_mode == LAB_SAME
     for i0 in range(0, n, TILE_ROWS):
         i1 = min(i0 + TILE_ROWS, n)
         rows = bits[i0 * t + j0:]
-        for jj in range(bw):
-            out = tb[jj * n + i0:jj * n + i1]
-            for i in range(out.shape[0]):
-                out[i] = rows[i * t + jj]
-        if same:
+        if same:  # each label in the same turn as its score: one loop, not two
             lrows = labels[i0 * t + j0:]
             for jj in range(bw):
+                out = tb[jj * n + i0:jj * n + i1]
                 lout = lb[jj * n + i0:jj * n + i1]
-                for i in range(lout.shape[0]):
+                for i in range(out.shape[0]):
+                    out[i] = rows[i * t + jj]
                     lout[i] = lrows[i * t + jj]
+        else:
+            for jj in range(bw):
+                out = tb[jj * n + i0:jj * n + i1]
+                for i in range(out.shape[0]):
+                    out[i] = rows[i * t + jj]
     if not same:
         for jj in range(bw):
             task_labels(lab_mode, lab_ptr, lab_idx, j0 + jj, lb[jj * n:(jj + 1) * n])
