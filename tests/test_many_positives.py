@@ -179,7 +179,8 @@ def test_the_share_is_timed_once_per_size_bucket(monkeypatch: pytest.MonkeyPatch
     monkeypatch.delenv("FASTRANK_ITEMS", raising=False)
     monkeypatch.setattr(batches, "_items", {})
     c = batches.items_choice(3000)
-    assert c.share in (*batches.ITEM_SHARES, batches.NEVER)
+    assert c.share == batches.crossover([[a, b] for _, a, b in c.timings])
+    assert 0 < c.share <= batches.NEVER
     assert "timed on" in c.reason and "3,072" in c.reason
     assert batches.items_choice(2048) is c  # one bucket: 2,048 .. 4,095
     assert batches.items_choice(4096) is not c
@@ -187,6 +188,36 @@ def test_the_share_is_timed_once_per_size_bucket(monkeypatch: pytest.MonkeyPatch
     assert batches.items_choice(3000).share == 0
     monkeypatch.setenv("FASTRANK_ITEMS", "off")
     assert batches.items_choice(3000).share == batches.NEVER
+
+
+def test_the_share_is_where_the_timings_cross() -> None:
+    """The items from the smallest share timed where they win at every share above;
+    where they lose at the share below that, from where the two ways' straight
+    lines cross between the two shares; never where they lose at the largest."""
+    shares = batches.ITEM_SHARES
+    assert shares == (16, 32, 64, 128, 256, 512)
+
+    def cut(items: list[float]) -> int:
+        return batches.crossover([[10.0, x] for x in items])
+
+    assert cut([9.0] * 6) == 16  # the items win everywhere
+    assert cut([11.0] * 6) == batches.NEVER  # nowhere
+    assert cut([11.0, 11.0, 11.0, 11.0, 9.0, 9.0]) == 192  # halfway from 128 to 256
+    assert cut([11.0, 11.0, 11.0, 11.0, 10.5, 9.0]) == 342  # 256 + 256 * 0.5 / 1.5, up
+    assert cut([11.0, 11.0, 11.0, 10.0, 9.0, 8.0]) == 129  # a tie at 128: just above
+    assert cut([11.0, 11.0, 11.0, 11.0, 11.0, 9.999]) == 512  # barely: at the top
+    assert cut([9.0, 11.0, 9.0, 9.0, 9.0, 9.0]) == 48  # from the run of wins at the top
+    # the rule on timings from the machine: always within the crossing's interval
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        items = list(rng.uniform(8.0, 12.0, 6))
+        got = cut(items)
+        wins = [x < 10.0 for x in items]
+        if not wins[-1]:
+            assert got == batches.NEVER
+            continue
+        top = max(i for i in range(6) if not all(wins[i:])) + 1 if not all(wins) else 0
+        assert (got == shares[0]) if top == 0 else shares[top - 1] < got <= shares[top]
 
 
 def test_columns_go_inside_for_the_items_where_that_is_faster(

@@ -10,6 +10,7 @@ as a one-task call. Both give the same numbers.
 from __future__ import annotations
 
 import itertools
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -361,9 +362,16 @@ def items_choice(n: int) -> ItemsChoice:
 
     Timed once per process and size bucket (:func:`~.sorting.size_bucket`), on
     tasks of the bucket's middle size inside the batch kernel, both ways at each
-    share of :data:`ITEM_SHARES`: the smallest share from which the items are the
-    faster at that share and every larger one (:data:`NEVER` where they are not
-    faster at the largest). ``FASTRANK_ITEMS=on|off`` forces them for every task
+    share of :data:`ITEM_SHARES`: from the smallest share at which the items are
+    the faster at that share and every larger one, or, where they are not at the
+    share below it, from where the two timings' straight lines cross between the
+    two shares (:data:`NEVER` where the items are not faster at the largest).
+    The crossover near a quarter of positives, taken at the grid's shares alone,
+    fell on 256 or 512 by the machine's noise (AMD Zen 4: the items 3-5% faster
+    or slower at 256, 30-40% faster at 512), and tasks of 30% positives took
+    the classes, 8-11% slower there (100,000 x 200 float32 scores, C and Fortran
+    order, the two ways alternated in one process: 148 against 160 ms and 172
+    against 191 ms). ``FASTRANK_ITEMS=on|off`` forces them for every task
     or for none. Both ways give the same numbers, bit for bit.
     """
     forced = sorting.env_setting("FASTRANK_ITEMS")
@@ -394,8 +402,7 @@ def _time_items(bucket: int) -> ItemsChoice:
     scratch_ = segment_scratch(n, np.dtype(np.float32), False)
     items = np.empty(2 * (n + 1), np.uint64)
     count = sorting.count_choice().limit
-    wins = []
-    times = []
+    times: list[list[float]] = []
     for share in ITEM_SHARES:
         labels = readonly((draws < share / SHARE_UNIT).view(np.uint8))
         bits = readonly((vals + labels).view(spec.bits))  # informative scores
@@ -411,19 +418,31 @@ def _time_items(bucket: int) -> ItemsChoice:
                 t0 = time.perf_counter()
                 run(bits, labels, scr, many)
                 best[way] = min(best[way], time.perf_counter() - t0)
-        wins.append(best[1] < best[0])
         times.append(best)
-    share = NEVER
-    for i in range(len(ITEM_SHARES) - 1, -1, -1):
-        if not wins[i]:
-            break
-        share = ITEM_SHARES[i]
+    share = crossover(times)
     shown = ", ".join(f"{s}: {a / (n * t) * 1e9:.1f}/{b / (n * t) * 1e9:.1f}"
                       for s, (a, b) in zip(ITEM_SHARES, times, strict=True))
     return ItemsChoice(share, f"timed on {t} x {n:,} float32 scores, ns per score by positives "
                               f"per {SHARE_UNIT} (classes/items): {shown}",
                        tuple((x, a / (n * t), b / (n * t))
                              for x, (a, b) in zip(ITEM_SHARES, times, strict=True)))
+
+
+def crossover(times: list[list[float]]) -> int:
+    """The share from which the items are taken (see :func:`items_choice`), from the
+    ``[classes, items]`` seconds timed at each share of :data:`ITEM_SHARES`."""
+    share = NEVER
+    for i in range(len(ITEM_SHARES) - 1, -1, -1):
+        (c0, i0) = times[i]
+        if i0 >= c0:  # the items not the faster here
+            if share != NEVER:  # the crossover: on the straight line between the two
+                c1, i1 = times[i + 1]
+                lo, hi = ITEM_SHARES[i], ITEM_SHARES[i + 1]
+                cut = lo + (hi - lo) * (i0 - c0) / ((i0 - c0) - (i1 - c1))
+                share = min(hi, max(lo + 1, math.ceil(cut)))
+            break
+        share = ITEM_SHARES[i]
+    return share
 
 
 def segment_scratch(nmax: int, dtype: np.dtype[Any], weighted: bool, slot: str = "segments"
