@@ -442,6 +442,28 @@ def in_pos_units(x, shift):
 
 # ---------------------------------------------------------------- the sweep
 
+@helper
+def record_first(st, at, total, group):
+    """Record the first group with positives (``at`` = :data:`S_FP_FIRST_POS`: FP
+    above it and its negatives) or with negatives (:data:`S_TP_FIRST_NEG`: TP
+    above it and its positives). Returns True (recorded)."""
+    st[at] = total
+    st[at + 1] = group
+    return True
+
+
+@helper
+def record_prbe(st, sk, key, tp, fp, dp, dn, pos):
+    """Record the break-even group (where TP + FP reaches the positives' total
+    ``pos``; its score bits ``key``): TP there along the group's straight line,
+    the group adding ``dp`` and ``dn`` to ``tp`` and ``fp`` (the positives' unit).
+    Returns True (found)."""
+    st[S_PRBE_FOUND] = 1.0
+    st[S_PRBE_TP] = tp + (pos - (tp + fp)) * (dp / (dp + dn))
+    sk[K_PRBE] = key
+    return True
+
+
 _TABLE = (rw(f64), rw(f64), rw(u64), i64, rw(f64), rw(u64))
 
 
@@ -504,20 +526,13 @@ def sweep_table(gpos, gneg, gkey, count, st, sk):
         if dp > 0.0:
             ap_h, ap_l = fx_add(ap_h, ap_l, dp * (tp1 / (tp1 + fp1)), sc_area)
             if not first_pos:
-                first_pos = True
-                st[S_FP_FIRST_POS] = fp
-                st[S_DN_FIRST_POS] = dn
+                first_pos = record_first(st, S_FP_FIRST_POS, fp, dn)
         if (lead_open or not first_neg) and dn > 0.0:
             lead_open = False
             if not first_neg:
-                first_neg = True
-                st[S_TP_FIRST_NEG] = tp
-                st[S_DP_FIRST_NEG] = dp
+                first_neg = record_first(st, S_TP_FIRST_NEG, tp, dp)
         if not prbe_found and pos > 0.0 and tp1 + fp1 >= pos:
-            prbe_found = True
-            st[S_PRBE_FOUND] = 1.0
-            st[S_PRBE_TP] = tp + (pos - (tp + fp)) * (dp / (dp + dn))
-            sk[K_PRBE] = gkey[g]
+            prbe_found = record_prbe(st, sk, gkey[g], tp, fp, dp, dn, pos)
         tp = tp1
         fp = fp1
     for g in range(0 if lean else count):
@@ -563,9 +578,7 @@ def sweep_table(gpos, gneg, gkey, count, st, sk):
                 run = tp1
             lead_open = False
             if not first_neg:
-                first_neg = True
-                st[S_TP_FIRST_NEG] = tp
-                st[S_DP_FIRST_NEG] = dp
+                first_neg = record_first(st, S_TP_FIRST_NEG, tp, dp)
         if dp > 0.0:
             term = dp * (tp1 / (tp1 + xf1))
             ap_h, ap_l = fx_add(ap_h, ap_l, term, sc_area)
@@ -574,14 +587,9 @@ def sweep_table(gpos, gneg, gkey, count, st, sk):
                     term = _expected_ap_group(tp, tp + fp, dp, dp + dn)
                 ex_h, ex_l = fx_add(ex_h, ex_l, term, sc_area)
             if not first_pos:
-                first_pos = True
-                st[S_FP_FIRST_POS] = fp
-                st[S_DN_FIRST_POS] = dn
+                first_pos = record_first(st, S_FP_FIRST_POS, fp, dn)
         if not prbe_found and pos > 0.0 and tp1 + xf1 >= pos:
-            prbe_found = True
-            st[S_PRBE_FOUND] = 1.0
-            st[S_PRBE_TP] = tp + (pos - (tp + xf)) * (dp / (dp + xn))
-            sk[K_PRBE] = gkey[g]
+            prbe_found = record_prbe(st, sk, gkey[g], tp, xf, dp, xn, pos)
         tp = tp1
         fp = fp1
     if count > 0:
