@@ -115,7 +115,7 @@ def transpose_block(bits, n, t, j0, bw, labels, lab_mode, lab_ptr, lab_idx, tb, 
     Zen 3; the loops over slices' own lengths, see NONNEGATIVE in
     :mod:`~fastrank._kernels.tasks`, gained the rest). A dense label matrix's
     labels are copied in the same loop as the scores: every block of a 50,000 x
-    300 float32 and bool matrix, one thread of an AMD Zen 4, 30.5-31.5 ms against
+    300 float32 and bool matrix, one thread of an AMD Zen 4, 28.5-30.2 ms against
     40.9-41.5 ms with a loop for each.
     """
     same = lab_mode == LAB_SAME
