@@ -300,6 +300,17 @@ def _code_of(data, lo, n, h, w0, w1, table, shift, first, size, nd):
 
 
 @helper
+def _touch(table, slot):
+    """Load the cache line of ``slot`` and the next one, where a probe that starts
+    at ``slot`` ends most often (a slot is half a 64-byte line): called for a block
+    of ids before they are probed, these loads depend on no other's result, so
+    their misses overlap. The line alone left a probe past it a miss on the probe's
+    own path: on 10,000,000 ids of 2,000,000 distinct (a table 47% full), 83-95
+    ns a row with one line touched, 67-76 with two (AMD Zen 4)."""
+    return table[4 * slot] + table[(4 * slot + 8) & (table.shape[0] - 1)]
+
+
+@helper
 def _put(table, slot, h, code, n, w0, w1):
     table[4 * slot] = np.int64(h)
     table[4 * slot + 1] = code | (np.int64(min(n, _LONG)) << 40)
@@ -372,7 +383,7 @@ def _code_docs(data, buf, count, tag, dcodes, dtable, dshift, dfirst, dsize, nd)
         dtable, dshift = _grow(dtable, dshift)
     touched = np.int64(0)
     for j in range(count):
-        touched += dtable[4 * _slot(np.uint64(buf[6 * j + 4]), dshift)]
+        touched += _touch(dtable, _slot(np.uint64(buf[6 * j + 4]), dshift))
     mask = (dtable.shape[0] >> 2) - 1
     for j in range(count):
         lo, dn, w0, w1, hv = buf[6 * j], buf[6 * j + 1], buf[6 * j + 2], buf[6 * j + 3], \
@@ -794,7 +805,7 @@ def _records(data, ints, reals, iout, fout):
                 ws[2 * i + 1] = w1
             for r in range(b0, b1):  # loads of no other's result: their misses overlap
                 if tags[r - b0] >= 0:
-                    touched += table[4 * _slot(hs[r - b0], shift)]
+                    touched += _touch(table, _slot(hs[r - b0], shift))
             for r in range(b0, b1):
                 i = r - b0
                 tag = tags[i]
