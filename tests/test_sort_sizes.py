@@ -128,3 +128,60 @@ def test_a_slightly_slower_radix_sort_still_keeps_columns_inside(
     monkeypatch.setattr(sorting, "sort_choice", timed)
     sizes = np.array([5000, 8191, 8192, 50_000])
     assert batches.in_kernel(sizes, 4, False).tolist() == [True, True, False, False]
+
+
+@pytest.mark.parametrize("sort", ["numpy", "radix", ""])
+def test_sorted_keys_is_numpys_sort_by_either_path(monkeypatch: pytest.MonkeyPatch,
+                                                   sort: str) -> None:
+    """``sorted_keys`` (the TREC pairs' check of repeats) gives numpy's sorted copy of
+    int64 keys of either sign and of uint64 keys, by whichever sort runs, and leaves
+    its input as it was."""
+    monkeypatch.setenv("FASTRANK_SORT", sort)
+    if sort == "radix":  # as on a machine whose cache holds the radix sort
+        monkeypatch.setattr(sorting, "_radix_ready", lambda width: True)
+    rng = np.random.default_rng(7)
+    for n in (0, 1, 33, 1000, 70_000):
+        for keys in (rng.integers(-2**62, 2**62, n), rng.integers(0, 50, n),
+                     rng.integers(0, 2**64 - 1, n, dtype=np.uint64, endpoint=True),
+                     np.repeat(rng.integers(-5, 5, max(n // 10, 1)), 10)[:n]):
+            before = keys.copy()
+            got = sorting.sorted_keys(keys)
+            assert got.dtype == keys.dtype
+            np.testing.assert_array_equal(got, np.sort(keys))
+            np.testing.assert_array_equal(keys, before)
+
+
+def test_sorted_keys_compiles_no_radix_sort(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the radix sort is neither compiled nor cached, numpy's sort runs and no
+    choice is timed (timing it would compile the radix sort)."""
+    monkeypatch.delenv("FASTRANK_SORT", raising=False)
+    monkeypatch.setattr(sorting, "_radix_ready", lambda width: False)
+
+    def no_timing(*args: object, **kwargs: object) -> object:
+        raise AssertionError("sort_choice called")
+
+    monkeypatch.setattr(sorting, "sort_choice", no_timing)
+    keys = np.random.default_rng(1).integers(0, 10**9, 200_000)
+    np.testing.assert_array_equal(sorting.sorted_keys(keys), np.sort(keys))
+
+
+@pytest.mark.parametrize("sort", ["numpy", "radix"])
+def test_repeated_pairs_are_found_by_either_sort(monkeypatch: pytest.MonkeyPatch,
+                                                 sort: str) -> None:
+    """The qrels' check of a (query, document) pair listed twice names the second
+    occurrence whichever sort orders the pairs."""
+    from fastrank._trec import ids
+
+    monkeypatch.setenv("FASTRANK_SORT", sort)
+    if sort == "radix":
+        monkeypatch.setattr(sorting, "_radix_ready", lambda width: True)
+    rng = np.random.default_rng(3)
+    q = np.repeat(np.arange(300), 200)
+    d = np.concatenate([rng.permutation(10**6)[:200] for _ in range(300)])
+    assert ids.repeated(q, d) is None
+    d[12_345] = d[12_300]  # the same query's document again, later
+    assert ids.repeated(q, d) == 12_345
+    d2 = d.copy()
+    d2[12_345] = d[12_345] + 1
+    d2[50_001] = d2[50_000]
+    assert ids.repeated(q, d2) == 50_001

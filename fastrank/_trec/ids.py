@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core import codec
+from .._core import codec, sorting
 
 
 class CodedIds:
@@ -260,15 +260,16 @@ def doc_keys(jd: np.ndarray, rd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def repeated(qcodes: np.ndarray, dkeys: np.ndarray) -> int | None:
     """The place of a (query, document) pair's second occurrence, or None when every
-    pair is distinct (numpy's sort of integers is its fastest path, SIMD on most
-    CPUs; its hash-based unique was slower here by 20x)."""
+    pair is distinct: the pairs as integers, sorted by the sort timed faster here
+    (:func:`~fastrank._core.sorting.sorted_keys`; numpy's hash-based unique was
+    slower than its sort by 20x)."""
     lo, hi = (int(dkeys.min()), int(dkeys.max())) if dkeys.shape[0] else (0, 0)
     if (hi - lo + 1) * (int(qcodes.max(initial=0)) + 1) < 2**62:  # the keys as they are
         dcodes = dkeys.astype(np.int64) - lo
     else:
         dcodes = np.unique(dkeys, return_inverse=True)[1].reshape(-1)
     key = qcodes.astype(np.int64) * (int(dcodes.max(initial=0)) + 1) + dcodes
-    ordered = np.sort(key)
+    ordered = sorting.sorted_keys(key)
     if not bool((ordered[1:] == ordered[:-1]).any()):
         return None
     by = np.argsort(key, kind="stable")
