@@ -312,3 +312,33 @@ def test_robust2003_runs_from_string_arrays_match_trec_eval_10(tmp_path, name) -
         else:
             assert mine == int(v), (m, q, mine, v)
     assert len(values) == 95 * 101 + 3
+
+
+ID_BYTES = st.binary(min_size=1, max_size=6).filter(lambda b: b"\x00" not in b)
+
+
+@PROPERTY_SETTINGS
+@given(st.lists(ID_BYTES, max_size=60), st.lists(ID_BYTES, max_size=60),
+       st.integers(0, 3), st.integers(0, 3))
+def test_two_files_ids_join_by_one_merge_as_by_binary_search(xs, ys, padx, pady) -> None:
+    """Two coded columns' sorted distinct bytes (of any widths, any byte from 1 to 255:
+    prefixes of one another, UTF-8 lead bytes) joined by the reader kernel's merge
+    (mode -7) give the keys numpy's binary searches give."""
+    def coded(values: list[bytes], pad: int) -> trec_ids.CodedIds:
+        width = max([len(v) for v in values] + [1]) + pad
+        raw = np.unique(np.array(values, dtype=f"S{width}"))
+        return trec_ids.CodedIds(np.arange(raw.shape[0])[::-1].copy(), None, raw)
+
+    a, b = coded(xs, padx), coded(ys, pady)
+    saved = trec_ids.SMALL_ROWS
+    try:
+        trec_ids.SMALL_ROWS = 0  # the merge
+        merged = join.joined(a, b)
+        trec_ids.SMALL_ROWS = 10**12  # numpy's searchsorted
+        searched = join.joined(a, b)
+    finally:
+        trec_ids.SMALL_ROWS = saved
+    for m, s in zip(merged, searched, strict=True):
+        np.testing.assert_array_equal(m, s)
+    both = set(xs) & set(ys)  # a shared id takes the run's code
+    assert int((merged[0] < b.sorted_bytes().shape[0]).sum()) == len(both)

@@ -930,6 +930,42 @@ def _order(part, data, ints, scores, scratch, out):
     return TEXT_OK
 
 
+@helper
+def _compare(a, ia, wa, b, ib, wb):
+    """The sign of the record ``a[ia:ia + wa]`` minus ``b[ib:ib + wb]``, bytes compared
+    unsigned, the shorter zero padded (numpy's order of fixed-width bytes)."""
+    for k in range(min(wa, wb)):
+        if a[ia + k] != b[ib + k]:
+            return -1 if a[ia + k] < b[ib + k] else 1
+    for k in range(wb, wa):
+        if a[ia + k] != 0:
+            return 1
+    for k in range(wa, wb):
+        if b[ib + k] != 0:
+            return -1
+    return 0
+
+
+@helper
+def _merge(data, ints, reals, iout):
+    """Mode -7: see :func:`trec_pass`."""
+    wy, ny, wx, nx = ints[0], ints[1], ints[2], ints[3]
+    x = reals.view(np.uint8)
+    j = 0
+    for i in range(nx):
+        found = -1
+        while j < ny:
+            c = _compare(data, j * wy, wy, x, i * wx, wx)
+            if c < 0:
+                j += 1
+                continue
+            if c == 0:
+                found = j
+            break
+        iout[i] = found
+    return TEXT_OK
+
+
 @kernel([(i64, ro(u8), ro(i64), ro(f64), rw(i64), rw(f64))])
 def trec_pass(mode, data, ints, reals, iout, fout):
     """Mode 0: read the part ``ints[6]:ints[7]`` of the file ``data`` (bytes; whole
@@ -974,7 +1010,15 @@ def trec_pass(mode, data, ints, reals, iout, fout):
     lengths (each at most the width, each range inside ``data``); writes the
     bytes of each range into ``iout``'s bytes, ``width`` apart (the rest left as
     they are).
+
+    Mode -7: two sorted columns of distinct fixed-width ids joined by one merge:
+    ``data`` holds ``ints[1]`` records of ``ints[0]`` bytes, ``reals`` (its bytes)
+    ``ints[3]`` of ``ints[2]`` bytes, each column ascending in numpy's order of
+    bytes (zero padded). Writes ``iout[i]``: the place in ``data`` of ``reals``'
+    record ``i``, -1 where ``data`` lacks it.
     """
+    if mode == -7:
+        return _merge(data, ints, reals, iout)
     if mode == -3:
         return _line_ends(data, ints[0], ints[1])
     if mode == -5:

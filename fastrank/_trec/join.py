@@ -35,7 +35,7 @@ from .._core import workers
 from .._core.inputs import readonly
 from .._kernels import text as kernel
 from . import ids
-from .files import bytes_order
+from .files import NO_REALS, bytes_order
 from .ids import CodedIds, codes, doc_keys, rows, sortable
 
 SIGN = np.int64(-(2**63))
@@ -270,9 +270,22 @@ def joined(a: CodedIds, b: CodedIds) -> tuple[np.ndarray, np.ndarray]:
     x, y = a.sorted_bytes(), b.sorted_bytes()
     if x.dtype.kind != y.dtype.kind:
         x, y = a.distinct, b.distinct
-    at = np.searchsorted(y, x)
-    found = y[np.minimum(at, max(0, y.shape[0] - 1))] == x if y.shape[0] else \
-        np.zeros(x.shape[0], bool)
+    if x.dtype.kind == "S" and x.shape[0] + y.shape[0] >= ids.SMALL_ROWS and \
+            min(x.dtype.itemsize, y.dtype.itemsize) > 0:
+        # one merge of the two sorted columns in the reader's kernel (a file's ids:
+        # loaded already): 1 M ids into 2 M in 0.02 s against numpy's binary
+        # searches' 0.17 s, each a chain of cache misses
+        at = np.empty(x.shape[0], np.int64)
+        y = np.ascontiguousarray(y)
+        kernel.trec_pass(-7, readonly(y.view(np.uint8).reshape(-1)),
+                         readonly(np.array([y.dtype.itemsize, y.shape[0], x.dtype.itemsize,
+                                            x.shape[0]], np.int64)),
+                         readonly(as_reals(np.ascontiguousarray(x))), at, NO_REALS)
+        found = at >= 0
+    else:
+        at = np.searchsorted(y, x)
+        found = y[np.minimum(at, max(0, y.shape[0] - 1))] == x if y.shape[0] else \
+            np.zeros(x.shape[0], bool)
     code = np.where(found, at, y.shape[0] + np.cumsum(~found) - 1)
     return code[a.codes], b.codes
 
