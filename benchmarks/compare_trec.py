@@ -11,7 +11,8 @@ are) and its graded qrels into ``--folder`` (default: a folder under the system'
 temporary directory; the run is about 35 bytes a row), then measures, each the
 best of ``--repeat`` after one warm-up:
 
-* end to end, process start to printed output: ``fastrank trec`` (``--ties
+* end to end, process start to printed output (fastrank's modules compiled to
+  bytecode first, as ``pip install`` does): ``fastrank trec`` (``--ties
   trec_eval``, 7 measures) and the ``ir_measures`` command line on the same files
   (found on the PATH, or ``--ir-measures``), with each process's peak memory
   (``/usr/bin/time -v``'s maximum resident set size); the two take turns, one
@@ -44,6 +45,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from timing import bytecode
 
 FILE_MEASURES = ["map", "ndcg@10", "P@10", "recip_rank", "recall@100", "Rprec", "num_rel_ret"]
 IR_MEASURES = "AP nDCG@10 P@10 RR R@100 Rprec NumRelRet"
@@ -232,6 +234,7 @@ def main() -> int:
     args = parser.parse_args()
     run, qrels, arrays = write_data(args.folder, args.queries, args.docs)
     here = str(Path(__file__).resolve().parents[1])
+    bytecode()  # as pip installs a package (and installed the peers)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([here, os.environ.get("PYTHONPATH", "")]))
     cpu, simd = machine()
     print(f"CPU: {cpu}; {os.cpu_count()} cores; numpy {np.__version__}, SIMD dispatched: "
