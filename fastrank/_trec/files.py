@@ -74,8 +74,18 @@ def fixed_width(data: np.ndarray, first: np.ndarray, size: np.ndarray) -> np.nda
     if first.shape[0] >= GATHER_ROWS:
         n = first.shape[0]
         words = np.zeros((n * width + 7) // 8, np.int64)
-        kernel.trec_pass(-5, data, readonly(np.concatenate([[width, n], first, size])), NONE,
-                         words, NO_REALS)
+        # in a part a thread (each from a multiple of 8 strings: whole words), as the
+        # strings lie all over the file: 2 M of a run's ids 0.07 against 0.14 s
+        parts = max(1, min(workers.threads(), n // max(GATHER_ROWS, 1)))
+        cuts = [n * k // parts // 8 * 8 for k in range(parts)] + [n]
+
+        def part(k: int) -> None:
+            lo, hi = cuts[k], cuts[k + 1]
+            kernel.trec_pass(-5, data, readonly(np.concatenate([[width, hi - lo], first[lo:hi],
+                                                                size[lo:hi]])),
+                             NONE, words[lo * width // 8:], NO_REALS)
+
+        workers.parallel_map(part, range(parts), parts)
         return words.view(np.uint8)[:n * width].view(f"S{width}")
     out = np.zeros((first.shape[0], width), np.uint8)
     span = np.arange(width)
