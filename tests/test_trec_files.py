@@ -255,6 +255,28 @@ def test_trec_order_is_a_sort_by_score_then_rank(data) -> None:
             assert np.unique(got[s:e]).shape[0] == e - s
 
 
+@pytest.mark.parametrize("pattern", ["random", "few scores", "one score", "up", "down",
+                                     "organ pipe", "sawtooth"])
+def test_trec_order_of_long_queries_in_any_order(pattern) -> None:
+    """Queries of up to 5,000 rows in no order by score go through the kernel's
+    quicksort (cut after cut, the smaller side first) whatever their pattern:
+    the order numpy's lexsort gives."""
+    rng = np.random.default_rng(11)
+    sizes = np.array([17, 5000, 1, 1234, 64, 3000, 0, 999])
+    n = int(sizes.sum())
+    ends = np.cumsum(sizes).astype(np.int64)
+    starts = ends - sizes
+    i = np.arange(n)
+    scores = {"random": rng.random(n), "few scores": rng.integers(0, 7, n) / 7,
+              "one score": np.zeros(n), "up": i / n, "down": -i / n,
+              "organ pipe": -np.abs(i % 2000 - 1000.0), "sawtooth": (i % 37) * 1.0}[pattern]
+    keys = rng.permutation(n).astype(np.int64)
+    got = join.trec_order(starts, ends, keys, scores, 0)
+    for s, e in zip(starts, ends, strict=True):
+        want = np.lexsort((keys[s:e], scores[s:e]))
+        assert np.argsort(got[s:e]).tolist() == want.tolist()
+
+
 def trec_eval_reference(qrels, run, k: int) -> dict[str, tuple[float, float]]:
     """P@k and average precision per query, documents ranked as trec_eval ranks them:
     by score decreasing, ties by docid as text (strcmp), decreasing."""
