@@ -273,8 +273,8 @@ def joined(a: CodedIds, b: CodedIds) -> tuple[np.ndarray, np.ndarray]:
     if x.dtype.kind == "S" and x.shape[0] + y.shape[0] >= ids.SMALL_ROWS and \
             min(x.dtype.itemsize, y.dtype.itemsize) > 0:
         # one merge of the two sorted columns in the reader's kernel (a file's ids:
-        # loaded already): 1 M ids into 2 M in 0.02 s against numpy's binary
-        # searches' 0.17 s, each a chain of cache misses
+        # loaded already): 1.3 M qrels ids into 2 M run ids, this function 0.075-0.097
+        # against 0.16-0.17 s with numpy's binary searches, each a chain of misses
         at = np.empty(x.shape[0], np.int64)
         y = np.ascontiguousarray(y)
         kernel.trec_pass(-7, readonly(y.view(np.uint8).reshape(-1)),
