@@ -321,3 +321,21 @@ def test_batch_in_a_forked_child_after_the_parent_used_the_pool():
     child.join(timeout=120)
     assert child.exitcode == 0
     np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 7])
+def test_a_gather_cut_into_parts_is_numpys_take(monkeypatch: pytest.MonkeyPatch,
+                                                threads: int) -> None:
+    """``workers.take`` (the TREC paths' large gathers, a part a thread) gives numpy's
+    ``take`` whatever the parts, sizes and dtype, empty indices included."""
+    from fastrank._core import workers
+
+    monkeypatch.setattr(workers, "GATHER_MIN", 3)
+    monkeypatch.setattr(workers, "threads", lambda: threads)
+    rng = np.random.default_rng(threads)
+    for values in (rng.integers(-2**62, 2**62, 50), rng.random(7), np.arange(1, dtype=np.uint8)):
+        for n in (0, 1, 5, 6, 100, 1001):
+            index = rng.integers(0, values.shape[0], n)
+            got = workers.take(values, index)
+            assert got.dtype == values.dtype
+            np.testing.assert_array_equal(got, values[index])

@@ -209,10 +209,10 @@ def int_ranks(keys: np.ndarray, unsigned: bool) -> np.ndarray:
         held = np.flatnonzero(present)
         table = np.zeros(span, np.int64)
         table[held] = text_ranks(held.astype(vals.dtype) + lo)
-        ranks: np.ndarray = table[at]
+        ranks: np.ndarray = workers.take(table, at)
         return ranks
     codes, _, first, _, _ = records(vals)
-    ranked: np.ndarray = text_ranks(vals[first])[codes]
+    ranked: np.ndarray = workers.take(text_ranks(vals[first]), codes)
     return ranked
 
 
@@ -389,13 +389,13 @@ def joint(jd: np.ndarray, rd: np.ndarray, trec: bool) -> tuple[
         hi, lo = word_keys(words)
         if lo is None:  # one integer each, in strcmp's order: the keys themselves, unsorted
             ranks = hi.view(np.int64) ^ SIGN
-            return jdk, rdk, lambda keys: ranks.take(keys, mode="clip")
+            return jdk, rdk, lambda keys: workers.take(ranks, keys)
         order = np.lexsort((lo, hi))
     else:
         order = text_order(native(gathered(np.asarray(rd), np.asarray(jd), first)))
     place = np.empty(first.shape[0], np.int64)
     place[order] = np.arange(first.shape[0])
-    return jdk, rdk, lambda keys: place.take(keys, mode="clip")
+    return jdk, rdk, lambda keys: workers.take(place, keys)
 
 
 def long_text(jd: Any, rd: Any) -> bool:
