@@ -339,3 +339,7 @@ def test_a_gather_cut_into_parts_is_numpys_take(monkeypatch: pytest.MonkeyPatch,
             got = workers.take(values, index)
             assert got.dtype == values.dtype
             np.testing.assert_array_equal(got, values[index])
+            into = np.zeros(n + 4, values.dtype)
+            assert workers.take(values, index, out=into[2:2 + n]) is not None
+            np.testing.assert_array_equal(into[2:2 + n], values[index])
+            assert not into[:2].any() and not into[2 + n:].any()  # only its slice written

@@ -156,18 +156,19 @@ def parallel_map(fn: Callable[[Any], Any], items: Sequence[Any], nthreads: int) 
 GATHER_MIN = 1 << 20  # indices from which take() cuts the gather into a part a thread
 
 
-def take(values: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """``values.take(index, mode="clip")`` (indices outside are clipped: callers pass
-    valid ones), cut into a part a thread from ``GATHER_MIN`` indices on: numpy's
-    gather lets go of the GIL, and a gather of many indices into a table larger
-    than the cache waits on a miss for most of them. 10 M int64 from 2 M:
-    0.056-0.065 against 0.094-0.127 s on two threads (AMD Zen 4)."""
+def take(values: np.ndarray, index: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``values.take(index, mode="clip", out=out)`` (indices outside are clipped:
+    callers pass valid ones), cut into a part a thread from ``GATHER_MIN`` indices
+    on: numpy's gather lets go of the GIL, and a gather of many indices into a
+    table larger than the cache waits on a miss for most of them (the new output's
+    first touches are shared out too). 10 M int64 from 2 M: 0.056-0.065 against
+    0.094-0.127 s on two threads (AMD Zen 4)."""
     n = index.shape[0]
+    got = np.empty(n, values.dtype) if out is None else out
     parts = min(threads(), n // GATHER_MIN)
     if parts < 2:
-        out: np.ndarray = values.take(index, mode="clip")
-        return out
-    got = np.empty(n, values.dtype)
+        values.take(index, mode="clip", out=got)
+        return got
     cuts = [n * k // parts for k in range(parts + 1)]
     parallel_map(lambda k: values.take(index[cuts[k]:cuts[k + 1]], mode="clip",
                                        out=got[cuts[k]:cuts[k + 1]]), range(parts), parts)

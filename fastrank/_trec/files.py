@@ -335,13 +335,9 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
     draw, dplace, dtext = decoded(path, dfixed)
     del dfixed
     dcodes = np.empty(n, np.int64)  # new arrays, so that the scratch goes
-    # each part's rows on a thread of their own: numpy's gather lets go of the GIL,
-    # and the new array's first touches (the system's zeroed pages) are shared out too
-    gathers = [(region[k](kernel.R_DOCS)[:rows[k]], dcodes[offsets[k]:offsets[k + 1]])
-               for k in range(len(blocks))]
-    workers.parallel_map(lambda part: np.take(dplace, part[0], out=part[1]), gathers,
-                         workers.threads())
-    del gathers
+    for k in range(len(blocks)):  # each part's gather on every thread
+        workers.take(dplace, region[k](kernel.R_DOCS)[:rows[k]],
+                     out=dcodes[offsets[k]:offsets[k + 1]])
     runs_q, runs_at = np.concatenate(heads), np.concatenate(firsts)
     keep = np.ones(runs_q.shape[0], bool)  # a query's run cut between two parts is one run
     np.not_equal(runs_q[1:], runs_q[:-1], out=keep[1:])
