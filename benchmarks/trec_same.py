@@ -12,7 +12,8 @@ every measure per query and its mean, as bits) under every tie rule, on the TREC
 2003 Robust runs (from ``DATA_FOLDER``, default ``../shared/data``: skipped
 where absent) and on random runs with integer, short, long and non-ASCII text
 ids, heavy ties, unjudged queries and queries whose rows are not consecutive,
-from arrays and through files. Prints the cases compared and exits 1 on the
+from arrays and through files (and one run of 1.1 M rows from arrays, whose
+documents are coded by group). Prints the cases compared and exits 1 on the
 first difference. A developer tool, not a test.
 """
 
@@ -42,10 +43,11 @@ def random_cases(folder: Path) -> list[tuple[str, Any, Any]]:
     """(name, qrels, run): arrays and the files written from them."""
     rng = np.random.default_rng(44)
     out: list[tuple[str, Any, Any]] = []
-    for kind in ("int", "short", "long", "non-ascii", "mixed-width", "long large"):
-        nq, nd = (30, 80) if kind != "long large" else (300, 400)  # past ids.SMALL_ROWS
+    for kind in ("int", "short", "long", "non-ascii", "mixed-width", "long large", "by group"):
+        # past ids.SMALL_ROWS; "by group": past join.GROUPED_ROWS too (arrays only)
+        nq, nd = {"long large": (300, 400), "by group": (1_100, 1_000)}.get(kind, (30, 80))
         q = np.repeat(np.arange(nq), nd)
-        d = rng.integers(0, 400 if kind != "long large" else 100_000, q.shape[0])
+        d = rng.integers(0, 400 if nq == 30 else 100_000, q.shape[0])
         key = q * 1_000_000 + d
         _, first = np.unique(key, return_index=True)
         q, d = q[np.sort(first)], d[np.sort(first)]
@@ -53,7 +55,7 @@ def random_cases(folder: Path) -> list[tuple[str, Any, Any]]:
             qq, dd = q + 300, d * 7
         elif kind == "short":
             qq, dd = np.char.add("q", q.astype(str)), np.char.add("d", d.astype(str))
-        elif kind in ("long", "long large"):
+        elif kind in ("long", "long large", "by group"):
             qq = np.char.add("topic-", q.astype(str))
             dd = np.char.add("FBIS3-", np.char.zfill(d.astype(str), 6))
         elif kind == "non-ascii":
@@ -72,6 +74,8 @@ def random_cases(folder: Path) -> list[tuple[str, Any, Any]]:
         qrels = (qq[judged], dd[judged], grades[judged])
         run = (qq, dd, s) if order is None else (qq[order], dd[order], s[order])
         out.append((f"random {kind}", qrels, run))
+        if kind == "by group":
+            continue
         qf, rf = folder / f"{kind}.qrels", folder / f"{kind}.run"
         qcols, rcols = ([x.tolist() for x in part] for part in (qrels, run))
         qf.write_text("".join(f"{a} 0 {b} {c}\n" for a, b, c in zip(*qcols, strict=True)),

@@ -16,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import fastrank
+from fastrank._core import workers
 from fastrank._trec import ids as trec_ids
 from fastrank._trec import join
 
@@ -96,6 +97,58 @@ def test_many_records_grow_the_table_and_tell_long_ids_apart() -> None:
     ints = ints[rng.integers(0, 20_000, 50_000)]
     (codes, _, first, _, _) = join.records(ints)
     assert codes.tolist() == first_numbering(ints.tolist())
+
+
+def check_grouped(a: np.ndarray, b: np.ndarray) -> None:
+    """The documents coded by group: each distinct id one code (numbered by group,
+    not by first occurrence), its first row and its words; None where an id is not
+    whole in two words (past 16 characters, or one from 256 on)."""
+    got = join.grouped_records(a, b)
+    values = a.tolist() + b.tolist()
+    if not all(len(v) <= 16 and all(ord(c) < 256 for c in v) for v in values):
+        assert got is None
+        return
+    assert got is not None
+    ca, cb, first, words, wide = got
+    codes = ca.tolist() + cb.tolist()
+    distinct = len(set(values))
+    assert wide == 0 and first.shape[0] == distinct and sorted(set(codes)) == list(range(distinct))
+    assert [codes[i] for i in first.tolist()] == list(range(distinct))
+    seen: dict = {}
+    for row, (v, c) in enumerate(zip(values, codes, strict=True)):
+        assert seen.setdefault(v, (c, row))[0] == c  # one code an id
+    assert all(first[c] == row for c, row in seen.values())  # its first row
+    assert len({c for c, _ in seen.values()}) == distinct  # one id a code
+    packed = [bytes(ord(c) for c in values[i]).ljust(16, b"\0") for i in first.tolist()]
+    assert words.tobytes() == b"".join(packed)
+
+
+@PROPERTY_SETTINGS
+@given(words=st.lists(st.text(st.sampled_from(ALPHABET), max_size=18), min_size=1, max_size=60),
+       split=st.integers(0, 60), widen=st.integers(0, 6), threads=st.integers(1, 3),
+       part=st.integers(1, 9))
+def test_documents_coded_by_group_as_the_strings_compare(words, split, widen, threads,
+                                                         part) -> None:
+    arr = np.array(words)
+    if arr.dtype.itemsize == 0:
+        return
+    a, b = arr[:split], arr[split:]
+    if widen:
+        b = b.astype(f"U{b.dtype.itemsize // 4 + widen}")
+    with pytest.MonkeyPatch.context() as mp, workers.thread_limit(threads):
+        mp.setattr(join, "GROUPED_PART", part)
+        check_grouped(a, b)
+        check_grouped(b.astype(">U" + str(b.dtype.itemsize // 4)), a)  # byte order
+
+
+def test_many_documents_by_group_grow_their_tables(monkeypatch) -> None:
+    """Groups whose tables grow several times over, on three threads."""
+    rng = np.random.default_rng(6)
+    a = np.char.add("d-", rng.integers(0, 60_000, 200_000).astype(str))
+    b = np.char.add("d-", rng.integers(50_000, 90_000, 30_000).astype(str)).astype("U12")
+    monkeypatch.setattr(join, "GROUPED_PART", 10_000)
+    with workers.thread_limit(3):
+        check_grouped(a, b)
 
 
 def strcmp_order(texts: list[str]) -> list[int]:
@@ -196,11 +249,15 @@ def id_columns(kind: str, q: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.
 
 
 def evaluate_both_ways(qrels, run, monkeypatch) -> None:
-    """evaluate_run with the ids coded by the hash table (every size from 0 rows on)
-    and by numpy alone: the same queries, values and means, bit for bit."""
+    """evaluate_run with the ids coded by the hash table (every size from 0 rows on),
+    the documents also by group (one table a group, from 0 rows on, a part a thread
+    from 7 rows), and by numpy alone: the same queries, values and means, bit for
+    bit."""
     got = []
-    for small in (0, 10**12):
+    for small, grouped in ((0, 10**12), (0, 0), (10**12, 10**12)):
         monkeypatch.setattr(trec_ids, "SMALL_ROWS", small)
+        monkeypatch.setattr(join, "GROUPED_ROWS", grouped)
+        monkeypatch.setattr(join, "GROUPED_PART", 7)
         side = {}
         for ties in TIES:
             with warnings.catch_warnings():
@@ -210,7 +267,7 @@ def evaluate_both_ways(qrels, run, monkeypatch) -> None:
                           {m: v.tobytes() for m, v in res.per_query.items()},
                           {m: np.float64(v).tobytes() for m, v in res.mean.items()})
         got.append(side)
-    assert got[0] == got[1]
+    assert got[0] == got[1] == got[2]
 
 
 @pytest.mark.parametrize("kind", ["int", "int wide", "uint", "long", "two words", "past 16",
@@ -276,8 +333,10 @@ def test_a_document_listed_twice_is_refused_through_the_hash_table(monkeypatch) 
                                np.array([1, 1])), run, "map")
 
 
-def test_queries_and_documents_on_two_threads_give_what_one_gives(monkeypatch) -> None:
+@pytest.mark.parametrize("grouped", [0, 10**12])
+def test_queries_and_documents_on_two_threads_give_what_one_gives(grouped, monkeypatch) -> None:
     monkeypatch.setattr(trec_ids, "SMALL_ROWS", 0)
+    monkeypatch.setattr(join, "GROUPED_ROWS", grouped)
     rng = np.random.default_rng(2)
     rq = np.char.add("topic-", np.repeat(np.arange(30), 50).astype(str))
     rd = np.char.add("FBIS3-", rng.integers(0, 900, rq.shape[0]).astype(str).astype("U12"))

@@ -17,7 +17,9 @@ them), given each document's rank in that order; ``mode`` -1 codes the
 fixed-width records of numpy ``str`` arrays (UCS4 code points, zero padded; two
 arrays through one table) or of int64 ids in a hash table of the same layout,
 so that an array's text ids are coded without first being made into bytes;
-``mode`` -6 packs short text ids into integer keys.
+``mode`` -6 packs short text ids into integer keys. Large arrays of short text
+document ids are coded by group, on several threads, by a kernel of their own
+(:mod:`~fastrank._kernels.id_groups`).
 
 Each kernel has one signature, and so one compiled variant: the number of
 variants is a cost every first call pays. They are two so that reading a file
@@ -29,12 +31,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .id_groups import HEAD, id_words, mix
 from .jit import f64, helper, i64, kernel, ro, rw, u8
 from .row_order import order_queries
 
 # mode 0's status: what the caller does next
 TEXT_OK, TEXT_SHORT, TEXT_UNICODE_SPACE, TEXT_NUL = 0, 1, 2, 3
-HEAD = 16  # mode 0: the header of ``iout`` (counts and where a bad line is)
+# HEAD (16): mode 0's header of ``iout`` (counts and where a bad line is), every mode's
 # H_RUNS: mode 0's runs of one query; H_WIDE: mode -1's distinct records not held whole as
 # bytes in their two words
 H_ROWS, H_NQ, H_ND, H_SLOW, H_COLS, H_AT, H_TWICE, H_RUNS, H_WIDE = range(9)
@@ -55,8 +58,6 @@ _SHORT = (1 << 16) - 1  # mode 0: document ids this long or longer: their length
 GROUPS = 128  # mode 0: the most groups of documents (7 bits of a row's entry)
 # 10**0 .. 10**22: exactly representable in float64
 _POW10 = np.array([10.0 ** k for k in range(23)])
-_MUL0 = 0xFF51AFD7ED558CCD  # murmur3's finaliser constants
-_MUL1 = 0xC4CEB9FE1A85EC53
 # mode 0: each byte's class: 0 a byte of a token, 1 whitespace (as Python's str.split
 # sees it, line ends apart), 2 a line end (\n, \r), 3 NUL, 4 the first byte of a
 # character that may be whitespace beyond ASCII (see _wide_space)
@@ -349,23 +350,10 @@ def _length(data, lo):
 
 
 @helper
-def _mix(w0, w1, n):
-    """A hash of an id of ``n`` bytes whose first 16 are the words ``w0``, ``w1``
-    (zero padded): the words multiplied apart, then murmur's finaliser, so that
-    a difference in any byte reaches the top bits :func:`_slot` keeps. Mode -1
-    hashes its records' words (and tag) by the same."""
-    h = np.uint64(w0) * np.uint64(_MUL0) ^ (np.uint64(w1) + np.uint64(n)) * np.uint64(_MUL1)
-    h ^= h >> np.uint64(33)
-    h *= np.uint64(_MUL0)
-    h ^= h >> np.uint64(29)
-    return h
-
-
-@helper
 def _id_hash(data, lo, n, w0, w1):
-    """The hash of the id ``data[lo:lo + n]``: :func:`_mix` of its first 16 bytes,
-    then FNV-1a over the bytes past them."""
-    h = _mix(w0, w1, n)
+    """The hash of the id ``data[lo:lo + n]``: :func:`~fastrank._kernels.id_groups.mix`
+    of its first 16 bytes, then FNV-1a over the bytes past them."""
+    h = mix(w0, w1, n)
     for k in range(lo + 16, lo + n):
         h = (h ^ np.uint64(data[k])) * np.uint64(_FNV_PRIME)
     return h
@@ -702,7 +690,7 @@ def _wide_record(points, lo, m):
         w1 |= np.uint64(points[lo + k]) << np.uint64(32 * (k - 2))
     tag = np.int64(1 + min(n, _LONG - 1))
     if tag <= _WHOLE:
-        return w0, w1, tag, _mix(w0, w1, tag)
+        return w0, w1, tag, mix(w0, w1, tag)
     h = np.uint64(_FNV_OFFSET)
     for k in range(0, n - 1, 2):
         h = (h ^ (np.uint64(points[lo + k]) | (np.uint64(points[lo + k + 1]) << np.uint64(32)))
@@ -710,7 +698,7 @@ def _wide_record(points, lo, m):
         h ^= h >> np.uint64(32)
     if n & 1:
         h = (h ^ np.uint64(points[lo + n - 1])) * np.uint64(_FNV_PRIME)
-    return w0, w1, tag, _mix(h, w1, tag)
+    return w0, w1, tag, mix(h, w1, tag)
 
 
 @helper
@@ -779,43 +767,12 @@ def _records(data, ints, reals, iout, fout):
                         tags[i] = -1
                         continue
                 # the record as bytes in two words (whole when its units past the
-                # 16th are zero and the others below 256: tag 0), written out here
-                # rather than in a helper: the loops then compile to straight code
+                # 16th are zero and the others below 256: tag 0)
                 lo = r * m
-                acc = np.uint64(0)
-                w0 = np.uint64(0)
-                w1 = np.uint64(0)
-                if m >= 8:  # the first 8 units as 8 loads of fixed places: a loop whose
-                    # trip count is known only here is not unrolled (13-unit ids: 12
-                    # against 22 ns a row for this part, AMD Zen 4)
-                    u0 = np.uint64(points[lo])
-                    u1 = np.uint64(points[lo + 1])
-                    u2 = np.uint64(points[lo + 2])
-                    u3 = np.uint64(points[lo + 3])
-                    u4 = np.uint64(points[lo + 4])
-                    u5 = np.uint64(points[lo + 5])
-                    u6 = np.uint64(points[lo + 6])
-                    u7 = np.uint64(points[lo + 7])
-                    acc = (u0 | u1) | (u2 | u3) | ((u4 | u5) | (u6 | u7))
-                    w0 = (u0 | (u1 << np.uint64(8)) | (u2 << np.uint64(16))
-                          | (u3 << np.uint64(24))) | ((u4 << np.uint64(32))
-                                                     | (u5 << np.uint64(40))
-                                                     | (u6 << np.uint64(48))
-                                                     | (u7 << np.uint64(56)))
-                else:
-                    for k in range(m):
-                        u = np.uint64(points[lo + k])
-                        acc |= u
-                        w0 |= u << np.uint64(8 * k)
-                for k in range(8, min(m, 16)):
-                    u = np.uint64(points[lo + k])
-                    acc |= u
-                    w1 |= u << np.uint64(8 * (k - 8))
-                for k in range(16, m):
-                    acc |= np.uint64(points[lo + k]) << np.uint64(8)
+                w0, w1, acc = id_words(points, lo, m)
                 if acc < np.uint64(256):
                     tag = np.int64(0)
-                    h = _mix(w0, w1, 0)
+                    h = mix(w0, w1, 0)
                 else:
                     w0, w1, tag, h = _wide_record(points, lo, m)
                 hs[i] = h

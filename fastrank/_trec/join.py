@@ -33,6 +33,7 @@ import numpy as np
 
 from .._core import workers
 from .._core.inputs import readonly
+from .._kernels import id_groups
 from .._kernels import text as kernel
 from . import ids
 from .files import NO_REALS, bytes_order
@@ -100,6 +101,68 @@ def records(a: np.ndarray, b: np.ndarray | None = None, runs: bool = False,
         if words else None
     return (iout[head:head + na], iout[head + na:head + total], first, kept,
             int(iout[kernel.H_WIDE]))
+
+
+GROUPED_ROWS = 1 << 20  # document ids from which they are coded by group (id_groups)
+GROUPED_PART = 1 << 18  # the fewest rows a thread takes in those passes
+Coded = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, int]
+
+
+def grouped_records(a: np.ndarray, b: np.ndarray) -> Coded | None:
+    """:func:`records` of two ``str`` arrays with ``words``, coded by group
+    (:func:`~fastrank._kernels.id_groups.trec_groups`) on every thread
+    of the call: the same partition of the rows into distinct ids, each distinct
+    id's first row and words, numbered by group (not by first occurrence). None
+    where an id is not whole in two words (beyond 16 characters, or one from 256
+    on): :func:`records` then codes them through one table."""
+    a, b = native(a), native(b)
+    na, nb = a.shape[0], b.shape[0]
+    total = na + nb
+    groups = id_groups.ID_GROUPS
+    parts = max(1, min(workers.threads(), total // GROUPED_PART))
+    cuts = [total * k // parts for k in range(parts + 1)]
+    data = readonly(a.view(np.uint8).reshape(-1))
+    reals = readonly(as_reals(b))
+    head = [a.dtype.itemsize, na, b.dtype.itemsize, nb]
+    iout = np.empty(kernel.HEAD + 4 * total, np.int64)
+    counts = np.zeros((parts, groups), np.int64)
+
+    def call(mode: int, ints: list[Any] | np.ndarray, fout: np.ndarray) -> int:
+        return int(id_groups.trec_groups(mode, data, readonly(np.asarray(ints, np.int64)),
+                                         reals, iout, fout))
+
+    def span(k: int) -> list[int]:
+        return [*head, cuts[k], cuts[k + 1]]
+
+    misfit = workers.parallel_map(
+        lambda k: call(id_groups.GROUP, span(k), counts[k].view(np.float64)), range(parts), parts)
+    if max(misfit) >= 0:
+        return None
+    sizes = counts.sum(axis=0)
+    starts = np.zeros(groups + 1, np.int64)
+    np.cumsum(sizes, out=starts[1:])
+    at = starts[:-1] + np.cumsum(counts, axis=0) - counts  # each part's first place per group
+    workers.parallel_map(
+        lambda k: call(id_groups.SCATTER, np.concatenate([span(k), at[k]]), NO_REALS),
+        range(parts), parts)
+    local = np.empty(total + groups, np.int64)
+    bounds = np.linspace(0, groups, min(groups, 4 * parts) + 1).astype(np.int64)
+    workers.parallel_map(
+        lambda k: call(id_groups.CODE, np.concatenate([head, bounds[k:k + 2], starts]),
+                       local.view(np.float64)), range(bounds.shape[0] - 1), parts)
+    found = local[total:]
+    first_code = np.zeros(groups + 1, np.int64)
+    np.cumsum(found, out=first_code[1:])
+    workers.parallel_map(
+        lambda k: call(id_groups.NUMBER, np.concatenate([span(k), at[k], first_code[:-1]]),
+                       local.view(np.float64)), range(parts), parts)
+    nd = int(first_code[-1])
+    head_at = kernel.HEAD
+    words = iout[head_at + 2 * total:].reshape(total, 2)
+    for g in range(groups):  # each group's distinct ids' words to their codes' places
+        words[first_code[g]:first_code[g + 1]] = words[starts[g]:starts[g] + found[g]]
+    return (iout[head_at:head_at + na], iout[head_at + na:head_at + total],
+            iout[head_at + total:head_at + total + nd], words[:nd].view(np.uint64), 0)
 
 
 def gathered(a: np.ndarray, b: np.ndarray | None, first: np.ndarray) -> np.ndarray:
@@ -320,13 +383,16 @@ def queries(jq: Any, rq: Any) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray,
 def coded(jq: Any, rq: Any, jd: Any, rd: Any, trec: bool) -> tuple[
         tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]],
         tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray]]]:
-    """:func:`queries` and :func:`documents` of the qrels and the run, on two
-    threads where both read large text arrays in a kernel (each its own pass
-    over its own columns), else one after the other."""
-    if text_arrays(jq, rq) and text_arrays(jd, rd) and workers.threads() > 1:
-        q, d = workers.parallel_map(lambda task: task(), [lambda: queries(jq, rq),
-                                                          lambda: documents(jd, rd, trec)], 2)
-        return q, d
+    """:func:`queries` and :func:`documents` of the qrels and the run, side by side
+    where both read large text arrays in a kernel (each its own pass over its own
+    columns): the queries on one thread, the documents on the call's others;
+    else one after the other."""
+    n = workers.threads()
+    if text_arrays(jq, rq) and text_arrays(jd, rd) and n > 1:
+        later = workers.beside(lambda: queries(jq, rq))
+        with workers.thread_limit(n - 1):
+            d = documents(jd, rd, trec)
+        return later.result(), d
     return queries(jq, rq), documents(jd, rd, trec)
 
 
@@ -382,7 +448,8 @@ def joint(jd: np.ndarray, rd: np.ndarray, trec: bool) -> tuple[
     int64 values in strcmp's order of their ids: where every id is at most 16
     characters below 256, from the words the kernel kept (one integer each where
     they fit, unsorted; else their ranks), else the ranks of the distinct ids."""
-    rdk, jdk, first, words, wide = records(rd, jd, words=trec)
+    got = grouped_records(rd, jd) if rd.shape[0] + jd.shape[0] >= GROUPED_ROWS else None
+    rdk, jdk, first, words, wide = records(rd, jd, words=trec) if got is None else got
     if not trec:
         return jdk, rdk, same
     if words is not None and wide == 0:
