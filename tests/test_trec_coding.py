@@ -141,6 +141,18 @@ def test_documents_coded_by_group_as_the_strings_compare(words, split, widen, th
         check_grouped(b.astype(">U" + str(b.dtype.itemsize // 4)), a)  # byte order
 
 
+@PROPERTY_SETTINGS
+@given(words=st.lists(st.sampled_from(["q1", "q1\x00", "q2", "", "Ω", "q10"]), max_size=40),
+       threads=st.integers(1, 3), part=st.integers(1, 6))
+def test_runs_start_where_an_id_differs_from_the_one_before(words, threads, part) -> None:
+    ids = np.array(words, dtype="U4")
+    want = [i for i in range(len(words)) if i == 0 or ids[i] != ids[i - 1]]
+    with pytest.MonkeyPatch.context() as mp, workers.thread_limit(threads):
+        mp.setattr(join, "RUN_PART", part)
+        got = join.run_starts(ids)
+    assert got.dtype == np.int64 and got.tolist() == want
+
+
 def test_many_documents_by_group_grow_their_tables(monkeypatch) -> None:
     """Groups whose tables grow several times over, on three threads."""
     rng = np.random.default_rng(6)
@@ -249,15 +261,16 @@ def id_columns(kind: str, q: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.
 
 
 def evaluate_both_ways(qrels, run, monkeypatch) -> None:
-    """evaluate_run with the ids coded by the hash table (every size from 0 rows on),
-    the documents also by group (one table a group, from 0 rows on, a part a thread
-    from 7 rows), and by numpy alone: the same queries, values and means, bit for
-    bit."""
+    """evaluate_run with the ids coded by the hash table (every size from 0 rows on;
+    the run's query ids as runs, a part a thread from 5 rows), the documents also by
+    group (one table a group, from 0 rows on, a part a thread from 7 rows), and by
+    numpy alone: the same queries, values and means, bit for bit."""
     got = []
     for small, grouped in ((0, 10**12), (0, 0), (10**12, 10**12)):
         monkeypatch.setattr(trec_ids, "SMALL_ROWS", small)
         monkeypatch.setattr(join, "GROUPED_ROWS", grouped)
         monkeypatch.setattr(join, "GROUPED_PART", 7)
+        monkeypatch.setattr(join, "RUN_PART", 5)
         side = {}
         for ties in TIES:
             with warnings.catch_warnings():
