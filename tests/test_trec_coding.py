@@ -37,8 +37,8 @@ def first_numbering(values: list) -> list[int]:
     return [seen.setdefault(v, len(seen)) for v in values]
 
 
-def check_records(a: np.ndarray, b: np.ndarray | None, runs: bool) -> None:
-    ca, cb, first, words, wide = join.records(a, b, runs=runs, words=True)
+def check_records(a: np.ndarray, b: np.ndarray | None) -> None:
+    ca, cb, first, words, wide = join.records(a, b, words=True)
     values = a.tolist() + ([] if b is None else b.tolist())
     want = first_numbering(values)
     assert ca.tolist() + cb.tolist() == want
@@ -66,19 +66,18 @@ def test_text_records_are_coded_as_the_strings_compare(words, split, widen, runs
     a, b = arr[:split], arr[split:]
     if widen:
         b = b.astype(f"U{b.dtype.itemsize // 4 + widen}")
-    check_records(arr, None, runs)
+    check_records(arr, None)
     if a.shape[0]:
-        check_records(a, b, runs)
-        check_records(b.astype(">U" + str(b.dtype.itemsize // 4)), a, runs)  # byte order
+        check_records(a, b)
+        check_records(b.astype(">U" + str(b.dtype.itemsize // 4)), a)  # byte order
 
 
 @PROPERTY_SETTINGS
 @given(values=st.lists(st.one_of(st.integers(-(2**63), 2**63 - 1), st.integers(-300, 300)),
-                       min_size=1, max_size=80),
-       runs=st.booleans())
-def test_integer_records_are_coded_as_the_integers_compare(values, runs) -> None:
-    check_records(np.array(values, np.int64), None, runs)
-    check_records(np.array(values, np.int64), np.array(values[::-1], np.int64), runs)
+                       min_size=1, max_size=80))
+def test_integer_records_are_coded_as_the_integers_compare(values) -> None:
+    check_records(np.array(values, np.int64), None)
+    check_records(np.array(values, np.int64), np.array(values[::-1], np.int64))
 
 
 def test_many_records_grow_the_table_and_tell_long_ids_apart() -> None:

@@ -722,7 +722,6 @@ def _records(data, ints, reals, iout, fout):
     """Mode -1: see :func:`trec_pass`."""
     n0, n1 = ints[1], ints[3]
     m0, m1 = ints[0] >> 2, ints[2] >> 2
-    runs = (ints[4] & 1) != 0
     keep_words = (ints[4] & 2) != 0
     p0 = data.view(np.uint32)
     p1 = reals.view(np.uint32)
@@ -757,15 +756,6 @@ def _records(data, ints, reals, iout, fout):
             b1 = min(n, b0 + block)
             for r in range(b0, b1):
                 i = r - b0
-                if runs and r > 0:  # as the row before: its code
-                    same = True
-                    for k in range(r * m, r * m + m):
-                        if points[k] != points[k - m]:
-                            same = False
-                            break
-                    if same:
-                        tags[i] = -1
-                        continue
                 # the record as bytes in two words (whole when its units past the
                 # 16th are zero and the others below 256: tag 0)
                 lo = r * m
@@ -780,14 +770,10 @@ def _records(data, ints, reals, iout, fout):
                 ws[2 * i] = w0
                 ws[2 * i + 1] = w1
             for r in range(b0, b1):  # loads of no other's result: their misses overlap
-                if tags[r - b0] >= 0:
-                    touched += _touch(table, _slot(hs[r - b0], shift))
+                touched += _touch(table, _slot(hs[r - b0], shift))
             for r in range(b0, b1):
                 i = r - b0
                 tag = tags[i]
-                if tag < 0:
-                    codes[base + r] = codes[base + r - 1]
-                    continue
                 h = hs[i]
                 k0, k1 = np.int64(ws[2 * i]), np.int64(ws[2 * i + 1])
                 slot = _slot(h, shift)
@@ -967,22 +953,21 @@ def trec_arrays(mode, data, ints, reals, iout, fout):
     then document rank (both increasing), numbered from its first row; ``iout``
     is scratch of one slot per row.
 
-    Mode -1: codes fixed-width records (a numpy ``str`` array's UCS4 code points,
-    or int64 ids, in native order) through one hash table: ``data`` holds
-    ``ints[1]`` records of ``ints[0]`` bytes, ``reals`` (its bytes) ``ints[3]``
-    more of ``ints[2]`` bytes (0 for none), equal where the strings are (their
-    widths may differ: trailing zero units are padding). ``ints[4]``: flags, 1 for
-    a record equal to the one before it in its array to take that one's code
-    unhashed (a run lists its queries one by one), 2 to keep each distinct
-    record's words. ``iout`` holds ``HEAD`` + 2 N slots (N the records of both;
-    4 N with flag 2): the header (rows, distinct records in ``H_ND``, those not
-    held whole as bytes in their words, beyond 16 units or one from 256 on, in
-    ``H_WIDE``), then each record's code (the distinct records numbered in order
-    of first occurrence, ``data``'s records first), each distinct record's first
-    occurrence (its row among the N), and with flag 2 its two words (where
-    ``H_WIDE`` is 0: its units as bytes, little-endian, zero padded). ``fout``:
-    the hash table to start from (its bits: 4 int64 a slot, -1 everywhere; a
-    power of two slots, at least 1,024), grown in the kernel as it fills; empty
+    Mode -1: codes fixed-width records (a numpy ``str`` array's UCS4 code points, or
+    int64 ids, in native order) through one hash table: ``data`` holds ``ints[1]``
+    records of ``ints[0]`` bytes, ``reals`` (its bytes) ``ints[3]`` more of
+    ``ints[2]`` bytes (0 for none), equal where the strings are (their widths may
+    differ: trailing zero units are padding). ``ints[4]``: flags, 2 to keep each
+    distinct record's words (1 is not used: the query ids' runs are found before, so
+    only their first rows come here). ``iout`` holds ``HEAD`` + 2 N slots (N the
+    records of both; 4 N with flag 2): the header (rows, distinct records in
+    ``H_ND``, those not held whole as bytes in their words, beyond 16 units or one
+    from 256 on, in ``H_WIDE``), then each record's code (the distinct records
+    numbered in order of first occurrence, ``data``'s records first), each distinct
+    record's first occurrence (its row among the N), and with flag 2 its two words
+    (where ``H_WIDE`` is 0: its units as bytes, little-endian, zero padded).
+    ``fout``: the hash table to start from (its bits: 4 int64 a slot, -1 everywhere;
+    a power of two slots, at least 1,024), grown in the kernel as it fills; empty
     for one of the kernel's.
 
     Mode -6: text ids ``ints[1] .. ints[2]`` (rows of ``ints[0]`` code points,

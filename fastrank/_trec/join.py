@@ -11,8 +11,10 @@ ids are compared: the qrels' found among the run's by a binary search.
 Large arrays of ``str`` ids are coded in the kernel's mode -1 (:func:`records`):
 the qrels' and the run's column through one hash table, read as fixed-width
 records of code points (no bytes or Python strings made), the distinct ids
-numbered by first occurrence. The query ids of a run come in runs of one query,
-so a row equal to the one before it takes its code without being hashed. Only
+numbered by first occurrence; large columns of document ids of at most 16
+characters by group, a table a group, on several threads (:func:`grouped_records`).
+The query ids of a run and of its qrels come in runs of one query, so only each
+run's first row is coded (:func:`run_starts`). Only
 the distinct ids are then sorted: the few query ids by numpy, the document ids
 only for trec_eval's order (under the other tie rules equal keys suffice), from
 the 16 bytes the kernel keeps of each (:func:`word_order`). Document ids of at
@@ -67,7 +69,7 @@ def as_reals(ids: np.ndarray) -> np.ndarray:
 TABLE_SLOTS = 1 << 22  # the most slots of a first hash table (128 MB), grown past that
 
 
-def records(a: np.ndarray, b: np.ndarray | None = None, runs: bool = False,
+def records(a: np.ndarray, b: np.ndarray | None = None,
             words: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None,
                                           int]:
     """Ids of one or two arrays (``str`` of any widths, or int64) coded together
@@ -75,18 +77,16 @@ def records(a: np.ndarray, b: np.ndarray | None = None, runs: bool = False,
     (the distinct ids numbered by first occurrence, ``a``'s rows first), each
     distinct id's first row (``b``'s rows numbered after ``a``'s), with ``words``
     each one's two words (uint64; its code points as little-endian bytes where
-    every distinct id is at most 16 characters below 256), and how many are not.
-    ``runs``: a row equal to the row before it takes its code without hashing (a
-    run lists its queries one by one)."""
+    every distinct id is at most 16 characters below 256), and how many are not."""
     a = native(a)
     b = a[:0] if b is None else native(b)
     na, nb = a.shape[0], b.shape[0]
     total = na + nb
     iout = np.empty(kernel.HEAD + (4 if words else 2) * total, np.int64)
     ints = readonly(np.array([a.dtype.itemsize, na, b.dtype.itemsize, nb,
-                              int(runs) + 2 * int(words)], np.int64))
-    slots = 1024  # a run's queries: a few distinct ones; else about a third of the rows
-    while not runs and 3 * slots < total and slots < TABLE_SLOTS:
+                              2 * int(words)], np.int64))
+    slots = 1024  # about a third of the rows
+    while 3 * slots < total and slots < TABLE_SLOTS:
         slots *= 2
     # the table made here, where numpy asks the system for larger pages (fewer
     # misses of the translation cache), and only grown in the kernel
@@ -368,7 +368,8 @@ def run_starts(ids: np.ndarray) -> np.ndarray:
     """Where each run of equal ids of ``ids`` starts: numpy's comparison of each row
     with the one before, a part a thread (it lets go of the GIL; 10 M ``<U26`` query
     ids 0.08-0.12 against 0.16-0.17 s on one thread, AMD Zen 4): the rows the hash
-    table then codes are the runs' first, not every row."""
+    table then codes are the runs' first, not every row (a run and its qrels list
+    their queries one by one)."""
     n = ids.shape[0]
     if n == 0:
         return np.zeros(0, np.int64)
@@ -390,16 +391,16 @@ def queries(jq: Any, rq: Any) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray,
     if isinstance(jq, CodedIds) and isinstance(rq, CodedIds):
         q_all, jqc, rqc = union(jq, rq)
         return q_all, jqc, runs_of(rqc)
-    if text_arrays(jq, rq):  # the run's runs found, their first rows and the qrels coded
-        rq = np.asarray(rq)
-        starts = run_starts(rq)
-        heads = rq[starts]
-        hc, jc, first, _, _ = records(heads, jq, runs=True)  # a row as the one before it
-        distinct = native(gathered(heads, np.asarray(jq), first))  # unhashed
+    if text_arrays(jq, rq):  # each column's runs found, only their first rows coded
+        rq, jq = np.asarray(rq), np.asarray(jq)
+        starts, jstarts = run_starts(rq), run_starts(jq)
+        heads, jheads = rq[starts], jq[jstarts]
+        hc, jc, first, _, _ = records(heads, jheads)
+        distinct = native(gathered(heads, jheads, first))
         order = np.argsort(distinct, kind="stable")  # a few: numpy's order of str
         place = np.empty(first.shape[0], np.int64)
         place[order] = np.arange(first.shape[0])
-        return distinct[order], place[jc], (starts, place[hc])
+        return distinct[order], rows((jstarts, place[jc]), jq.shape[0]), (starts, place[hc])
     jq, rq = (np.asarray(x) for x in (jq, rq))
     q_all, (jruns, rruns) = codes(jq, rq)
     return q_all, rows(jruns, jq.shape[0]), rruns
