@@ -95,8 +95,8 @@ def group_rows(scatter, data, ints, reals, iout, fout):
     :data:`GROUP` writes each of rows ``lo .. hi``'s group at ``iout[HEAD + r]`` and
     counts them per group into ``fout`` (int64 bits, :data:`ID_GROUPS` slots,
     zero), and returns the first row not whole in two words (-1: none).
-    :data:`SCATTER` writes the rows' words, row by row, into the region ``iout[HEAD + 2 N:]`` (two
-    slots a row) at their group's next place."""
+    :data:`SCATTER` writes the rows' words, row by row, into the words region
+    ``iout[HEAD + N:HEAD + 3 N]`` (two slots a row) at their group's next place."""
     n0 = ints[1]
     n = n0 + ints[3]
     lo, hi = ints[4], ints[5]
@@ -106,7 +106,7 @@ def group_rows(scatter, data, ints, reals, iout, fout):
             at[g] = ints[6 + g]
     else:
         at = fout.view(np.int64)
-    words = iout[HEAD + 2 * n:HEAD + 4 * n]
+    words = iout[HEAD + n:HEAD + 3 * n]
     got = _rows(scatter, data.view(np.uint32), ints[0] >> 2, lo, min(hi, n0), 0, iout, at,
                 words)
     if got >= 0:
@@ -140,15 +140,15 @@ def _rows(scatter, points, m, lo, hi, base, iout, at, words):
 def code_groups(ints, iout, fout):
     """Mode :data:`CODE`: ``ints`` = (four as :data:`GROUP`'s, groups ``g0``, ``g1``, then the
     :data:`ID_GROUPS` + 1 starts of the groups' rows in the words region). Codes
-    each group's rows through a table of its own: ``fout`` (int64 bits, a slot a
+    each group's rows through a table of its own: ``fout`` (int32 bits, a slot a
     row in the words region's order, then one a group) receives each row's code
     within its group, as ``~code`` at the row that met the id first, and each
     group's number of distinct ids at ``N + g``; each group's distinct ids' words
     go to the start of its part of the words region (its rows' words are read by
     then)."""
     n = ints[1] + ints[3]
-    words = iout[HEAD + 2 * n:HEAD + 4 * n]
-    local = fout.view(np.int64)
+    words = iout[HEAD + n:HEAD + 3 * n]
+    local = fout.view(np.int32)
     for g in range(ints[4], ints[5]):
         lo = ints[6 + g]
         hi = ints[7 + g]
@@ -172,12 +172,12 @@ def code_groups(ints, iout, fout):
                     break
                 s = (s + 1) & mask
             if c >= 0:
-                local[x] = c
+                local[x] = np.int32(c)
                 continue
             table[3 * s] = w0
             table[3 * s + 1] = w1
             table[3 * s + 2] = nd
-            local[x] = ~nd
+            local[x] = np.int32(~nd)
             nd += 1
             if 2 * nd > slots:  # half full: twice the slots, every id placed again
                 slots *= 2
@@ -201,27 +201,28 @@ def code_groups(ints, iout, fout):
             if c >= 0:
                 words[2 * (lo + c)] = table[3 * j]
                 words[2 * (lo + c) + 1] = table[3 * j + 1]
-        local[n + g] = nd
+        local[n + g] = np.int32(nd)
     return -1
 
 
 @helper
 def row_codes(ints, iout, fout):
     """Mode :data:`NUMBER`: ``ints`` as :data:`SCATTER`'s (where this part's rows of
-    each group are in the words region), then the first code of each group; writes each row's code
-    among all at ``iout[HEAD + r]`` (its group until then) and, at the row that
-    met an id first, that row at ``iout[HEAD + N + code]``."""
+    each group are in the words region), then the first code of each group; writes
+    each row's code among all at ``iout[HEAD + r]`` (its group until then) and, at
+    the row that met an id first, that row at ``iout[HEAD + N + code]`` (the words
+    region's start: the caller has taken the distinct ids' words from it)."""
     n = ints[1] + ints[3]
     at = np.empty(ID_GROUPS, np.int64)
     for g in range(ID_GROUPS):
         at[g] = ints[6 + g]
     base = 6 + ID_GROUPS
-    local = fout.view(np.int64)
+    local = fout.view(np.int32)
     for r in range(ints[4], ints[5]):
         g = iout[HEAD + r]
         x = at[g]
         at[g] = x + 1
-        c = local[x]
+        c = np.int64(local[x])
         if c < 0:
             c = ints[base + g] + ~c
             iout[HEAD + n + c] = r

@@ -124,7 +124,7 @@ def grouped_records(a: np.ndarray, b: np.ndarray) -> Coded | None:
     data = readonly(a.view(np.uint8).reshape(-1))
     reals = readonly(as_reals(b))
     head = [a.dtype.itemsize, na, b.dtype.itemsize, nb]
-    iout = np.empty(kernel.HEAD + 4 * total, np.int64)
+    iout = np.empty(kernel.HEAD + 3 * total, np.int64)  # codes, then the words region
     counts = np.zeros((parts, groups), np.int64)
 
     def call(mode: int, ints: list[Any] | np.ndarray, fout: np.ndarray) -> int:
@@ -145,24 +145,26 @@ def grouped_records(a: np.ndarray, b: np.ndarray) -> Coded | None:
     workers.parallel_map(
         lambda k: call(id_groups.SCATTER, np.concatenate([span(k), at[k]]), NO_REALS),
         range(parts), parts)
-    local = np.empty(total + groups, np.int64)
+    local = np.empty((total + groups + 1) // 2, np.float64)  # int32 bits (see CODE)
     bounds = np.linspace(0, groups, min(groups, 4 * parts) + 1).astype(np.int64)
     workers.parallel_map(
         lambda k: call(id_groups.CODE, np.concatenate([head, bounds[k:k + 2], starts]),
-                       local.view(np.float64)), range(bounds.shape[0] - 1), parts)
-    found = local[total:]
+                       local), range(bounds.shape[0] - 1), parts)
+    found = local.view(np.int32)[total:total + groups].astype(np.int64)
     first_code = np.zeros(groups + 1, np.int64)
     np.cumsum(found, out=first_code[1:])
-    workers.parallel_map(
-        lambda k: call(id_groups.NUMBER, np.concatenate([span(k), at[k], first_code[:-1]]),
-                       local.view(np.float64)), range(parts), parts)
     nd = int(first_code[-1])
     head_at = kernel.HEAD
-    words = iout[head_at + 2 * total:].reshape(total, 2)
-    for g in range(groups):  # each group's distinct ids' words to their codes' places
-        words[first_code[g]:first_code[g + 1]] = words[starts[g]:starts[g] + found[g]]
-    return (iout[head_at:head_at + na], iout[head_at + na:head_at + total],
-            iout[head_at + total:head_at + total + nd], words[:nd].view(np.uint64), 0)
+    held = iout[head_at + total:].reshape(total, 2)
+    words = np.empty((nd, 2), np.int64)  # each group's distinct ids' words, by code
+    for g in range(groups):
+        words[first_code[g]:first_code[g + 1]] = held[starts[g]:starts[g] + found[g]]
+    workers.parallel_map(
+        lambda k: call(id_groups.NUMBER, np.concatenate([span(k), at[k], first_code[:-1]]),
+                       local), range(parts), parts)
+    codes = iout[head_at:head_at + total].copy()  # so that the work buffer goes now
+    return (codes[:na], codes[na:], iout[head_at + total:head_at + total + nd].copy(),
+            words.view(np.uint64), 0)
 
 
 def gathered(a: np.ndarray, b: np.ndarray | None, first: np.ndarray) -> np.ndarray:
