@@ -52,6 +52,14 @@ def check_records(a: np.ndarray, b: np.ndarray | None) -> None:
             assert words.tobytes() == b"".join(packed)
 
 
+def two_columns(arr: np.ndarray, split: int, widen: int) -> tuple[np.ndarray, np.ndarray]:
+    """``arr`` cut in two at ``split``, the second part ``widen`` units wider."""
+    a, b = arr[:split], arr[split:]
+    if widen:
+        b = b.astype(f"U{b.dtype.itemsize // 4 + widen}")
+    return a, b
+
+
 @PROPERTY_SETTINGS
 @given(words=st.lists(st.text(st.sampled_from(ALPHABET), max_size=22), min_size=1, max_size=60),
        split=st.integers(0, 60), widen=st.integers(0, 6), runs=st.booleans())
@@ -63,9 +71,7 @@ def test_text_records_are_coded_as_the_strings_compare(words, split, widen, runs
     arr = np.array(words)
     if arr.dtype.itemsize == 0:
         return
-    a, b = arr[:split], arr[split:]
-    if widen:
-        b = b.astype(f"U{b.dtype.itemsize // 4 + widen}")
+    a, b = two_columns(arr, split, widen)
     check_records(arr, None)
     if a.shape[0]:
         check_records(a, b)
@@ -131,9 +137,7 @@ def test_documents_coded_by_group_as_the_strings_compare(words, split, widen, th
     arr = np.array(words)
     if arr.dtype.itemsize == 0:
         return
-    a, b = arr[:split], arr[split:]
-    if widen:
-        b = b.astype(f"U{b.dtype.itemsize // 4 + widen}")
+    a, b = two_columns(arr, split, widen)
     with pytest.MonkeyPatch.context() as mp, workers.thread_limit(threads):
         mp.setattr(join, "GROUPED_PART", part)
         check_grouped(a, b)

@@ -416,7 +416,7 @@ def coded(jq: Any, rq: Any, jd: Any, rd: Any, trec: bool) -> tuple[
     columns) and the documents go through one table (on one thread): the queries
     on one thread, the documents on the call's others; else one after the other,
     each on every thread (documents coded by group: 12.2 M of them and 10 M query
-    ids 0.47-0.49 s one after the other, 0.55 s side by side, AMD Zen 4)."""
+    ids 0.47 s one after the other, 0.55 s side by side, AMD Zen 4)."""
     n = workers.threads()
     if text_arrays(jq, rq) and text_arrays(jd, rd) and n > 1 and not by_group(jd, rd):
         later = workers.beside(lambda: queries(jq, rq))
