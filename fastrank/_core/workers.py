@@ -15,7 +15,7 @@ import itertools
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -151,15 +151,6 @@ def parallel_map(fn: Callable[[Any], Any], items: Sequence[Any], nthreads: int) 
     if failed:
         raise failed[0]
     return results
-
-
-def beside(fn: Callable[[], Any]) -> Future[Any]:
-    """Start ``fn()`` on a worker thread (where :func:`threads` is 1) and return its
-    future, while the caller goes on with the call's other threads (under a
-    :func:`thread_limit`). A :func:`parallel_map` meanwhile hands its items to the
-    caller's thread too, so none waits for this one to end, only, at worst, its
-    last helper to start."""
-    return _pool.executor(1).submit(fn)
 
 
 GATHER_MIN = 1 << 20  # indices from which take() cuts the gather into a part a thread

@@ -411,27 +411,28 @@ def queries(jq: Any, rq: Any) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray,
 def coded(jq: Any, rq: Any, jd: Any, rd: Any, trec: bool) -> tuple[
         tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]],
         tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray]]]:
-    """:func:`queries` and :func:`documents` of the qrels and the run, side by side
-    where both read large text arrays in a kernel (each its own pass over its own
-    columns) and the documents go through one table (on one thread): the queries
-    on one thread, the documents on the call's others; else one after the other,
-    each on every thread (documents coded by group: 12.2 M of them and 10 M query
-    ids 0.47 s one after the other, 0.55 s side by side, AMD Zen 4)."""
-    n = workers.threads()
-    if text_arrays(jq, rq) and text_arrays(jd, rd) and n > 1 and not by_group(jd, rd):
-        later = workers.beside(lambda: queries(jq, rq))
-        with workers.thread_limit(n - 1):
-            d = documents(jd, rd, trec)
-        return later.result(), d
+    """:func:`queries` and :func:`documents` of the qrels and the run, on two
+    threads where both read large text arrays in a kernel (each its own pass over
+    its own columns) and the documents go through one table (on one thread); else
+    one after the other, each on every thread (documents coded by group: 12.2 M of
+    them and 10 M query ids 0.47 s one after the other, 0.55 s side by side, AMD
+    Zen 4)."""
+    if text_arrays(jq, rq) and text_arrays(jd, rd) and workers.threads() > 1 and \
+            not by_group(jd, rd):
+        q, d = workers.parallel_map(lambda task: task(), [lambda: queries(jq, rq),
+                                                          lambda: documents(jd, rd, trec)], 2)
+        return q, d
     return queries(jq, rq), documents(jd, rd, trec)
 
 
 def by_group(jd: Any, rd: Any) -> bool:
     """Whether :func:`documents` codes these by group (:func:`grouped_records`): large
-    ``str`` arrays of ids longer than 8 characters (as a dtype) and at most 16 (each
-    below 256, found in the first pass)."""
-    return long_text(jd, rd) and jd.shape[0] + rd.shape[0] >= GROUPED_ROWS and \
-        max(jd.dtype.itemsize, rd.dtype.itemsize) <= 64
+    ``str`` arrays, the wider's dtype holding more than 8 characters and at most 16
+    (ids of 8 or fewer are packed into integers where every character is below 256,
+    and are not whole in two words where one is not; each below 256 is checked by
+    the first pass). Only dtypes are read: the call decides before any pass."""
+    return text_arrays(jd, rd) and jd.shape[0] + rd.shape[0] >= GROUPED_ROWS and \
+        32 < max(jd.dtype.itemsize, rd.dtype.itemsize) <= 64
 
 
 def text_arrays(jd: Any, rd: Any) -> bool:
