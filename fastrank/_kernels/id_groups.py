@@ -19,8 +19,9 @@ to its threads):
   codes one after the other) and each distinct id's first row.
 
 Only ids whole in two words are coded so (at most 16 characters, each below
-256, as the ids of every TREC collection's qrels are): the words are then the id
-itself, so the groups compare words and never go back to the rows.
+256, as the document ids of the TREC newswire collections are, such as
+``FBIS3-10082`` or ``LA010189-0001``; not ClueWeb's 25): the words are then the
+id itself, so the groups compare words and never go back to the rows.
 """
 
 from __future__ import annotations
