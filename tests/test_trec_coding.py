@@ -337,8 +337,10 @@ def test_mixed_widths_between_qrels_and_run(monkeypatch) -> None:
         evaluate_both_ways((jq, jd, g[judged]), (rq, rd, s), monkeypatch)
 
 
-def test_a_document_listed_twice_is_refused_through_the_hash_table(monkeypatch) -> None:
+@pytest.mark.parametrize("grouped", [0, 10**12])
+def test_a_document_listed_twice_is_refused_through_the_hash_table(grouped, monkeypatch) -> None:
     monkeypatch.setattr(trec_ids, "SMALL_ROWS", 0)
+    monkeypatch.setattr(join, "GROUPED_ROWS", grouped)
     run = (np.array(["q1"] * 3), np.array(["document-1", "document-2", "document-1"]),
            np.array([3.0, 2.0, 1.0]))
     qrels = (np.array(["q1"]), np.array(["document-1"]), np.array([1]))
