@@ -156,6 +156,22 @@ def test_runs_start_where_an_id_differs_from_the_one_before(words, threads, part
     assert got.dtype == np.int64 and got.tolist() == want
 
 
+def test_documents_are_coded_by_group_only_where_its_kernel_is_ready(monkeypatch) -> None:
+    """No call compiles the grouping's kernel for itself: where it is neither
+    compiled nor cached, the documents go through one table."""
+    rd = np.char.add("document-", np.arange(40).astype(str)).astype("U12")
+    jd = rd[::3]
+    monkeypatch.setattr(trec_ids, "SMALL_ROWS", 0)
+    monkeypatch.setattr(join, "GROUPED_ROWS", 0)
+    monkeypatch.setattr(join, "grouped_ready", lambda: False)
+    assert not join.by_group(jd, rd)
+    monkeypatch.setattr(join, "grouped_ready", lambda: True)
+    assert join.by_group(jd, rd)
+    monkeypatch.undo()
+    join.grouped_records(rd, jd)  # compiled here, so ready from now on
+    assert join.grouped_ready()
+
+
 def test_many_documents_by_group_grow_their_tables(monkeypatch) -> None:
     """Groups whose tables grow several times over, on three threads."""
     rng = np.random.default_rng(6)
@@ -272,6 +288,7 @@ def evaluate_both_ways(qrels, run, monkeypatch) -> None:
     for small, grouped in ((0, 10**12), (0, 0), (10**12, 10**12)):
         monkeypatch.setattr(trec_ids, "SMALL_ROWS", small)
         monkeypatch.setattr(join, "GROUPED_ROWS", grouped)
+        monkeypatch.setattr(join, "grouped_ready", lambda: True)  # (compiled by then anyway)
         monkeypatch.setattr(join, "GROUPED_PART", 7)
         monkeypatch.setattr(join, "RUN_PART", 5)
         side = {}
@@ -341,6 +358,7 @@ def test_mixed_widths_between_qrels_and_run(monkeypatch) -> None:
 def test_a_document_listed_twice_is_refused_through_the_hash_table(grouped, monkeypatch) -> None:
     monkeypatch.setattr(trec_ids, "SMALL_ROWS", 0)
     monkeypatch.setattr(join, "GROUPED_ROWS", grouped)
+    monkeypatch.setattr(join, "grouped_ready", lambda: True)
     run = (np.array(["q1"] * 3), np.array(["document-1", "document-2", "document-1"]),
            np.array([3.0, 2.0, 1.0]))
     qrels = (np.array(["q1"]), np.array(["document-1"]), np.array([1]))
@@ -355,6 +373,7 @@ def test_a_document_listed_twice_is_refused_through_the_hash_table(grouped, monk
 def test_queries_and_documents_on_two_threads_give_what_one_gives(grouped, monkeypatch) -> None:
     monkeypatch.setattr(trec_ids, "SMALL_ROWS", 0)
     monkeypatch.setattr(join, "GROUPED_ROWS", grouped)
+    monkeypatch.setattr(join, "grouped_ready", lambda: True)
     rng = np.random.default_rng(2)
     rq = np.char.add("topic-", np.repeat(np.arange(30), 50).astype(str))
     rd = np.char.add("FBIS3-", rng.integers(0, 900, rq.shape[0]).astype(str).astype("U12"))
