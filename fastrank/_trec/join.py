@@ -68,11 +68,12 @@ def as_reals(ids: np.ndarray) -> np.ndarray:
 
 
 TABLE_SLOTS = 1 << 22  # the most slots of a first hash table (128 MB), grown past that
+# coded ids: each row's code in each array, each distinct id's first row, its words, and
+# how many are not whole in them (records, grouped_records)
+Coded = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, int]
 
 
-def records(a: np.ndarray, b: np.ndarray | None = None,
-            words: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None,
-                                          int]:
+def records(a: np.ndarray, b: np.ndarray | None = None, words: bool = False) -> Coded:
     """Ids of one or two arrays (``str`` of any widths, or int64) coded together
     through one hash table in the kernel (mode -1): each row's code in each array
     (the distinct ids numbered by first occurrence, ``a``'s rows first), each
@@ -106,7 +107,6 @@ def records(a: np.ndarray, b: np.ndarray | None = None,
 
 GROUPED_ROWS = 1 << 20  # document ids from which they are coded by group (id_groups)
 GROUPED_PART = 1 << 18  # the fewest rows a thread takes in those passes
-Coded = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, int]
 
 
 def grouped_records(a: np.ndarray, b: np.ndarray) -> Coded | None:
