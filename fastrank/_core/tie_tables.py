@@ -279,24 +279,30 @@ ROWS_RADIX_MIN = 1 << 15  # tasks from this size on sort their rows with the rad
 
 
 def _sorted_rows(t: Task) -> tuple[np.ndarray, np.ndarray]:
-    """A task's score bits sorted ascending (a zero of either sign as +0.0) with
-    their sample indices (float64), equal scores in sample order.
+    """A task's score bits sorted ascending (a zero of either sign as +0.0), as
+    uint64 whatever the scores' width, with their sample indices (float64),
+    equal scores in sample order.
 
     Large tasks use the radix sort with the indices as payload (several times
     faster than numpy's stable argsort); small ones numpy's argsort, which
     costs them little and spares a first call the radix sort's compilation.
+    The bits of 4-byte scores are widened after the sort, so that the kernels
+    reading them (:func:`tie_groups`, :func:`placements`: equality and order
+    only) have one variant each, not one per key width: one pass over the
+    sorted bits buys two compiled variants fewer.
     """
     spec = t.spec
     n = t.values.shape[0]
     if n < ROWS_RADIX_MIN:
         keys = keys_of(t.values, spec)
         order = np.argsort(keys, kind="stable")
-        bits = bits_of_keys(keys[order], spec).astype(spec.bits)
-        return readonly(bits), readonly(order.astype(np.float64))
+        return readonly(bits_of_keys(keys[order], spec)), readonly(order.astype(np.float64))
     bits = t.values.view(spec.bits).copy()
     rows = np.arange(n, dtype=np.float64)  # exact below 2**53
     sort_pairs(bits, np.empty_like(bits), rows, np.empty_like(rows), spec.kind, spec.sign,
                spec.ones, buffers.hist)
+    if bits.dtype != np.uint64:
+        bits = bits.astype(np.uint64)
     return readonly(bits), readonly(rows)
 
 

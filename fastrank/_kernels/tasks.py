@@ -277,16 +277,18 @@ def count_ties(bits, kind, sign, ones, labels, lo, hi, tkey, tpos, tneg, used):
     return distinct
 
 
-_TIE_GROUPS = [(ro(k), ro(f64), ro(u8), ro(f64), rw(i64), rw(f64), rw(f64), rw(u64)) for k in KEYS]
+# uint64 bits only: 4-byte scores' bits come widened (tie_tables._sorted_rows)
+_TIE_GROUPS = [(ro(u64), ro(f64), ro(u8), ro(f64), rw(i64), rw(f64), rw(f64), rw(u64))]
 
 
 @kernel(_TIE_GROUPS)
 def tie_groups(bits, rows, labels, weights, gid, gpos, gneg, gkey):
     """Each sample's tie group (0 = the highest score) and the groups' class totals.
 
-    ``bits``: the scores sorted ascending (a zero of either sign as +0.0),
-    ``rows``: each one's sample index (a float64 payload moved by the sort,
-    stably, so equal scores keep their sample order). ``gid[row]`` receives
+    ``bits``: the scores' bits sorted ascending (a zero of either sign as +0.0;
+    4-byte scores' widened to uint64), ``rows``: each one's sample index (a
+    float64 payload moved by the sort, stably, so equal scores keep their
+    sample order). ``gid[row]`` receives
     the group, ``gpos``/``gneg`` (zeroed by the caller) each group's positive
     and negative count, or weight sum when ``weights`` is not empty, summed
     in sample order; ``gkey`` each group's score bits. Returns the number of
@@ -320,7 +322,7 @@ def tie_groups(bits, rows, labels, weights, gid, gpos, gneg, gkey):
     return g
 
 
-_PLACEMENTS = [(ro(k), ro(f64), ro(u8), rw(f64)) for k in KEYS]
+_PLACEMENTS = [(ro(u64), ro(f64), ro(u8), rw(f64))]  # as _TIE_GROUPS
 
 
 @kernel(_PLACEMENTS)
