@@ -148,37 +148,54 @@ Scratch = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.n
                 np.ndarray]
 
 
-class _Kept(threading.local):
-    """Each thread's arguments of the call, kept between calls."""
+class _Mine:
+    """One thread's arguments of the call, kept between calls (a plain object: each
+    attribute of a ``threading.local`` costs a lookup of its own, about 70 ns)."""
 
     def __init__(self) -> None:
         # (dtype, weighted) -> (largest task + 1, scratch, item buffer, the buffer carved)
         self.carved: dict[tuple[np.dtype[Any], bool],
                           tuple[int, Scratch, np.ndarray, np.ndarray]] = {}
-        self.ends = np.zeros(2, np.int64)  # the task's offsets: 0, n
-        self.offsets = readonly(self.ends)
         self.prbe = np.empty(1, np.uint64)
         self.bad = np.empty(2, np.int64)
+
+
+class _Kept(threading.local):
+    def __init__(self) -> None:
+        self.mine = _Mine()
 
 
 _kept = _Kept()
 _TASKS = readonly(np.zeros(1, np.int64))  # the batch's one task
 _SLOT = "one-call"
+# n -> the offsets (0, n) of a task of n samples, read-only, shared by every thread
+# (at most batches.SMALL_TASK of them: larger tasks never take the one call)
+_OFFSETS: dict[int, np.ndarray] = {}
 
 
-def _scratch(n: int, dtype: np.dtype[Any], weighted: bool) -> tuple[Scratch, np.ndarray]:
+def _offsets(n: int) -> np.ndarray:
+    got = _OFFSETS.get(n)
+    if got is None:
+        got = readonly(np.array([0, n], np.int64))
+        if n <= batches.SMALL_TASK:
+            _OFFSETS[n] = got
+    return got
+
+
+def _scratch(k: _Mine, n: int, dtype: np.dtype[Any], weighted: bool
+             ) -> tuple[Scratch, np.ndarray]:
     """The kernel's typed scratch for a task of ``n`` samples and its item buffer
     (float32 unweighted; else empty), carved once per size class (powers of two)
     and kept while this thread's buffer stays."""
     key = (dtype, weighted)
-    got = _kept.carved.get(key)
+    got = k.carved.get(key)
     if got is not None and got[0] > n and got[3] is buffers.slots.get(_SLOT):
         return got[1], got[2]
     cap = max(1 << 10, 1 << n.bit_length())  # > n: the split's slack slot
     base = batches.segment_scratch(cap, dtype, weighted, _SLOT)
     items = np.empty(2 * (cap + 1), np.uint64) if dtype.itemsize == 4 and not weighted \
         else EMPTY_UW
-    _kept.carved[key] = (cap, base, items, buffers.slots[_SLOT])
+    k.carved[key] = (cap, base, items, buffers.slots[_SLOT])
     return base, items
 
 
@@ -196,24 +213,22 @@ def _one(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
     values = t.values
     n = values.shape[0]
     spec = SPECS[values.dtype]
-    kept, items = _scratch(n, values.dtype, t.weights is not None)
+    k = _kept.mine
+    kept, items = _scratch(k, n, values.dtype, t.weights is not None)
     w = EMPTY_F if t.weights is None else readonly(t.weights)
     many = batches.NEVER
     if items.shape[0] and n > SMALL:  # (tasks of up to SMALL are sorted by insertion)
         many = batches.items_choice(n).share
-    k = _kept
-    k.ends[1] = n
     out = np.empty((1, OUT_SIZE), np.float64)
     bad = k.bad
     bits = values.view(spec.bits)
-    bits.flags.writeable = False  # a fresh view: the kernels take their inputs read-only
+    bits.setflags(write=False)  # a fresh view: the kernels take their inputs read-only
     run_segments(bits, spec.kind, spec.sign, spec.ones, spec.exp,
-                 readonly(t.labels), LAB_SAME, EMPTY_I, EMPTY_I, w, True, k.offsets, _TASKS,
+                 readonly(t.labels), LAB_SAME, EMPTY_I, EMPTY_I, w, True, _offsets(n), _TASKS,
                  max_fpr, what, sorting.count_choice().limit, many, *kept, out, k.prbe, bad,
                  EMPTY_I, EMPTY_FW, EMPTY_FW, items, EMPTY_IW)
-    if bad[0] >= 0:
-        if bad[1] == 0:
+    if bad.item(0) >= 0:
+        if bad.item(1) == 0:
             raise_nonfinite(values)
         return engine.task_metrics(t, max_fpr, what)  # classes too far apart: a unit each
-    row = out[0]
-    return engine.in_caller_units(row, t), int(k.prbe[0])
+    return engine.in_caller_units(out[0], t), k.prbe.item(0)
