@@ -732,3 +732,34 @@ def test_large_grouped_call_is_the_same_on_one_and_two_threads():
         two = fastrank.all_metrics(y, s, groups=g, sample_weight=w, average=None)
     for field in ("roc_auc", "average_precision", "pr_auc", "prbe", "d_prime"):
         np.testing.assert_array_equal(getattr(one, field), getattr(two, field))
+
+
+def test_batches_of_one_sample_tasks_with_float32_scores() -> None:
+    """More than 64 tasks of one sample each, unweighted float32 scores (groups of
+    one row, one row of 2-D scores): the batch kernel's choice of the item sort was
+    timed at the size bucket's middle size, ``3 << (bucket - 2)``, a negative shift
+    for tasks of one sample (``ValueError: negative shift count``). Run in a fresh
+    interpreter: the timing is made once per process and bucket."""
+    import subprocess
+    import sys
+
+    code = (
+        "import math, warnings, numpy as np, fastrank\n"
+        "warnings.simplefilter('ignore')\n"
+        "y, g = np.arange(100) % 2, np.arange(100)\n"
+        "for dt in (np.float32, np.float16, np.bool_, np.float64):\n"
+        "    per = fastrank.roc_auc(y, np.zeros(100, dt), groups=g, average=None)\n"
+        "    assert np.isnan(per.values).all(), per.values\n"
+        "    ap = fastrank.average_precision(y, np.ones(100, dt), groups=g, average=None)\n"
+        "    assert ap.values[1::2].tolist() == [1.0] * 50 and np.isnan(ap.values[::2]).all()\n"
+        "    row = fastrank.average_precision(np.ones((1, 65), int), np.ones((1, 65), dt),\n"
+        "                                     average=None)\n"
+        "    assert row.tolist() == [1.0] * 65, row\n"
+        "    m = fastrank.all_metrics(y, np.zeros(100, dt), groups=g)\n"
+        "    assert math.isnan(m.roc_auc)\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"

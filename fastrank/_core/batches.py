@@ -388,7 +388,10 @@ def items_choice(n: int) -> ItemsChoice:
 
 
 def _time_items(bucket: int) -> ItemsChoice:
-    n = sorting.CALIBRATE_N if bucket >= sorting.LARGE_BUCKET else max(3 << (bucket - 2), 2)
+    # the bucket's middle size, at least 2 (tasks of one sample: bucket 1, where the
+    # shift alone would be negative)
+    n = sorting.CALIBRATE_N if bucket >= sorting.LARGE_BUCKET else \
+        (3 << (bucket - 2) if bucket >= 2 else 2)
     t = max(2, (1 << 15) // n)
     rng = np.random.default_rng(12345)
     spec = SPECS[np.dtype(np.float32)]
