@@ -3,6 +3,7 @@ argument and the problem; a task with one class gives NaN and one warning."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import math
@@ -111,13 +112,64 @@ def test_non_finite_score_in_other_layouts(func, make):
         np.array(["a", "b", "c", "d", "e", "f"]),
         ["0.1", "0.5", "0.3", "0.2", "0.9", "0.4"],
         np.array([0.1, None, 0.3, 0.2, 0.9, 0.4], dtype=object),
-        np.array([0.1, 0.5, 0.3, 0.2, 0.9, 0.4], dtype=object),
+        np.array([0.1, "0.5", 0.3, 0.2, 0.9, 0.4], dtype=object),
+        np.array([0.1, 0.5, 0.3, 0.2, 0.9, 1j], dtype=object),
         np.arange(6).astype("datetime64[s]"),
     ],
-    ids=["str-array", "str-list", "object-None", "object-floats", "datetime"],
+    ids=["str-array", "str-list", "object-None", "object-str", "object-complex", "datetime"],
 )
 def test_non_numeric_scores(func, scores):
     with pytest.raises(TypeError, match=r"y_score.*(real numbers|dtype)"):
+        func(Y, scores)
+
+
+def _same_result(a, b):
+    if dataclasses.is_dataclass(a) and not isinstance(a, type):
+        assert type(a) is type(b)
+        for f in dataclasses.fields(a):
+            _same_result(getattr(a, f.name), getattr(b, f.name))
+    elif isinstance(a, tuple):
+        assert isinstance(b, tuple) and len(a) == len(b)
+        for x, z in zip(a, b, strict=True):
+            _same_result(x, z)
+    else:
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        assert np.asarray(a).dtype == np.asarray(b).dtype
+
+
+@every_function
+@pytest.mark.parametrize(
+    "numbers",
+    [S, (S * 1000).astype(np.int64), S.astype(np.float32), S > 0.3,
+     np.array([1, 0.5, 3, np.float32(0.25), 2**53, 7.5], dtype=object),
+     np.array([2**63, 1, 2**64 - 1, 3, 2**63 + 5, 0], dtype=object)],
+    ids=["floats", "ints", "float32", "bools", "mixed-exact", "uint64"],
+)
+def test_numbers_held_as_objects(func, numbers):
+    """Scores numpy holds as objects (a pandas object column) are the numbers they
+    are: the same results as the numeric array they convert to exactly (int64 or
+    uint64 for integers, float64 for floats and integers it holds exactly)."""
+    objects = np.empty(numbers.shape[0], dtype=object)
+    objects[:] = list(numbers)  # numpy scalars as they are (float32 ones stay float32)
+    numeric = numbers if numbers.dtype != object else None
+    if numeric is None:
+        whole = all(isinstance(v, int) for v in numbers.tolist())
+        numeric = np.array(numbers.tolist(), np.uint64 if whole else np.float64)
+    want, _ = recorded(func, Y, numeric)
+    got, _ = recorded(func, Y, objects)
+    _same_result(got, want)
+
+
+@every_function
+@pytest.mark.parametrize(
+    "scores, says",
+    [(np.array([2**64, 1, 2, 3, 4, 5], dtype=object), "too large for 64 bits"),
+     (np.array([2**60 + 1, 1.5, 2, 3, 4, 5], dtype=object), "does not hold exactly"),
+     (np.array([1, 2, 3, 4, 5, 6, -1, 2**63], dtype=object)[2:], "too large for 64 bits")],
+    ids=["beyond-uint64", "inexact-mix", "both-signs"],
+)
+def test_object_numbers_that_do_not_fit_exactly(func, scores, says):
+    with pytest.raises(TypeError, match=rf"y_score.*{says}"):
         func(Y, scores)
 
 

@@ -150,18 +150,42 @@ def readonly(a: np.ndarray) -> np.ndarray:
 # ------------------------------------------------------------------ scores
 
 
-def _object_scores(s: np.ndarray, name: str) -> TypeError:
-    """The error for scores numpy could only hold as objects: say why."""
+def _object_scores(s: np.ndarray, name: str) -> np.ndarray:
+    """Scores numpy holds as objects (a pandas object column, a list mixing numpy
+    scalars with Python numbers) as the numeric array they are exactly: bools;
+    integers as int64 or uint64; floats (or floats and integers that float64 holds
+    exactly) as float64, or their own float dtype. Anything else is a TypeError
+    saying why; nothing is rounded."""
     values = s.reshape(-1).tolist()
     if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values):
-        return TypeError(f"{name} is an object array with missing values (None or NaN); "
-                         "scores must be real numbers")
-    if values and all(isinstance(v, numbers.Integral) for v in values):
-        return TypeError(f"{name} holds integers too large for 64 bits (beyond -2**63 .. "
-                         "2**64 - 1); rescale them or convert them to float")
-    kinds = sorted({type(v).__name__ for v in values})
-    return TypeError(f"{name} must hold real numbers (float, int or bool); it holds "
-                     f"{', '.join(kinds)} objects")
+        raise TypeError(f"{name} is an object array with missing values (None or NaN); "
+                        "scores must be real numbers")
+    if not all(isinstance(v, (bool, np.bool_, numbers.Integral, float, np.floating))
+               for v in values):
+        kinds = sorted({type(v).__name__ for v in values})
+        raise TypeError(f"{name} must hold real numbers (float, int or bool); it holds "
+                        f"{', '.join(kinds)} objects")
+    if not values:
+        return np.zeros(s.shape, np.float64)
+    if all(isinstance(v, (bool, np.bool_)) for v in values):
+        return np.array(values, dtype=np.bool_).reshape(s.shape)
+    whole = [v for v in values if isinstance(v, numbers.Integral)]  # bools count as 0/1
+    if len(whole) == len(values):
+        for dtype in (np.int64, np.uint64):
+            try:
+                return np.array([int(v) for v in values], dtype=dtype).reshape(s.shape)
+            except OverflowError:
+                continue
+        raise TypeError(f"{name} holds integers too large for 64 bits (beyond -2**63 .. "
+                        "2**64 - 1); rescale them or convert them to float")
+    inexact = next((v for v in whole if float(v) != v), None)  # (an exact comparison)
+    if inexact is not None:
+        raise TypeError(f"{name} mixes floats with integers that float64 does not hold "
+                        f"exactly (such as {int(inexact)}); convert them yourself")
+    out = np.array(values)
+    if out.dtype.kind != "f":  # (numpy's own choice: a float dtype for real numbers)
+        out = np.array(values, dtype=np.float64)
+    return out.reshape(s.shape)
 
 
 def canonical_scores(s: np.ndarray, name: str = "y_score") -> np.ndarray:
@@ -172,7 +196,7 @@ def canonical_scores(s: np.ndarray, name: str = "y_score") -> np.ndarray:
     dtype = s.dtype
     if dtype.kind not in "biuf":
         if dtype.kind == "O":
-            raise _object_scores(s, name)
+            return canonical_scores(_object_scores(s, name), name)
         if dtype.kind == "S":
             raise TypeError(f"{name} holds bytes; scores must be real numbers")
         raise TypeError(f"{name} must hold real numbers (float, int or bool); got dtype {dtype}")
@@ -211,6 +235,8 @@ def scores_1d(y_score: Any, name: str = "y_score") -> tuple[np.ndarray, np.dtype
                          f"{s.shape}")
     if s.shape[0] == 0:
         raise ValueError(f"{name} is empty; at least one sample is needed")
+    if s.dtype.kind == "O":  # numbers held as objects: the caller's dtype is what they are
+        s = _object_scores(s, name)
     dtype = s.dtype
     if dtype in SPECS and s.flags.c_contiguous and s.flags.aligned:
         return s, dtype  # canonical already (SPECS holds native dtypes only)
@@ -228,6 +254,8 @@ def score_matrix(s: np.ndarray) -> tuple[np.ndarray, bool, np.dtype[Any]]:
     n, t = s.shape
     if n == 0:
         raise ValueError(f"y_score has no samples (shape {s.shape}); at least one is needed")
+    if s.dtype.kind == "O":  # as in scores_1d
+        s = _object_scores(s, "y_score")
     dtype = s.dtype
     v = canonical_scores(s)
     c_order = v.flags.c_contiguous and t > 1
