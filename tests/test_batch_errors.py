@@ -387,3 +387,21 @@ def test_average_samples_ranks_each_samples_labels() -> None:
         assert fastrank.roc_auc(Y, S, average="samples") == 1.0  # the third is left out
     with pytest.raises(ValueError, match="return_threshold=True gives one threshold per task"):
         fastrank.prbe(Y, S, average="samples", return_threshold=True)
+
+
+@pytest.mark.parametrize("func", [fastrank.roc_auc, fastrank.average_precision,
+                                  fastrank.all_metrics])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_micro_average_of_no_cells(func, sparse):
+    """A (6, 0) label matrix and scores pooled by ``average="micro"``: a clear error
+    (it was numpy's "zero-size array to reduction operation minimum")."""
+    y = sp.csr_matrix((6, 0)) if sparse else np.zeros((6, 0))
+    with pytest.raises(ValueError, match=r"y_score has no cells \(6 samples x 0 tasks\)"):
+        func(y, np.zeros((6, 0)), average="micro")
+
+
+def test_class_labels_against_no_score_columns():
+    """1-D class labels with scores of no columns, ``labels=[]``: a clear error (it was
+    an IndexError from inside)."""
+    with pytest.raises(ValueError, match=r"y_score has no columns \(shape \(3, 0\)\)"):
+        fastrank.roc_auc(np.array([0, 1, 2]), np.zeros((3, 0)), labels=[])

@@ -175,6 +175,9 @@ def split_batch(b: Batch) -> list[Task]:
 def pooled(b: Batch) -> Task:
     """Every cell of a batch as one task (``average="micro"``). A NaN or infinite
     score is reported where the caller put it (row and task, or input index)."""
+    if b.values.size == 0:  # (a matrix of no columns: samples alone are refused earlier)
+        raise ValueError(f"y_score has no cells ({b.n} samples x {b.t} tasks): "
+                         "average='micro' pools every cell into one task, and there are none")
     if b.values.dtype.kind == "f":
         with np.errstate(invalid="ignore"):
             finite = bool(np.isfinite(b.values.min()) and np.isfinite(b.values.max()))

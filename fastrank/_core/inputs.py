@@ -752,6 +752,9 @@ def class_codes(y_true: Any, n: int, t: int, labels: Any,
                          f"{y.shape}")
     if y.shape[0] != n:
         raise ValueError(f"y_true has {y.shape[0]} samples but y_score has {n}")
+    if t == 0:
+        raise ValueError(f"y_score has no columns (shape ({n}, 0)); with 1-D class labels it "
+                         "needs one column of scores per class")
     _no_bytes(y, pos_label)
     if pos_label is not None and not _is_one(pos_label):
         raise ValueError(
