@@ -76,10 +76,12 @@ ties, G or infAP, is NaN with one warning; asked by name, it raises
 :class:`~fastrank.UnsupportedOptionError`). Relevant documents the run did not
 return count, as in trec_eval: recall, MAP, R-precision and the ideal rankings of the
 gain measures use every judged document of the query. A query of the run without
-judgments is skipped; a judged query without relevant documents is NaN (left out of
-the mean with one warning), where trec_eval averages over its own choice of queries,
-except in the counts and ``utility``, defined for every judged query; the counts'
-``mean`` is their sum, as in trec_eval's ``all`` row.
+judgments is skipped. A judged query without relevant documents takes trec_eval's
+values under ``ties="trec_eval"`` (0 wherever a measure would divide by its relevant
+documents or its ideal gain) and counts in every mean, as in trec_eval; under the other
+tie rules its measures that need a relevant document are NaN (left out of the mean
+with one warning), except the counts and ``utility``, defined for every judged query.
+The counts' ``mean`` is their sum, as in trec_eval's ``all`` row.
 
 Measures of judged documents, which tell a retrieved document judged relevant
 (grade at or above the relevance level), judged non-relevant (grade from 0 below
@@ -93,7 +95,7 @@ measure        trec_eval's definition, per query            other tie rules
 ``bpref``      over the relevant documents, 1 less the      ``"expected"``: exact; a
                judged non-relevant ones above each (at      relevant document among b tied
                most R) over min(R, N judged non-relevant);  judged non-relevant ones has
-               NaN without relevant documents               0 .. b of them above, uniformly
+               0 without relevant documents                 0 .. b of them above, uniformly
 ``gm_bpref``   bpref floored at 1e-5; its mean geometric    the floor of the expected bpref
 ``infAP``      trec_eval's inferred AP (Yilmaz and Aslam),  ``"expected"``: refused where a
                precision above each relevant document       relevant document ties with a
@@ -127,8 +129,8 @@ option                 flag   meaning
 ``relevance_level=l``  ``-l`` grades at or above l (and from 0) are relevant for
                               every binary measure; nDCG and rbp keep the grades
 ``all_queries=True``   ``-c`` every query of the qrels evaluated, those the run lacks
-                              (or ``judged_only`` empties) as an empty run: 0, NaN
-                              where undefined as above
+                              (or ``judged_only`` empties) as an empty run: 0 (NaN
+                              where undefined as above, other tie rules)
 ====================== ====== ========================================================
 """
 
@@ -216,8 +218,9 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         negative grade is never relevant: trec_eval reads it as pooled, not judged.
     all_queries : bool
         trec_eval's ``-c``: every query of the qrels is evaluated; those the run
-        lacks score as an empty run does (0; NaN where the measure needs a
-        relevant document the query lacks).
+        lacks score as an empty run does (0; under tie rules other than
+        ``"trec_eval"``, NaN where the measure needs a relevant document the
+        query lacks).
 
     Returns
     -------
@@ -358,6 +361,14 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         values = [np.full(queries.shape[0], np.nan) if v is None else v for v in values]
     per = {m[0]: np.where(empty, 0.0, v) if m[1] in judged.EMPTY_ZERO else v
            for m, v in zip(asked, values, strict=True)}
+    if ties == "trec_eval":
+        # trec_eval evaluates every judged query of the run, relevant documents or
+        # none, and averages over all of them: where a measure would divide by no
+        # relevant documents (or no ideal gain) it keeps the query's 0 (gm_bpref's per
+        # query value is its bpref floored, as where bpref is 0 on relevant documents)
+        per = {m[0]: np.where(np.isnan(per[m[0]]),
+                              judged.MIN_GEO_MEAN if m[1] == "gm_bpref" else 0.0, per[m[0]])
+               for m in asked}
     undefined = {name: int(np.isnan(v).sum()) for name, v in per.items() if name not in refused}
     worst = max(undefined.values())
     if worst:
@@ -442,9 +453,9 @@ def compare_runs(qrels: tuple[Any, Any, Any], runs: Any, measures: Any, *,
     A query is paired when every run is evaluated on it (:func:`evaluate_run`
     evaluates a run's judged queries); where the runs cover different queries,
     the others are left out with a warning, and the means are over the paired
-    queries. A measure undefined on a query (no relevant document) leaves that
-    query out of its tests and means. Where two runs agree on every query, each
-    test's p-value is 1.
+    queries. A measure undefined on a query (no relevant document, under a tie
+    rule other than ``"trec_eval"``) leaves that query out of its tests and
+    means. Where two runs agree on every query, each test's p-value is 1.
 
     Examples
     --------

@@ -107,7 +107,9 @@ def test_trec_evals_own_option_tests(out) -> None:
 EPS = 1e-5
 
 
-def _oracle(grades, level, qrels_grades, p, ks):
+def _oracle(grades, level, qrels_grades, p, ks, undefined=math.nan):
+    """``undefined``: bpref and infAP of a query without relevant documents, which
+    trec_eval leaves at 0 (its value under ties="trec_eval"); NaN under the others."""
     judged = [g for g in qrels_grades if g >= 0]
     big_r = sum(g >= level for g in judged)
     big_n = sum(g < level for g in judged)
@@ -131,9 +133,10 @@ def _oracle(grades, level, qrels_grades, p, ks):
         else:
             infap += 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((rel - 1 + nonrel2 + unj) / j) * (
                 (rel - 1 + EPS) / (rel - 1 + nonrel2 + 2 * EPS))
-    out["bpref"] = bpref / big_r if big_r else math.nan
-    out["gm_bpref"] = max(out["bpref"], 1e-5) if big_r else math.nan
-    out["infAP"] = infap / big_r if big_r else math.nan
+    out["bpref"] = bpref / big_r if big_r else undefined
+    out["gm_bpref"] = max(out["bpref"], 1e-5) if big_r or not math.isnan(undefined) \
+        else math.nan
+    out["infAP"] = infap / big_r if big_r else undefined
     levels = range(0, int(max(judged, default=-1)) + 1)  # the gains: the grades 0 .. top
     top = max(levels, default=0)
     gain = {g: (g / top if top > 1 else float(g)) for g in levels}
@@ -233,8 +236,9 @@ def test_small_runs_match_trec_evals_loops(seed, ties) -> None:
     assert got.queries.tolist() == sorted(cases)
     for j, q in enumerate(got.queries.tolist()):
         docs, scores, grades = cases[q]
-        values = [_oracle([grades.get(d) for d in o], level, list(grades.values()), p, ks)
-                  for o in _orders(docs, scores, grades, ties)]
+        undefined = 0.0 if ties == "trec_eval" else math.nan
+        values = [_oracle([grades.get(d) for d in o], level, list(grades.values()), p, ks,
+                          undefined) for o in _orders(docs, scores, grades, ties)]
         for m in names:
             want = float(np.mean([v[m] for v in values]))
             if m == "gm_bpref":  # the floor of the expected bpref (not an expectation)
@@ -273,13 +277,16 @@ def _run(cases, names, **options):
         return fastrank.evaluate_run(qrels, run, names, **options)
 
 
-def _empty_run(grades, name):
+def _empty_run(grades, name, ties):
     """What trec_eval gives a query with nothing retrieved (bogus_ranking in
-    trec_eval.c, or everything thrown out by -J): 0, but num_rel; NaN where the
-    query has no relevant document and the measure needs one."""
+    trec_eval.c, or everything thrown out by -J): 0, but num_rel; under tie rules
+    other than "trec_eval", NaN where the query has no relevant document and the
+    measure needs one."""
     big_r = sum(g >= 1 for g in grades.values())
     if name == "num_rel":
         return float(big_r)
+    if ties == "trec_eval":
+        return 0.0
     if big_r == 0 and name not in ("num_ret", "num_rel_ret", "num_nonrel_judged_ret",
                                    "utility", "rbp", "rbp_resid", "unj_5", "unj_2", "ndcg"):
         return math.nan
@@ -316,7 +323,7 @@ def test_depth_and_judged_only_are_trec_evals_cut(seed, ties) -> None:
                 assert want is not None
                 w = want.per_query[m][want.queries.tolist().index(q)]
             else:
-                w = _empty_run(cases[q][2], m)
+                w = _empty_run(cases[q][2], m, ties)
             assert got.per_query[m][j] == pytest.approx(w, rel=1e-12, abs=1e-13,
                                                         nan_ok=True), (seed, q, m)
 
@@ -340,7 +347,7 @@ def test_all_queries_scores_missing_queries_as_empty_runs(seed) -> None:
     assert got.queries.tolist() == sorted(cases)
     for j, q in enumerate(got.queries.tolist()):
         for m in ALL:
-            w = (_empty_run(cases[q][2], m) if q in gone
+            w = (_empty_run(cases[q][2], m, ties) if q in gone
                  else plain.per_query[m][plain.queries.tolist().index(q)])
             assert got.per_query[m][j] == pytest.approx(w, nan_ok=True, rel=0, abs=0), (q, m)
     for m in ALL:

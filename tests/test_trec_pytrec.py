@@ -154,11 +154,15 @@ def _no_relevant(qrels, qid):
     return not any(g >= 1 for g in qrels[qid].values())
 
 
-def _assert_matches(result, n_warn, qrels, run, names=NAMES, tol=TOL):
+def _assert_matches(result, n_warn, qrels, run, ties, names=NAMES, tol=TOL):
+    """``result`` (of ``ties``) against pytrec_eval: every query and mean under
+    ties="trec_eval"; under the other rules a query without relevant documents is
+    NaN (one warning), left out of the means, where trec_eval counts it with 0."""
     ref = _reference(qrels, run)
     queries = [str(q) for q in result.queries]
     assert queries == sorted(ref), (queries, sorted(ref))
-    undefined = {q for q in queries if _no_relevant(qrels, q)}
+    undefined = set() if ties == "trec_eval" else \
+        {q for q in queries if _no_relevant(qrels, q)}
     assert n_warn == (1 if undefined else 0)
     for name in names:
         got = np.asarray(result.per_query[name], dtype=float)
@@ -207,7 +211,7 @@ def _all_orders(scores, limit):
 def test_untied_runs_match_trec_eval(ties, case):
     qrels, run = case
     result, n_warn = _evaluate(_tuples(qrels, int), _tuples(run, float), ties)
-    _assert_matches(result, n_warn, qrels, run)
+    _assert_matches(result, n_warn, qrels, run, ties)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -220,7 +224,7 @@ def test_untied_runs_match_trec_eval(ties, case):
 def test_tied_runs_trec_eval_order(docids, data):
     qrels, run = data.draw(trec_cases(docids=docids, tied=True))
     result, n_warn = _evaluate(_tuples(qrels, int), _tuples(run, float), "trec_eval")
-    _assert_matches(result, n_warn, qrels, run)
+    _assert_matches(result, n_warn, qrels, run, "trec_eval")
 
 
 def test_strcmp_order_worked_example():
@@ -287,7 +291,7 @@ def test_files_match_trec_eval(tmp_path_factory, data, docids, tied, style):
     assert got_r == want_r
     for ties in ("trec_eval",) if tied else TIES:
         result, n_warn = _evaluate(our_qrels, our_run, ties)
-        _assert_matches(result, n_warn, dict(their_qrels), dict(their_run))
+        _assert_matches(result, n_warn, dict(their_qrels), dict(their_run), ties)
 
 
 @pytest.mark.parametrize(
@@ -305,7 +309,7 @@ def test_score_spellings_in_files(tmp_path, text):
     with open(run_path) as f:
         their_run = pytrec_eval.parse_run(f)
     result, n_warn = _evaluate(fastrank.read_qrels(qrels_path), run, "trec_eval")
-    _assert_matches(result, n_warn, dict(their_qrels), dict(their_run))
+    _assert_matches(result, n_warn, dict(their_qrels), dict(their_run), "trec_eval")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -385,7 +389,7 @@ def test_expected_differs_from_trec_eval_order():
 def test_query_sets_and_undefined_queries():
     qrels = {
         "q1": {"a": 2, "b": 0},
-        "q2": {"a": 0, "b": -1},  # judged, nothing relevant: NaN here, 0 in trec_eval
+        "q2": {"a": 0, "b": -1},  # judged, nothing relevant: NaN ("expected"), 0 in trec_eval
         "q3": {"a": 1},  # not in the run: skipped by both
     }
     run = {"q1": {"a": 0.5, "b": 1.0}, "q2": {"a": 1.0}, "q4": {"a": 1.0}}
@@ -393,8 +397,12 @@ def test_query_sets_and_undefined_queries():
     assert sorted(ref) == ["q1", "q2"]
     assert all(v == 0.0 for v in ref["q2"].values())
     result, n_warn = _evaluate(_tuples(qrels, int), _tuples(run, float), "expected")
-    _assert_matches(result, n_warn, qrels, run)
+    _assert_matches(result, n_warn, qrels, run, "expected")
     assert n_warn == 1
+    # ties="trec_eval": trec_eval's values, q2 with its 0s counted in every mean
+    result, n_warn = _evaluate(_tuples(qrels, int), _tuples(run, float), "trec_eval")
+    _assert_matches(result, n_warn, qrels, run, "trec_eval")
+    assert n_warn == 0 and result.per_query["map"].tolist() == [0.5, 0.0]
 
 
 NEAR_TIES = [(1.0 + 2.0**-24, 1.0), (1e-300, 0.0), (16777217.0, 16777216.0)]
@@ -423,7 +431,7 @@ def test_scores_closer_than_float32_match_pytrec_eval(high, low):
     qrels = {"q": {"a": 1, "b": 0}}
     run = {"q": {"a": high, "b": low}}
     result, n_warn = _evaluate(_tuples(qrels, int), _tuples(run, float), "trec_eval", ["P@1"])
-    _assert_matches(result, n_warn, qrels, run, names=["P@1"])
+    _assert_matches(result, n_warn, qrels, run, "trec_eval", names=["P@1"])
 
 
 def test_integer_docids_trec_eval_order():
@@ -435,4 +443,4 @@ def test_integer_docids_trec_eval_order():
     as_ints = ([1, 1], [10, 7], [1, 0]), ([1, 1], [7, 10], [1.0, 1.0])
     result, n_warn = _evaluate(*as_ints, "trec_eval", ["P@1", "recip_rank"])
     assert [str(q) for q in result.queries] == ["1"]
-    _assert_matches(result, n_warn, qrels, run, names=["P@1", "recip_rank"])
+    _assert_matches(result, n_warn, qrels, run, "trec_eval", names=["P@1", "recip_rank"])

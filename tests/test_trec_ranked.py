@@ -322,8 +322,11 @@ def test_small_runs_match_trec_evals_loops(seed) -> None:
             for m in got.per_query:
                 if m == "num_q":
                     continue
-                if not vals[0]:  # no relevant document: undefined
-                    assert math.isnan(got.per_query[m][j]), (seed, ties, q, m)
+                if not vals[0]:  # no relevant document: trec_eval's 0, else undefined
+                    if ties == "trec_eval":
+                        assert got.per_query[m][j] == 0.0, (seed, ties, q, m)
+                    else:
+                        assert math.isnan(got.per_query[m][j]), (seed, ties, q, m)
                     continue
                 if ties == "expected" and (m.startswith("iprec") or m == "11pt_avg"):
                     want = _group_ends(docs, scores, grades, LEVELS)[m]
@@ -410,10 +413,7 @@ def test_random_runs_match_pytrec_eval(seed) -> None:
         warnings.simplefilter("ignore", fastrank.UndefinedMetricWarning)
         got = fastrank.evaluate_run(qrels, run, list(names), ties="trec_eval")
     compared = 0
-    for j, q in enumerate(got.queries.tolist()):
-        if not any(g >= 1 for g in qrels[q].values()):
-            assert all(math.isnan(v[j]) for v in got.per_query.values())
-            continue
+    for j, q in enumerate(got.queries.tolist()):  # those without relevant documents too
         for ours, theirs in names.items():
             want = ref[q][theirs]
             value = got.per_query[ours][j]
@@ -421,7 +421,7 @@ def test_random_runs_match_pytrec_eval(seed) -> None:
                 value = math.log(max(value, 1e-5))
             assert value == pytest.approx(want, rel=1e-12, abs=1e-12), (seed, q, ours)
             compared += 1
-    assert compared == len(names) * sum(any(g >= 1 for g in j.values()) for j in qrels.values())
+    assert compared == len(names) * len(qrels)
 
 
 def test_running_sums_are_each_lists_own() -> None:
@@ -469,3 +469,26 @@ def test_each_query_alone_and_rows_in_any_order(seed, ties) -> None:
         alone = fastrank.evaluate_run(one[0], one[1], names, ties=ties)
         for m, v in alone.per_query.items():
             assert v[0] == whole.per_query[m][j], (q, m)
+
+
+@pytest.mark.parametrize("qrels, run", [
+    ({"q1": {"a": 0}}, {"q1": {"a": 1.0, "b": 2.0}}),
+    ({"q1": {"a": -1}, "q2": {"b": 0}}, {"q1": {"a": 1.0}, "q2": {"b": 1.0, "c": 0.5}}),
+    ({"q1": {"a": 1}, "q2": {"b": 0}}, {"q2": {"b": 1.0}}),
+])
+def test_rndcg_where_no_query_has_a_positive_grade(qrels, run) -> None:
+    """No evaluated query with a document of positive grade: Rndcg (and all_trec,
+    which holds it) is trec_eval's 0 under ties="trec_eval" and NaN under the
+    others; it was an IndexError from inside (a mask built one longer than the
+    ideal rankings' empty levels)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fastrank.UndefinedMetricWarning)
+        for ties in ("trec_eval", "expected", "optimistic"):
+            got = fastrank.evaluate_run(qrels, run, ["Rndcg", "ndcg_rel"], ties=ties)
+            for values in got.per_query.values():
+                if ties == "trec_eval":
+                    assert values.tolist() == [0.0] * values.shape[0]
+                else:
+                    assert np.isnan(values).all()
+            every = fastrank.evaluate_run(qrels, run, ["all_trec"], ties=ties)
+            assert every.mean["num_q"] == len(set(qrels) & set(run))

@@ -62,25 +62,26 @@ def test_trec_evals_own_test_collection() -> None:
     assert data.compare(got, params, ["Rprec_mult_0.35", "Rprec_mult_5.00"]) == 8
 
 
-def _brute(ranked, grades, n_judged_rel, k, x):
+def _brute(ranked, grades, n_judged_rel, k, x, none=math.nan):
     """The measures of one ranking (docids) with the query's judgments ``grades``
-    (retrieved or not), counted directly."""
+    (retrieved or not), counted directly; ``none`` where a measure needs a relevant
+    document the query lacks (trec_eval's 0 under ties="trec_eval", else NaN)."""
     rel = [grades.get(d, 0) >= 1 for d in ranked]
     ret, rr, R = len(ranked), sum(rel), n_judged_rel
     judged = sum(grades.get(d, -1) >= 0 for d in ranked)  # negative: pooled, not judged
-    p, r = rr / ret, (rr / R if R else math.nan)
+    p, r = rr / ret, (rr / R if R else none)
     out = {"num_ret": ret, "num_rel": R, "num_rel_ret": rr, "num_nonrel_judged_ret": judged - rr,
-           "set_P": p if R else math.nan, "set_recall": r,
-           "set_relative_P": rr / min(ret, R) if R else math.nan,
-           "set_map": p * r, "set_F": (2 * p * r / (p + r) if rr else 0.0) if R else math.nan,
+           "set_P": p if R else none, "set_recall": r,
+           "set_relative_P": rr / min(ret, R) if R else none,
+           "set_map": p * r, "set_F": (2 * p * r / (p + r) if rr else 0.0) if R else none,
            "utility": rr - (ret - rr)}
     found, ap = 0, 0.0
     for i, hit in enumerate(rel[:k], 1):
         found += hit
         ap += found / i if hit else 0.0
-    out[f"map@{k}"] = ap / R if R else math.nan
+    out[f"map@{k}"] = ap / R if R else none
     cut = math.floor(x * R + 0.9)  # trec_eval's cut-off: x R, up from a tenth over
-    out[f"Rprec_mult_{x}"] = (sum(rel[:cut]) / cut if cut else 0.0) if R else math.nan
+    out[f"Rprec_mult_{x}"] = (sum(rel[:cut]) / cut if cut else 0.0) if R else none
     return out
 
 
@@ -121,7 +122,8 @@ def test_small_runs_match_brute_force(seed) -> None:
                 orders = list({tuple(docs[i] for i in sorted(
                     range(len(docs)), key=lambda i: (-scores[i], perm.index(i))))
                     for perm in itertools.permutations(range(len(docs)))})
-            vals = [_brute(o, grades, R, k, x) for o in orders]
+            none = 0.0 if ties == "trec_eval" else math.nan
+            vals = [_brute(o, grades, R, k, x, none) for o in orders]
             for m in names:
                 want = float(np.mean([v[m.replace("map_cut_", "map@")] for v in vals]))
                 assert got.per_query[m][j] == pytest.approx(want, rel=1e-12, abs=1e-12,

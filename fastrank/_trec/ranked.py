@@ -291,8 +291,9 @@ def r_ndcg(lists: topk.RankedLists, ties: str, ideal: Ideal) -> np.ndarray:
     longest = int(lists.sizes.max())
     cum = lists.discounts(None, "log")
     # each query's grade levels (ideal ranks where a lower grade starts)
-    new = np.r_[True, (ideal.code[1:] != ideal.code[:-1]) | (ideal.gain[1:] != ideal.gain[:-1])]
-    ends = np.r_[np.flatnonzero(new)[1:], ideal.code.shape[0]]
+    new = np.ones(ideal.code.shape[0], bool)  # (none where no query has a positive grade)
+    new[1:] = (ideal.code[1:] != ideal.code[:-1]) | (ideal.gain[1:] != ideal.gain[:-1])
+    ends = np.append(np.flatnonzero(new)[1:], ideal.code.shape[0])[:np.count_nonzero(new)]
     level_q = ideal.code[new]
     cuts_q = ends - ideal.start[level_q]  # the rank after each level
     runs = lists.sizes
