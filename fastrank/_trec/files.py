@@ -6,8 +6,9 @@ A file (plain or gzipped) is read as bytes and handed whole to a compiled pass
 and document ids by their bytes (each distinct id kept once) and reads the
 scores that one exact operation gives; the ids come back as
 :class:`~fastrank.trec.CodedIds`, never one string per row. Scores outside
-that fast path are parsed by numpy from their bytes, as Python's ``float`` (and
-C's ``strtod``) reads them. A file with whitespace beyond ASCII (which Python's
+that fast path are parsed by numpy from their bytes, as C's ``strtod`` reads a
+whole token (Python's ``float`` without what it alone reads: ``_`` between
+digits, digits beyond ASCII). A file with whitespace beyond ASCII (which Python's
 ``str.split`` splits on) is read by the line splitter in Python instead, so that
 both read every file alike.
 """
@@ -179,19 +180,27 @@ def decoded(path: Any, raw: np.ndarray, distinct: bool = False) -> tuple[
 def values(path: Any, raw: Raw, data: np.ndarray, out: np.ndarray, slow: np.ndarray,
            what: str) -> None:
     """Parse the values the kernel left (``slow``: row, first byte, end) into ``out``
-    as Python's ``float`` does; refuse what is not a finite number, by line."""
+    as C's ``strtod`` reads a whole token (Python's ``float``, less what it reads
+    beyond C: digits other than ASCII's, ``_`` between digits); refuse what is not
+    a finite number, by line."""
     if slow.shape[0]:
         at, lo, hi = slow[:, 0], slow[:, 1], slow[:, 2]
+        texts = fixed_width(data, lo, hi - lo)
+        odd = np.flatnonzero(np.char.find(texts, b"_") >= 0)  # numpy's float reads 1_000
+        if odd.shape[0]:
+            j = int(odd[0])
+            t = raw[int(lo[j]):int(hi[j])].decode("utf-8", "replace")
+            raise DataError(f"{path}:{line_of(raw, int(lo[j]))}: a {what} is not a number: "
+                            f"{t!r}")
         try:
-            out[at] = fixed_width(data, lo, hi - lo).astype(np.float64)
-        except ValueError:  # non-ASCII digits, say: as Python reads text
-            texts = [raw[a:b].decode("utf-8", "replace") for a, b in zip(lo.tolist(), hi.tolist(),
-                                                                         strict=True)]
-            for j, t in enumerate(texts):
+            out[at] = texts.astype(np.float64)
+        except ValueError:  # bytes beyond ASCII, say: each read as text, to name it
+            for j, (a, b) in enumerate(zip(lo.tolist(), hi.tolist(), strict=True)):
+                t = raw[a:b].decode("utf-8", "replace")
                 try:
-                    out[at[j]] = float(t)
+                    out[at[j]] = c_float(t)
                 except ValueError:
-                    raise DataError(f"{path}:{line_of(raw, int(lo[j]))}: a {what} is not a "
+                    raise DataError(f"{path}:{line_of(raw, a)}: a {what} is not a "
                                     f"number: {t!r}") from None
         bad = np.flatnonzero(~np.isfinite(out[at]))
         if bad.shape[0]:
@@ -199,6 +208,15 @@ def values(path: Any, raw: Raw, data: np.ndarray, out: np.ndarray, slow: np.ndar
             t = raw[int(lo[j]):int(hi[j])].decode("utf-8", "replace")
             raise DataError(f"{path}:{line_of(raw, int(lo[j]))}: a {what} is NaN or infinite: "
                             f"{t!r}")
+
+
+def c_float(text: str) -> float:
+    """``text`` read as a number as C's ``strtod`` reads a whole token: Python's
+    ``float``, refusing the digits beyond ASCII and the ``_`` between digits that
+    it alone reads (ValueError)."""
+    if not text.isascii() or "_" in text:
+        raise ValueError(text)
+    return float(text)
 
 
 def columns(path: str, width: int, what: str, picks: tuple[int, ...],
@@ -225,12 +243,12 @@ def columns(path: str, width: int, what: str, picks: tuple[int, ...],
 
 
 def number(path: str, values: list[str], what: str, at: list[int] | None = None) -> np.ndarray:
-    """Values read as Python's ``float`` reads them; what is not a finite number
-    refused, by line where ``at`` gives each one's."""
+    """Values read as C's ``strtod`` reads a whole token (:func:`c_float`); what is
+    not a finite number refused, by line where ``at`` gives each one's."""
     out = np.empty(len(values), np.float64)
     for j, v in enumerate(values):
         try:
-            out[j] = float(v)
+            out[j] = c_float(v)
         except ValueError:
             where = f"{path}:{at[j]}" if at is not None else path
             shown = v.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
