@@ -235,7 +235,8 @@ def test_a_one_weight_group_is_the_general_sum_bit_for_bit():
     """A tie group of one weight skips the fixed-point loop: the float it returns must
     be the general path's, for weights anywhere in float64's range against units
     anywhere a class's largest weight can put them (a weight far below its unit,
-    down to one that underflows to zero there, included)."""
+    down to one that underflows to zero there, included), and both the weight
+    itself: none is lost (they once dropped a weight that underflowed)."""
     rng = np.random.default_rng(3)
     n = 200_000
     xs = np.ldexp(rng.uniform(1.0, 2.0, n), rng.integers(-1074, 1000, n))
@@ -246,4 +247,44 @@ def test_a_one_weight_group_is_the_general_sum_bit_for_bit():
     fast, general = np.empty(n), np.empty(n)
     _group_weight_both()(xs, es, fast, general)
     assert np.array_equal(fast.view(np.uint64), general.view(np.uint64))
-    assert (fast == 0.0).any() and (fast == xs).mean() > 0.9  # both cases were drawn
+    assert np.array_equal(fast.view(np.uint64), xs.view(np.uint64))
+    assert (xs * 2.0 ** -es == 0.0).any()  # weights that underflow in their unit were drawn
+
+
+def test_a_weight_below_its_units_keeps_its_place_in_a_subprocess():
+    """A negative weight whose class's fixed-point unit puts it below float64's range
+    (1e-100 beside 1e300) was dropped from the running FP (its remainder taken as 0
+    where ``x * scale`` underflowed): the precision at the positive's threshold was
+    1.0 where scikit-learn's exact 1e-100 is right, and AP 1.0. Now the curve is
+    scikit-learn's, and AP is within the fixed point's reach of the exact 1e-100.
+    Run fresh, as a user's script would."""
+    code = (
+        "import numpy as np, fastrank\n"
+        "y, s, w = np.array([1, 0, 0]), np.array([1., 2., 0.]), np.array([1e-200, 1e-100, 1e300])\n"
+        "p, r, t = fastrank.precision_recall_curve(y, s, sample_weight=w)\n"
+        "assert p.tolist() == [0.0, 1e-100, 0.0, 1.0] and t.tolist() == [0.0, 1.0, 2.0], p\n"
+        "ap = fastrank.average_precision(y, s, sample_weight=w)\n"
+        "assert abs(ap - 1e-100) < 1e-30, ap\n"
+        "batch = fastrank.average_precision(np.tile(y[:, None], (1, 70)),\n"
+        "                                   np.tile(s[:, None], (1, 70)), sample_weight=w,\n"
+        "                                   average=None)\n"
+        "assert (batch == ap).all(), batch\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
+def test_curves_refuse_a_weight_their_units_lose():
+    """A weight its task's units put below float64's range counts as 0 in every total;
+    the scalar metrics move by less than 2**-184 of a class's total, but a curve point
+    made of such weights alone would be wrong (a threshold gone, a precision of 0 for
+    0.5), so the curves refuse it, saying why."""
+    y, s, w = np.array([1, 0, 1]), np.array([3.0, 2.0, 1.0]), np.array([1e-300, 1e-300, 1e300])
+    assert fastrank.average_precision(y, s, sample_weight=w) == 1.0
+    for curve in (fastrank.precision_recall_curve, fastrank.roc_curve, fastrank.det_curve):
+        with pytest.raises(ValueError, match=r"sample_weight holds 1e-300, more than "
+                                             r"float64's range below"):
+            curve(y, s, sample_weight=w)

@@ -873,8 +873,22 @@ def scaled_weights(w: np.ndarray | None, labels: np.ndarray, npos: int
     _check_class_sums(w, labels, pmax * npos, nmax * (n - npos))
     unit, shift = weight_units(pmax, nmax, n)
     nunit = math.ldexp(unit, shift)
-    return (in_units(w, labels, unit, shift), unit,
-            (pmax / unit * npos, nmax / nunit * (n - npos)), shift)
+    scaled = in_units(w, labels, unit, shift)
+    return scaled, unit, (pmax / unit * npos, nmax / nunit * (n - npos)), shift
+
+
+def lost_weights(w: np.ndarray | None, scaled: np.ndarray | None) -> float:
+    """The first of a task's weights that its units put below float64's range (so
+    that it counts as 0 there), or 0.0 where none is: weights at least 2**184 below
+    their class's largest (a unit sits at most 2**890 above it), too little of any
+    total to move AP or AUC; but a curve point whose totals are made of such
+    weights alone would be wrong, so task tables refuse them
+    (:func:`~.tie_tables.task_table`)."""
+    if w is None or scaled is None or scaled is w:
+        return 0.0
+    if np.count_nonzero(scaled) == np.count_nonzero(w):
+        return 0.0
+    return float(w[np.flatnonzero((scaled == 0.0) & (w > 0.0))[0]])
 
 
 def in_units(w: np.ndarray, labels: np.ndarray, unit: float, shift: int) -> np.ndarray:
@@ -1009,6 +1023,7 @@ class Task(NamedTuple):
     checked: bool  # scores already known to be finite
     bounds: tuple[float, float] = (0.0, 0.0)  # see scaled_weights (after the unit)
     shift: int = 0  # the negatives' unit is unit * 2**shift (see scaled_weights)
+    lost: float = 0.0  # a weight its units put below float64's range (lost_weights)
 
     @property
     def neg_unit(self) -> float:
@@ -1034,13 +1049,16 @@ def task(y_true: Any, y_score: Any, sample_weight: Any = None, pos_label: Any = 
     values, dtype = scores_1d(y_score)
     n = values.shape[0]
     labels, npos = labels_1d(y_true, n, pos_label)
+    lost = 0.0
     if sample_weight is None:
         w, unit, bounds, shift = None, 1.0, _NO_BOUNDS, 0
     else:
-        w, unit, bounds, shift = scaled_weights(weights(sample_weight, n), labels, npos)
+        given = weights(sample_weight, n)
+        w, unit, bounds, shift = scaled_weights(given, labels, npos)
+        lost = lost_weights(given, w)
     if check:
         check_finite(values)
-    return Task(values, dtype, labels, npos, w, unit, check, bounds, shift)
+    return Task(values, dtype, labels, npos, w, unit, check, bounds, shift, lost)
 
 
 _NO_BOUNDS = (0.0, 0.0)  # an unweighted task's (see scaled_weights)
@@ -1050,8 +1068,9 @@ def task_of(values: np.ndarray, dtype: np.dtype[Any], labels: np.ndarray,
             w: np.ndarray | None) -> Task:
     """A task from arrays already canonical (finite scores, 0/1 labels, checked weights)."""
     npos = int(np.count_nonzero(labels))
-    w, unit, bounds, shift = scaled_weights(w, labels, npos)
-    return Task(values, dtype, labels, npos, w, unit, True, bounds, shift)
+    scaled, unit, bounds, shift = scaled_weights(w, labels, npos)
+    return Task(values, dtype, labels, npos, scaled, unit, True, bounds, shift,
+                lost_weights(w, scaled))
 
 
 SAMPLE_MAJOR = 0  # a C-ordered (n, t) matrix: task j is column j

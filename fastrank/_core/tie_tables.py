@@ -91,7 +91,16 @@ def task_table(t: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.
     run of negative-only groups below the first group as one entry (keyed by its
     lowest score; :data:`~fastrank._kernels.sweep.MODE_RUNS`): the cumulative
     counts at every other entry are the full table's, and so is every readout
-    whose best cutoff ends a group with positives or is the first."""
+    whose best cutoff ends a group with positives or is the first.
+
+    A task with a weight its units lose (:func:`~.inputs.lost_weights`) is refused:
+    a table's totals read at each threshold would count it as 0.
+    """
+    if t.lost:
+        raise ValueError(
+            f"sample_weight holds {t.lost!r}, more than float64's range below the largest "
+            "weights it is summed with: it would count as 0 in the totals at each "
+            "threshold; rescale the weights or drop the small ones")
     n = t.values.shape[0]
     if t.weights is None and n >= HASH_MIN:
         try:
