@@ -701,3 +701,24 @@ def test_scores_read_as_c_reads_them(tmp_path, reader, token) -> None:
         fastrank.read_run(write(tmp_path / "run", text))
     ok = fastrank.read_run(write(tmp_path / "ok", "q1 Q0 d1 1 1e1 t\nq1 Q0 d2 2 +.5 t\n"))
     assert ok[2].tolist() == [10.0, 0.5]
+
+
+def test_comment_lines_are_skipped_as_trec_eval_skips_them(tmp_path, reader) -> None:
+    """trec_eval 10 skips each line whose first byte is "#", in qrels and runs alike
+    (its own test qrels.test.with-comments); a "#" elsewhere is text (MS MARCO's
+    document ids hold one). Both readers skip the same lines; a line numbered in an
+    error counts the comments."""
+    run = write(tmp_path / "run", "# a comment: not 6 columns\nq1 Q0 doc#1 1 0.5 t\n#\n"
+                                  "#q1 Q0 d9 1 9 t\nq1 Q0 d2 2 0.25 t\r\n# last, unended")
+    q, d, s = fastrank.read_run(run)
+    assert q.tolist() == ["q1", "q1"] and d.tolist() == ["doc#1", "d2"]
+    assert s.tolist() == [0.5, 0.25]
+    qrels = write(tmp_path / "qrels", "# judged by hand\nq1 0 doc#1 1\n#q1 0 d2 1\nq1 0 d2 0\n")
+    jq, jd, jg = fastrank.read_qrels(qrels)
+    assert jd.tolist() == ["doc#1", "d2"] and jg.tolist() == [1.0, 0.0]
+    got = fastrank.evaluate_run((jq, jd, jg), (q, d, s), ["P@1"], ties="trec_eval")
+    assert got.mean["P@1"] == 1.0
+    with pytest.raises(DataError, match=r"bad:3: a score is not a number: 'x'"):
+        fastrank.read_run(write(tmp_path / "bad", "# one\n# two\nq1 Q0 d1 1 x t\n"))
+    with pytest.raises(DataError, match=r"a NUL byte"):
+        fastrank.read_run(write(tmp_path / "nul", "q1 Q0 d1 1 1 t\n# a \x00 here\n"))

@@ -486,6 +486,12 @@ def _parse(data, ints, iout, fout):
         begin = i
         col = 0
         qlo = qhi = dlo = dhi = vlo = vhi = 0
+        if data[i] == 35:  # a line from "#": a comment, skipped as trec_eval 10 skips it
+            while i < n and cls[data[i]] != 2:
+                if cls[data[i]] == 3:
+                    iout[H_AT] = i
+                    return TEXT_NUL
+                i += 1
         while i < n:  # the tokens of one line
             c = cls[data[i]]
             if c == 1:  # whitespace

@@ -222,13 +222,15 @@ def c_float(text: str) -> float:
 def columns(path: str, width: int, what: str, picks: tuple[int, ...],
             raw: Raw | None = None) -> tuple[list[list[str]], list[int]]:
     """The columns ``picks`` of a whitespace-separated file whose lines hold at least
-    ``width`` columns (blank lines skipped), split by Python, and each row's line
-    number: the reader of small files and of files with whitespace beyond ASCII.
+    ``width`` columns (blank lines and comments, lines from ``#``, skipped), split by
+    Python, and each row's line number: the reader of small files and of files with
+    whitespace beyond ASCII.
     Bytes that are not UTF-8 are kept as surrogates (refused where they are read)."""
     text = (raw_bytes(path) if raw is None else raw)[:].decode("utf-8", "surrogateescape")
     text = text.replace("\r\n", "\n").replace("\r", "\n")  # as a file opened as text reads
     lines = text.split("\n")
-    counts = np.fromiter(map(len, map(str.split, lines)), np.int64, len(lines))
+    counts = np.fromiter((0 if line[:1] == "#" else len(line.split()) for line in lines),
+                         np.int64, len(lines))  # a line from "#": a comment, as in trec_eval
     short = np.flatnonzero((counts > 0) & (counts < width))
     if short.shape[0]:
         i = int(short[0])
@@ -467,8 +469,10 @@ def read_run(path: str) -> tuple[Any, Any, np.ndarray]:
 
     Each line: ``qid Q0 docid rank score tag``. The ids come as
     :class:`~fastrank.trec.CodedIds` (arrays of ``str`` held as codes), the
-    scores as float64, read as C's ``strtod`` reads them. A document listed twice
-    for one query is a data error, named by the first line that repeats it.
+    scores as float64, read as C's ``strtod`` reads them. A line whose first byte
+    is ``#`` is a comment, skipped as trec_eval 10 skips it (in qrels too). A
+    document listed twice for one query is a data error, named by the first line
+    that repeats it.
 
     A plain file of 1 MB or more is mapped into memory while it is read (in
     parts, one per thread, as many as Numba is set to): it must not be truncated
@@ -494,7 +498,9 @@ def read_qrels(path: str) -> tuple[Any, Any, np.ndarray]:
 
     Each line: ``qid iter docid relevance``; relevance 1 and above is relevant
     (0 and negative grades are judged not relevant). The ids come as
-    :class:`~fastrank.trec.CodedIds`, the grades as float64.
+    :class:`~fastrank.trec.CodedIds`, the grades as float64 (trec_eval reads the
+    integer that starts each, so that a grade of 1.5 is 1 there); lines from ``#``
+    are comments, skipped.
     """
     qids, docs, rel, twice = read_table(path, 4, "qrels", (0, 2, 3), "relevance")
     if twice == -1 and isinstance(docs, CodedIds):  # checked by the reader: not again
