@@ -151,6 +151,13 @@ def test_files_and_the_command_line(tmp_path) -> None:
                          check=False)
     assert out.returncode == 1 and "unknown measure 'bogus'" in out.stderr
     assert "Traceback" not in out.stderr
+    # no -m: trec_eval's default set, official, as trec_eval prints without -m
+    plain, official = (subprocess.run([sys.executable, "-m", "fastrank", "trec", str(qrels),
+                                       str(run), "--ties", "trec_eval", *extra],
+                                      capture_output=True, text=True, timeout=120, check=True)
+                       for extra in ([], ["-m", "official"]))
+    assert plain.stdout == official.stdout and plain.stdout.startswith("num_q")
+    assert len(plain.stdout.splitlines()) == 29
 
 
 def test_bad_files_are_data_errors(tmp_path) -> None:

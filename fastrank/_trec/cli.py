@@ -40,14 +40,15 @@ class MeasureHelp(str):
         from .measures import MEASURES
 
         return (f"a measure ({', '.join(MEASURES)}; trec_eval's P_10, recall_100, "
-                "ndcg_cut_10, map_cut_10 too); repeat for several")
+                "ndcg_cut_10, map_cut_10 too); repeat for several; none: trec_eval's "
+                "default set, official")
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     """Add the ``trec`` command to the subparsers ``sub``; return its parser."""
     trec: argparse.ArgumentParser = sub.add_parser(
         "trec", help="score TREC runs against qrels: map, ndcg@10, P@10, ...; compare runs",
-        usage="fastrank trec QRELS RUN [RUN ...] -m MEASURE [-m MEASURE ...] [options]",
+        usage="fastrank trec QRELS RUN [RUN ...] [-m MEASURE ...] [options]",
         description="Score a TREC run file (qid Q0 docid rank score tag) against a qrels file "
                     "(qid iter docid relevance) with fastrank.evaluate_run: tied scores in "
                     "expectation by default (--ties trec_eval: broken by docid, decreasing, "
@@ -62,8 +63,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     trec.add_argument("runs", metavar="RUN", nargs="+",
                       help="the ranked run; several to compare them (named by their file "
                            "names)")
-    trec.add_argument("-m", "--measure", action="append", required=True, metavar="MEASURE",
-                      help=MeasureHelp("a measure (fastrank.trec.MEASURES); repeat for several"))
+    trec.add_argument("-m", "--measure", action="append", metavar="MEASURE",
+                      help=MeasureHelp("a measure (fastrank.trec.MEASURES); repeat for several; "
+                                       "none: trec_eval's default set, official"))
     trec.add_argument("-q", "--per-query", action="store_true",
                       help="every query's values too, not only the means ('all'); one run")
     trec.add_argument("--ties", choices=TIES, default="expected",
@@ -145,6 +147,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         qrels = read_qrels(args.qrels)
     except OSError as exc:
         raise DataError(f"{exc.filename}: {exc.strerror}") from exc
+    measures = args.measure or ["official"]  # as trec_eval without -m
     options = {"ties": args.ties, "all_queries": args.all_queries, "depth": args.depth,
                "relevance_level": args.level, "judged_only": args.judged_only}
     with warnings.catch_warnings(record=True) as caught:
@@ -152,12 +155,12 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         try:
             if several:
                 comparison = compare_runs(
-                    qrels, runs, args.measure, test=args.test,
+                    qrels, runs, measures, test=args.test,
                     correction=None if args.correction == "none" else args.correction,
                     alpha=args.alpha, n_permutations=args.permutations, seed=args.seed,
                     baseline=baseline, **options)
             else:
-                scores = evaluate_run(qrels, runs[names[0]], args.measure, **options)
+                scores = evaluate_run(qrels, runs[names[0]], measures, **options)
         except ValueError as exc:
             raise DataError(str(exc)) from exc
     warn_lines(caught)
