@@ -156,8 +156,16 @@ def test_files_and_the_command_line(tmp_path) -> None:
                                        str(run), "--ties", "trec_eval", *extra],
                                       capture_output=True, text=True, timeout=120, check=True)
                        for extra in ([], ["-m", "official"]))
-    assert plain.stdout == official.stdout and plain.stdout.startswith("num_q")
-    assert len(plain.stdout.splitlines()) == 29
+    assert plain.stdout == official.stdout
+    lines = plain.stdout.splitlines()  # trec_eval's runid (the run's tag) leads the all rows
+    assert lines[0].split() == ["runid", "all", "t"] and lines[1].startswith("num_q")
+    assert len(lines) == 30
+    per_query = subprocess.run([sys.executable, "-m", "fastrank", "trec", str(qrels), str(run),
+                                "-q", "-m", "official", "-m", "P_2"], capture_output=True,
+                               text=True, timeout=120, check=True).stdout.splitlines()
+    first_all = next(i for i, line in enumerate(per_query) if "\tall\t" in line)
+    assert per_query[first_all].split() == ["runid", "all", "t"]
+    assert sum(line.startswith("runid") for line in per_query) == 1
 
 
 def test_bad_files_are_data_errors(tmp_path) -> None:

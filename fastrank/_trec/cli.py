@@ -44,6 +44,24 @@ class MeasureHelp(str):
                 "default set, official")
 
 
+def run_tag(path: str) -> str | None:
+    """A run file's tag (the sixth column of its first line that is not a comment),
+    which trec_eval prints as ``runid`` with its sets ``official`` and ``all_trec``;
+    None where that line has no sixth column."""
+    import gzip
+
+    with open(path, "rb") as f:
+        gz = f.read(2) == b"\x1f\x8b"
+    with (gzip.open(path, "rb") if gz else open(path, "rb")) as f:
+        for line in f:
+            if line.startswith(b"#"):
+                continue
+            parts = line.split()
+            if parts:
+                return parts[5].decode("utf-8", "replace") if len(parts) > 5 else None
+    return None
+
+
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     """Add the ``trec`` command to the subparsers ``sub``; return its parser."""
     trec: argparse.ArgumentParser = sub.add_parser(
@@ -172,13 +190,17 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             print(format_table({c: [r[c] for r in rows] for c in COMPARISON_COLUMNS},
                                args.format))
         return 0
+    measures_asked = measures
     measures = list(scores.per_query)  # the names as evaluate_run gives them
     rows_out = [("all", scores.mean)]
     if args.per_query:
         rows_out = [(str(q), {m: float(v[j]) for m, v in scores.per_query.items()})
                     for j, q in enumerate(scores.queries.tolist())] + rows_out
     if args.format == "trec":  # trec_eval's order: query by query, then the all rows
+        tag = run_tag(args.runs[0]) if {"official", "all_trec"} & set(measures_asked) else None
         for qid, values in rows_out:
+            if qid == "all" and tag is not None:  # its sets' runid, the all rows' first
+                print(f"{'runid':<22}\tall\t{tag}")
             for name in measures:
                 if qid == "all" or name not in ALL_ONLY:
                     value = values[name]  # counts (num_*) as whole numbers, as trec_eval
