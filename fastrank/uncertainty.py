@@ -549,8 +549,17 @@ def delong_test_unpaired(
     (auc_a, var_a, ma, ka), (auc_b, var_b, mb, kb) = results
     _warn_few(np.array([min(ma, ka) < 2 or min(mb, kb) < 2]), 1, "the unpaired DeLong test is")
     total = var_a + var_b
-    with np.errstate(divide="ignore", invalid="ignore"):
-        df = total * total / (var_a * var_a / (ma + ka - 1) + var_b * var_b / (mb + kb - 1))
+    # Welch-Satterthwaite's df, in numpy's floats: Python's raise ZeroDivisionError
+    # where both variances are 0 (perfectly separated or all tied samples); where
+    # their squares underflow (variances near 1e-200), on the variances over the
+    # larger one
+    va, vb = np.float64(var_a), np.float64(var_b)
+    with np.errstate(all="ignore"):
+        df = float(total * total / (va * va / (ma + ka - 1) + vb * vb / (mb + kb - 1)))
+        top = max(va, vb)
+        if not df > 0 and top > 0:
+            a, b = va / top, vb / top
+            df = float((a + b) ** 2 / (a * a / (ma + ka - 1) + b * b / (mb + kb - 1)))
     if not df > 0:
         df = math.inf if total == 0 else math.nan
     return _compare(auc_a - auc_b, total, level, auc_a, auc_b, df, "delong unpaired")
@@ -728,9 +737,11 @@ def bootstrap_ci(
     Interval
         ``estimate`` is the metric on the data; ``low``/``high`` the
         percentiles ``(1 -+ level) / 2`` of the resampled values (linear
-        interpolation, as ``numpy.percentile``); ``se`` their standard
-        deviation. Resamples where the metric is undefined are left out with
-        one :class:`~fastrank.UndefinedMetricWarning`.
+        interpolation, as ``numpy.percentile``; next to an infinite value, as
+        d' of a perfectly separated resample, that infinity); ``se`` their
+        standard deviation (infinite where they hold infinities that differ).
+        Resamples where the metric is undefined are left out with one
+        :class:`~fastrank.UndefinedMetricWarning`.
 
     Notes
     -----
@@ -812,8 +823,34 @@ def bootstrap_ci(
     if kept.shape[0] == 0:
         low = high = se = math.nan
     else:
-        low, high = (float(v) for v in np.percentile(kept, [50 * (1 - level),
-                                                             50 * (1 + level)]))
-        se = float(np.std(kept, ddof=1)) if kept.shape[0] > 1 else math.nan
+        low, high = _percentiles(kept, (50 * (1 - level), 50 * (1 + level)))
+        if kept.shape[0] < 2:
+            se = math.nan
+        elif bool(np.isfinite(kept).all()):
+            se = float(np.std(kept, ddof=1))
+        else:  # infinite values (d' of a separated resample): no finite spread
+            se = 0.0 if bool((kept == kept[0]).all()) else math.inf
     return Interval(estimate, low, high, level, "bootstrap", se, math.nan, n_resamples)
+
+
+def _percentiles(values: np.ndarray, qs: tuple[float, float]) -> tuple[float, float]:
+    """``numpy.percentile``'s linear interpolation, where an infinite value (d' of a
+    perfectly separated resample) is a limit, not ``inf - inf``: between two equal
+    values it is that value, next to an infinity that infinity (numpy gives NaN)."""
+    if bool(np.isfinite(values).all()):
+        low, high = np.percentile(values, list(qs))
+        return float(low), float(high)
+    x = np.sort(values)
+    out = []
+    for q in qs:
+        h = (x.shape[0] - 1) * q / 100
+        i = min(math.floor(h), x.shape[0] - 1)
+        a, b, f = float(x[i]), float(x[min(i + 1, x.shape[0] - 1)]), h - math.floor(h)
+        if a == b or f == 0.0 or math.isinf(a):
+            out.append(a)
+        elif math.isinf(b):
+            out.append(b)
+        else:
+            out.append(a + (b - a) * f)
+    return out[0], out[1]
 

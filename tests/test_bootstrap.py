@@ -729,3 +729,24 @@ def test_one_class_data_is_undefined_with_one_warning():
     assert len(rec) == 1, [str(w.message) for w in rec]
     assert math.isnan(got.estimate) and math.isnan(got.low) and math.isnan(got.high)
     assert quiet(fastrank.roc_auc, y, S) != quiet(fastrank.roc_auc, y, S)  # NaN
+
+
+def test_d_prime_resamples_perfectly_separated_are_infinite_not_nan():
+    """Resamples that separate the classes perfectly have d' = +inf: the upper
+    percentile among them is +inf and the spread infinite (numpy's interpolation
+    gave inf - inf = NaN for both, with no warning); finite intervals keep numpy's
+    percentile bit for bit."""
+    y = [0, 0, 1, 1, 0, 1, 1, 0, 1, 0]
+    s = [.1, .4, .35, .8, .2, .9, .7, .5, .6, .3]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        ci = fastrank.bootstrap_ci("d_prime", y, s, n_resamples=500, seed=0)
+    assert ci.high == math.inf and ci.se == math.inf and math.isfinite(ci.low)
+    auc = fastrank.bootstrap_ci("roc_auc", y, s, n_resamples=500, seed=0)
+    assert auc.high == 1.0  # the same resamples: AUC 1
+    from fastrank.uncertainty import _percentiles
+
+    x = np.random.default_rng(0).random(101)
+    assert _percentiles(x, (2.5, 97.5)) == tuple(np.percentile(x, [2.5, 97.5]).tolist())
+    assert _percentiles(np.array([-np.inf, 1.0, 2.0, np.inf, np.inf]), (10.0, 90.0)) == \
+        (-np.inf, np.inf)

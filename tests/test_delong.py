@@ -848,6 +848,17 @@ def test_unpaired_with_one_zero_variance_sample():
     assert_matches(got, want)
 
 
+@pytest.mark.parametrize("y, s", [([0, 0, 1, 1], [0, 1, 2, 3]), ([0, 1, 0, 1], [1, 1, 1, 1])],
+                         ids=["separated", "all-tied"])
+def test_unpaired_with_both_variances_zero(y, s):
+    """Both samples perfectly separated, or all tied: both DeLong variances are 0, and
+    Welch's df (0 over 0 in Python floats) raised ZeroDivisionError; it is infinite,
+    the difference 0, z 0 and p 1, as the paired test gives."""
+    got = fastrank.delong_test_unpaired(y, s, y, s)
+    assert got.df == math.inf and got.estimate == 0.0 and got.z == 0.0
+    assert got.p_value == 1.0 and got.se == 0.0
+
+
 def test_unpaired_same_sample_twice_gives_z_zero_p_one():
     y, s = tied_data(40, "float64", 81)
     got = fastrank.delong_test_unpaired(y, s, y, s)
