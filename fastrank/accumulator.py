@@ -396,6 +396,12 @@ class Accumulator:
     def _merge(self, other: Accumulator) -> Accumulator:
         if other._scores is None:
             return self
+        mine, theirs = self._pos_label, other._pos_label
+        if mine is not None and theirs is not None and not bool(np.all(mine == theirs)):
+            # each side's rows hold 1 for its own positive class: mixed, they would
+            # count two different classes as one
+            raise ValueError(f"cannot merge accumulators whose pos_label differ ({mine!r} "
+                             f"and {theirs!r})")
         assert other._shape is not None and other._labels is not None
         self._check_shape(other._shape, other._grouped, other._coded, "merge one of")
         if other._coded and self._classes is None and self._scores is None:

@@ -346,6 +346,8 @@ def _one_task(call: _Call, y_true: Any, y_score: Any, sample_weight: Any, pos_la
     w = sample_weight
     if w is not None:
         w = _as_dask(w, y_score, "sample_weight", da)
+    if ranges is not None:
+        ranges = min(ranges, n)  # (more ranges than rows: a graph of empty ranges, no gain)
     slots = ranges or dist.default_ranges(n)
     sb = list(y_score.to_delayed().ravel())
     yb = list(y.to_delayed().ravel())

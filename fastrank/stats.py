@@ -435,7 +435,7 @@ def adjust_p(p_values: np.ndarray, method: str | None = "holm") -> np.ndarray:
     the ``i``-th smallest by ``m - i + 1`` (``i`` from 1) and keeps the running
     maximum, so that the adjusted values keep the order of the raw ones; both at most 1.
     ``None`` returns the p-values as they are. NaN p-values are left out of ``m`` and
-    stay NaN.
+    stay NaN; others outside [0, 1] are a ValueError.
 
     Examples
     --------
@@ -446,6 +446,10 @@ def adjust_p(p_values: np.ndarray, method: str | None = "holm") -> np.ndarray:
     [0.03, 0.12, 0.09]
     """
     p = np.array(p_values, dtype=np.float64).reshape(-1)
+    outside = np.flatnonzero((p < 0.0) | (p > 1.0))
+    if outside.shape[0]:
+        raise ValueError(f"p_values must lie in [0, 1] (or be NaN); got "
+                         f"{float(p[outside[0]])!r}")
     if method is None:
         return p
     if method not in CORRECTIONS:

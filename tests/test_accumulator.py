@@ -1545,6 +1545,24 @@ def test_merge_incompatible_raises_value_error(name):
     assert_same_snapshot(b, snap_b)
 
 
+def test_merge_with_another_pos_label_raises_value_error():
+    """Each accumulator keeps 1 for its own positive class: merged with another
+    pos_label, two classes would count as one (0.637 where either one-shot call gives
+    another number), so it is refused as differing labels= are; a side without
+    pos_label ({0, 1}, {-1, 1} or bool labels) merges with one that says 1."""
+    a, b = Accumulator(pos_label=1), Accumulator(pos_label=0)
+    a.update([1, 0, 1, 0], [.3, .2, .9, .4])
+    b.update([1, 0, 0, 1], [.5, .1, .4, .2])
+    for merge in (lambda: a.merge(b), lambda: a + b):
+        with pytest.raises(ValueError, match=r"pos_label differ \(1 and 0\)"):
+            merge()
+    c, d = Accumulator(), Accumulator(pos_label=1)
+    c.update([1, 0, 1, 0], [.3, .2, .9, .4])
+    d.update([1, 0, 0, 1], [.5, .1, .4, .2])
+    one_shot = fastrank.roc_auc([1, 0, 1, 0, 1, 0, 0, 1], [.3, .2, .9, .4, .5, .1, .4, .2])
+    assert (c + d).compute("roc_auc") == one_shot
+
+
 @pytest.mark.parametrize(
     "other", [5, None, "acc", np.zeros(3), [1, 2]], ids=["int", "None", "str", "array", "list"]
 )

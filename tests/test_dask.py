@@ -573,6 +573,17 @@ def test_one_task_equals_in_process(spec: Any, ranges: Any, weighted: bool) -> N
         )
 
 
+def test_more_ranges_than_rows_are_as_many_as_rows() -> None:
+    """ranges= beyond the task's rows (100,000 for 8): as many ranges as rows, the same
+    numbers (it built a graph of 100,000 ranges a chunk: 80 s for 8 rows)."""
+    y = np.array([0, 1, 1, 0, 1, 0, 0, 1])
+    s = np.array([.3, .8, .5, .5, .9, .1, .7, .6])
+    with scheduler("synchronous"):
+        assert_matches(lambda: call_fd("roc_auc", da.from_array(y, chunks=3),
+                                       da.from_array(s, chunks=3), ranges=100_000),
+                       lambda: call_ref("roc_auc", y, s), tol=TOL)
+
+
 @pytest.mark.parametrize("name", METRICS)
 def test_one_task_awkward_chunkings(name: str) -> None:
     """Chunks of size 1, empty chunks from a rechunk, ties across chunk boundaries,

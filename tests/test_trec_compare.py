@@ -203,6 +203,9 @@ def test_holm_and_bonferroni_against_a_reference():
         np.testing.assert_array_equal(stats.adjust_p(p, None), p)
     with pytest.raises(ValueError, match="correction must be one of"):
         stats.adjust_p([0.1], "sidak")
+    for bad in (-0.5, 1.5, float("inf")):  # not p-values: refused, not scaled
+        with pytest.raises(ValueError, match=r"p_values must lie in \[0, 1\]"):
+            stats.adjust_p([0.2, bad], "holm")
 
 
 def test_holm_and_bonferroni_against_statsmodels():
