@@ -383,6 +383,28 @@ def test_top_k_metrics_is_each_measures_own_call(layout):
             assert list(got) == keys
 
 
+def test_top_k_metrics_with_rprec_reads_sparse_scores_to_the_largest_k():
+    """Sparse scores, R-precision asked with measures at k beyond every row's relevant
+    count: the lists were cut at that count (R-precision's depth), so P@k, nDCG@k and
+    the rest lost the tie groups between it and k (P@2 0 for 0.5)."""
+    y = np.array([[0, 1, 0]])
+    S = sp.csr_matrix(np.array([[2.0, 1.0, 0.0]]))
+    got = F.top_k_metrics(y, S, [2], measures=["P", "nDCG", "Rprec"])
+    assert got == F.top_k_metrics(y, S.toarray(), [2], measures=["P", "nDCG", "Rprec"])
+    assert got["P@2"] == 0.5
+    rng = np.random.default_rng(12)
+    Y = np.zeros((30, 40), int)
+    Y[np.arange(30), rng.integers(0, 40, 30)] = 1  # one relevant label a row
+    D = np.where(rng.random((30, 40)) < 0.3, np.round(rng.random((30, 40)), 1), -np.inf)
+    names = ["P", "recall", "hit", "AP", "nDCG", "Rprec"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = F.top_k_metrics(Y, _sparse(D), [1, 5, 20], measures=names, average=None)
+        alone = F.top_k_metrics(Y, _sparse(D), [1, 5, 20], measures=names[:-1], average=None)
+    for key, values in alone.items():
+        _same(got[key], values, key)
+
+
 def test_top_k_metrics_refuses_what_it_cannot_compute():
     Y, S = np.array([[1, 0, 1]]), np.array([[0.3, 0.2, 0.1]])
     with pytest.raises(ValueError, match="unknown measure 'MAP'"):
@@ -465,3 +487,29 @@ def test_a_cut_deep_in_short_rows_stays_inside_its_room():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=300)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+def test_ndcg_with_a_huge_n_relevant_reads_only_the_first_k_ideal_ranks():
+    """n_relevant far above k: the ideal list is k relevant items long wherever R >= k,
+    so 1e19 gives the numbers n_relevant = k gives (it built one stand-in per missing
+    item: 15 GiB for 2e9, numpy's 'negative dimensions' error for 1e19)."""
+    y, s = [[1, 0, 1, 0]], [[0.9, 0.5, 0.5, 0.1]]
+    ks = [1, 2, 3]
+    want = F.ndcg_at_k(y, s, ks, n_relevant=[3], average=None)
+    for nr in (10**8, 2 * 10**9, 10**19):
+        _same(F.ndcg_at_k(y, s, ks, n_relevant=[nr], average=None), want, nr)
+        got = F.top_k_metrics(y, s, ks, measures=["nDCG", "recall"], n_relevant=[nr])
+        assert got["nDCG@3"] == float(want[0, 2])
+
+
+def test_propensities_whose_inverses_overflow_are_refused():
+    """A propensity in (0, 1] whose inverse weight is infinite (1e-310), or two whose
+    inverses sum beyond float64: refused by name (PSP was NaN with a warning that
+    blamed the rows, or inf unnormalised); 1e-300 still works."""
+    y, s = [[1, 0, 1, 0]], [[0.9, 0.8, 1.0, 0.7]]
+    for p in ([0.5, 0.9, 1e-310, 0.9], [0.5, 0.9, 1e-308, 1e-308]):
+        for f in (F.psprecision_at_k, F.psndcg_at_k):
+            with pytest.raises(ValueError, match="inverse weights that sum beyond float64"):
+                f(y, s, [1, 2], propensity=p)
+    got = F.psprecision_at_k(y, s, [1, 2, 3], propensity=[0.5, 0.9, 1e-300, 0.9])
+    assert got.tolist() == [1.0, 1.0, 1.0]

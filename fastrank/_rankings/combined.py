@@ -89,7 +89,7 @@ def top_k_metrics(y_true: Any, y_score: Any, k: Any = (1, 3, 5), *, measures: An
                          "tied; leave it out, or give dense scores")
     whole = "RR" in names or "Rprec" in names  # these read past any k
     lists = RankedLists(y_true, y_score, groups, n_relevant,
-                   depth=None if whole else int(ks.max()))
+                        depth=None if whole else int(ks.max()), least=int(ks.max()))
     inv = None if propensity is None else inverse_propensity(propensity, lists.n_labels)
     per: dict[str, np.ndarray] = {}
     sums: dict[str, tuple[np.ndarray, np.ndarray]] = {}

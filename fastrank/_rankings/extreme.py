@@ -62,7 +62,13 @@ def inverse_propensity(propensity: Any, n_labels: int | None) -> np.ndarray:
     pf = p.astype(np.float64)
     if not (np.isfinite(pf).all() and (pf > 0).all() and (pf <= 1).all()):
         raise ValueError("propensities must lie in (0, 1] (see fastrank.propensity)")
-    return 1.0 / pf
+    with np.errstate(over="ignore"):
+        inv = 1.0 / pf
+        total = float(inv.sum())
+    if not math.isfinite(total):  # (then a sum of some of them could be infinite too)
+        raise ValueError(f"propensities as small as {float(pf.min())!r} make inverse weights "
+                         "that sum beyond float64; a propensity so small is no estimate")
+    return inv
 
 
 def _ps(name: str, y_true: Any, y_score: Any, k: Any, propensity: Any, ties: Any,

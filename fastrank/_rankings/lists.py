@@ -57,7 +57,8 @@ class RankedLists:
     repeat: np.ndarray  # per row, the place of a column it stores twice (-1), when hashed
 
     def __init__(self, y_true: Any, y_score: Any, groups: Any, n_relevant: Any,
-                 min_grade: float | None = None, depth: int | None = None) -> None:
+                 min_grade: float | None = None, depth: int | None = None,
+                 least: int = 1) -> None:
         self.n_labels: int | None = None
         self.ids: np.ndarray | None = None
         self.min_grade = min_grade
@@ -65,7 +66,7 @@ class RankedLists:
             if groups is not None:
                 raise ValueError("sparse y_score (each sample's stored predictions) takes no "
                                  "groups=; give 1-D scores with groups= instead")
-            self._sparse(y_true, y_score, depth, n_relevant)
+            self._sparse(y_true, y_score, depth, n_relevant, least)
         else:
             s = inputs.as_array(y_score, "y_score")
             if groups is None and s.ndim != 2:
@@ -198,13 +199,15 @@ class RankedLists:
         self._from_rows(ptr[:-1], ptr[1:], place, values, codes[at], place[at], grade[at],
                         counts, cut, None)
 
-    def _sparse(self, y_true: Any, y_score: Any, depth: int | None, n_relevant: Any) -> None:
+    def _sparse(self, y_true: Any, y_score: Any, depth: int | None, n_relevant: Any,
+                least: int = 1) -> None:
         ptr, cols, vals, (n, t) = inputs.sparse_scores(y_score)
         self.n_labels = t
         lrows, lcols, lgrade = inputs.sparse_grades(y_true, (n, t))
         nnz = np.diff(ptr)
-        if depth is None:  # what a k-free measure on these lists (R-precision) reads
-            depth = int(max(np.bincount(lrows, minlength=n).max(), 1))
+        if depth is None:  # what a k-free measure on these lists (R-precision) reads, and
+            # ``least`` (the largest k of the measures read with it)
+            depth = int(max(np.bincount(lrows, minlength=n).max(), least, 1))
             if n_relevant is not None:
                 depth = max(depth, int(np.nanmax(np.asarray(n_relevant, np.float64))))
         cut = max(1, min(depth, int(nnz.max()) + 1))  # no group starts below the rest
@@ -842,7 +845,9 @@ def ndcg_at(lists: RankedLists, ks: np.ndarray, ties: str, gain: str,
         if (lists.item_grade != 1).any():
             raise ValueError("n_relevant with graded relevance leaves the missing items' grades "
                              "unknown; give 0/1 relevance, or every item")
-        lack = (lists.relevant - lists.found).astype(np.int64)
+        # only the first max(k) ranks of an ideal list count: no more stand-ins than
+        # that (n_relevant of 2e9 took 15 GiB, 1e19 overflowed int64)
+        lack = np.minimum(lists.relevant - lists.found, float(ks.max())).astype(np.int64)
         owner = np.concatenate([owner, np.repeat(np.arange(lack.shape[0]), lack)])
         g = np.concatenate([g, np.ones(int(lack.sum()))])
     best = best_dcgs(owner, g, lists.first.shape[0], ks.tolist())
