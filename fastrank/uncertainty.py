@@ -16,7 +16,6 @@ the scores (``fastrank._kernels.bootstrap``).
 from __future__ import annotations
 
 import math
-import os
 import sys
 import warnings
 from collections.abc import Callable
@@ -724,7 +723,8 @@ def bootstrap_ci(
         Resample the positives and the negatives separately, keeping the class
         counts (so every resample has both classes).
     seed : int, optional
-        Equal seeds give equal intervals, whatever the number of threads.
+        From 0 to 2**64 - 1 (the resamples' 64-bit streams). Equal seeds give equal
+        intervals, whatever the number of threads.
     progress : bool, default False
         Report progress on stderr.
     metric_options : dict, optional
@@ -775,11 +775,7 @@ def bootstrap_ci(
             raise TypeError(f"metric_options must be a dict; got {metric_options!r}")
     n_resamples = _check_resamples(n_resamples)
     level = check_level(level)
-    if seed is None:
-        seed = int.from_bytes(os.urandom(8), "little") >> 1
-    elif isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise TypeError(f"seed must be an int or None; got {seed!r}")
-    seed = int(seed) % (1 << 64)
+    seed = inputs.check_seed(seed, below=1 << 64)  # (the resamples' 64-bit streams)
     s = as_array(y_score, "y_score")
     if s.ndim == 2:
         y = as_array(y_true, "y_true")

@@ -750,3 +750,16 @@ def test_d_prime_resamples_perfectly_separated_are_infinite_not_nan():
     assert _percentiles(x, (2.5, 97.5)) == tuple(np.percentile(x, [2.5, 97.5]).tolist())
     assert _percentiles(np.array([-np.inf, 1.0, 2.0, np.inf, np.inf]), (10.0, 90.0)) == \
         (-np.inf, np.inf)
+
+
+def test_seeds_are_refused_outside_the_streams_range():
+    """The resamples' streams take 64-bit seeds: a negative seed or one from 2**64
+    wrapped silently onto another's interval (2**64 gave seed 0's); refused as
+    compare_runs refuses a negative seed. The largest 64-bit seed still works."""
+    y = [0, 0, 1, 1, 0, 1, 1, 0, 1, 0]
+    s = [.1, .4, .35, .8, .2, .9, .7, .5, .6, .3]
+    fastrank.bootstrap_ci("roc_auc", y, s, n_resamples=20, seed=2**64 - 1)
+    for bad, error in ((-1, ValueError), (2**64, ValueError), (1.5, TypeError),
+                       (True, TypeError)):
+        with pytest.raises(error, match="seed must be"):
+            fastrank.bootstrap_ci("roc_auc", y, s, n_resamples=20, seed=bad)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import secrets
 import warnings
 from typing import Any, NamedTuple
 
@@ -998,6 +999,21 @@ def check_max_fpr(max_fpr: Any) -> float:
     if not (0.0 < value <= 1.0):
         raise ValueError(f"max_fpr must be in (0, 1]; got {plain(max_fpr)!r}")
     return value
+
+
+def check_seed(seed: object, below: int | None = None) -> int:
+    """A non-negative integer seed (under ``below`` where given: a 64-bit generator's
+    seeds are below 2**64, and a larger one would wrap onto a smaller one's stream);
+    None draws one (kept, so the result can be redone)."""
+    if seed is None:
+        return secrets.randbits(63)
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise TypeError(f"seed must be a non-negative integer or None; got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be non-negative; got {seed}")
+    if below is not None and seed >= below:
+        raise ValueError(f"seed must be below {below:,}; got {seed}")
+    return int(seed)
 
 
 def check_positive_int(value: Any, name: str) -> int:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import os
-import secrets
 import textwrap
 import warnings
 from collections.abc import Callable, Mapping
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import stats
+from .._core.inputs import check_seed
 from .._optional import require
 from . import ids
 
@@ -47,17 +47,6 @@ def check_correction(correction: object) -> str | None:
         raise ValueError(f"correction must be one of {', '.join(map(repr, stats.CORRECTIONS))} "
                          f"or None; got {correction!r}")
     return str(correction)
-
-
-def check_seed(seed: object) -> int:
-    """A non-negative integer seed; None draws one (kept, so the result can be redone)."""
-    if seed is None:
-        return secrets.randbits(63)
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise TypeError(f"seed must be a non-negative integer or None; got {seed!r}")
-    if seed < 0:
-        raise ValueError(f"seed must be non-negative; got {seed}")
-    return int(seed)
 
 
 def _is_run(x: Any) -> bool:
