@@ -28,7 +28,7 @@ from . import readouts
 from ._core import batch_tasks, codec, delong, engine, inputs, registry, tie_tables, workers
 from ._core.arith import gram
 from ._core.inputs import Task, as_array
-from ._core.options import check_flag, rate_range
+from ._core.options import check_flag, check_seed, rate_range
 from ._kernels.bootstrap import resample_sweeps
 from ._kernels.sweep import OUT_NEG, OUT_POS, OUT_SIZE
 from .curves import tie_table
@@ -775,7 +775,7 @@ def bootstrap_ci(
             raise TypeError(f"metric_options must be a dict; got {metric_options!r}")
     n_resamples = _check_resamples(n_resamples)
     level = check_level(level)
-    seed = inputs.check_seed(seed, below=1 << 64)  # (the resamples' 64-bit streams)
+    seed = check_seed(seed, below=1 << 64)  # (the resamples' 64-bit streams)
     s = as_array(y_score, "y_score")
     if s.ndim == 2:
         y = as_array(y_true, "y_true")

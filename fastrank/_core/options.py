@@ -1,11 +1,15 @@
 """Checks of option values several public functions share: flags, rate ranges,
-depth shares (each error message worded once)."""
+depth shares, max_fpr, seeds (each error message worded once)."""
 
 from __future__ import annotations
 
+import numbers
+import secrets
 from typing import Any
 
 import numpy as np
+
+from .ids import plain
 
 FloatArray = np.ndarray
 
@@ -38,3 +42,30 @@ def depth_shares(depth: Any) -> tuple[FloatArray, bool]:
         raise ValueError(f"depth must lie in [0, 1] (a share of the samples); got "
                          f"{d.reshape(-1)[bad[0]]!r}")
     return d, d.ndim == 0
+
+
+def check_max_fpr(max_fpr: Any) -> float:
+    """``None`` -> 1.0 (the full AUC); otherwise a float in (0, 1]."""
+    if max_fpr is None:
+        return 1.0
+    if isinstance(max_fpr, bool) or not isinstance(max_fpr, numbers.Real):
+        raise TypeError(f"max_fpr must be a number in (0, 1] or None; got {max_fpr!r}")
+    value = float(max_fpr)
+    if not (0.0 < value <= 1.0):
+        raise ValueError(f"max_fpr must be in (0, 1]; got {plain(max_fpr)!r}")
+    return value
+
+
+def check_seed(seed: object, below: int | None = None) -> int:
+    """A non-negative integer seed (under ``below`` where given: a 64-bit generator's
+    seeds are below 2**64, and a larger one would wrap onto a smaller one's stream);
+    None draws one (kept, so the result can be redone)."""
+    if seed is None:
+        return secrets.randbits(63)
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise TypeError(f"seed must be a non-negative integer or None; got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be non-negative; got {seed}")
+    if below is not None and seed >= below:
+        raise ValueError(f"seed must be below {below:,}; got {seed}")
+    return int(seed)

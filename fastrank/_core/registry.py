@@ -31,7 +31,7 @@ from .._kernels.sweep import (
     WANT_EXPECTED_AP,
     WANT_PR_AUC,
 )
-from .inputs import check_max_fpr
+from .options import check_max_fpr
 
 POSITIVES = "positives"  # undefined without positives
 BOTH = "both"  # undefined without positives or without negatives

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import stats
-from .._core.inputs import check_seed
+from .._core.options import check_seed
 from .._optional import require
 from . import ids
 
