@@ -159,7 +159,8 @@ class BinaryMetric:
         The ``torch.distributed`` group to gather over (default: the world).
     **options
         The function's keywords (``max_fpr=0.1``, ``min_specificity=0.9``,
-        ``k=5``, ``average="weighted"``, ...), checked now.
+        ``k=5``, ``average="weighted"``, ...): their names are checked now, their
+        values when the metric is computed.
 
     Notes
     -----

@@ -145,6 +145,17 @@ def test_exact_randomization_against_scipy_on_tied_values(values):
     assert stats.sign_flip_p(d) == pytest.approx(_scipy_exact_randomization(d), rel=1e-12)
 
 
+def test_randomization_of_differences_whose_sum_overflows():
+    """Differences near 1e308: their sum is infinite, so every pattern's threshold was
+    inf - inf and no pattern reached it (p = 0, not even the observed one). The test
+    is the same at any scale: the p-value of the same differences over 2**1024."""
+    assert stats.sign_flip_p([1e308, 1e308]) == stats.sign_flip_p([1.0, 1.0]) == 0.5
+    d = np.array([[1e308, 0.5], [1e308, 0.5], [-1e308, -0.25]])
+    small = np.ldexp(d[:, 0], -1024)[:, None]
+    got = stats.sign_flip_p(d)
+    assert got[0] == stats.sign_flip_p(small)[0] and got[1] == stats.sign_flip_p(d[:, 1])
+
+
 def test_exact_randomization_by_hand_and_on_many_columns():
     # Every sign pattern written out; the columns of a 2-D input tested alike.
     rng = np.random.default_rng(4)
