@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastrank._core import heads
+from fastrank._core import first_calls, heads
 
 sys.path.insert(0, str(Path(__file__).parent))
 from strategies import PROPERTY_SETTINGS
@@ -155,13 +155,13 @@ print("ok")
 def test_many_small_calls_end_on_the_kernel() -> None:
     """Once numpy calls have taken the budget, the kernel takes over (it compiles
     once rather than every call staying on the slower numpy path)."""
-    spent = heads._numpy_spent[0]
+    spent = first_calls._spent.get("heads", 0.0)
     try:
-        heads._numpy_spent[0] = heads.NUMPY_BUDGET
+        first_calls._spent["heads"] = first_calls.BUDGET
         assert not heads.by_numpy(10, np.dtype(np.uint64))
         assert not heads.by_numpy(10, np.dtype(np.uint32))
     finally:
-        heads._numpy_spent[0] = spent
+        first_calls._spent["heads"] = spent
     assert not heads.by_numpy(heads.NUMPY_ENTRIES, np.dtype(np.uint64))
 
 

@@ -22,7 +22,7 @@ from hypothesis import given
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 import fastrank
-from fastrank._core import batches, engine, inputs, one_call, registry, sorting
+from fastrank._core import batches, engine, first_calls, inputs, one_call, registry, sorting
 from fastrank._kernels import tasks
 from fastrank._kernels.batch import run_segments
 from fastrank._kernels.jit import SIGNATURES
@@ -183,6 +183,7 @@ def test_no_timing_where_the_steps_would_compile(monkeypatch: pytest.MonkeyPatch
         return kernel is not tasks.split  # as if the split had never been compiled
 
     monkeypatch.setattr(sorting, "compiled_or_cached", compiled_or_cached)
+    monkeypatch.setattr(first_calls, "_found", set())  # (kernels found ready before)
     monkeypatch.setattr(engine, "task_metrics", refuse)
     monkeypatch.setattr(one_call, "_faster", {})
     monkeypatch.setattr(one_call, "_ready", set(one_call._ready))

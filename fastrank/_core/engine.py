@@ -7,6 +7,8 @@ Everything the public modules compute from canonical inputs
   :func:`table_metrics`: the results of a stored tie table;
 * :mod:`~fastrank._core.one_call`: a one-task call's task in one kernel call
   (the batch kernel on a batch of one) where that is the faster way;
+* :mod:`~fastrank._core.first_calls`: a process's first small tasks (and tie
+  tables) by numpy, with the kernels' numbers, while those are not compiled;
 * :mod:`~fastrank._core.batches`: every task of a batch, and their tie tables;
 * :mod:`~fastrank._core.ties`: a task's tie-group table (curves, tables,
   DeLong), each sample's tie group (bootstrap, paired DeLong);
@@ -43,7 +45,7 @@ from .._kernels.sweep import (
     sweep_table,
 )
 from .._kernels.tasks import split
-from . import workers
+from . import first_calls, workers
 from .by_class import NO_FLIP, NonFinite, for_sweep, raise_nonfinite
 from .inputs import SPECS, Task, readonly
 from .score_ranges import range_parts, sweep_parts, weighted_state
@@ -76,6 +78,8 @@ def in_caller_units(out: np.ndarray, t: Task) -> np.ndarray:
 
 def task_row(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
     n = t.values.shape[0]
+    if first_calls.sweep_by_numpy(t, what):  # a first call: nothing to compile
+        return first_calls.sweep_row(t, max_fpr, what)
     if t.weights is None and n >= HASH_MIN:
         nthreads = workers.threads() if n >= workers.PARALLEL_MIN else 1
         table = count_table(t, nthreads)

@@ -7,7 +7,6 @@ merge, hash table or place, no row sorted (:mod:`fastrank._kernels.topk`).
 
 from __future__ import annotations
 
-import time
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -15,7 +14,7 @@ import numpy as np
 from .._kernels.jit import SIGNATURES
 from .._kernels.topk import JOIN_HASH, JOIN_MERGE, JOIN_PLACE, heads_room
 from .._kernels.topk import row_heads as _row_heads
-from . import workers
+from . import first_calls, workers
 from .codec import keys_of
 from .inputs import SPECS, readonly
 from .sorting import compiled_or_cached
@@ -79,10 +78,10 @@ def row_heads(starts: np.ndarray, ends: np.ndarray, cols: np.ndarray, values: np
 
     code = _JOINS[join]
     if by_numpy(int(stored.sum()) + lcols.shape[0], spec.bits):
-        began = time.perf_counter()
-        numpy_heads(lo, stored, c, keys_of(values, spec), lp, lc, rel, depth, code, offsets,
-                    first, size, hits, groups, label_slot, tail_hits, repeat)  # the kernel's ints
-        _numpy_spent[0] += time.perf_counter() - began
+        with first_calls.spending("heads"):
+            numpy_heads(lo, stored, c, keys_of(values, spec), lp, lc, rel, depth, code,
+                        offsets, first, size, hits, groups, label_slot, tail_hits,
+                        repeat)  # the kernel's ints
         return Heads(offsets, first, size, hits, groups, label_slot, tail_hits, repeat)
     nu, ni, nf = heads_room(int(stored.max()) if n else 0, int(np.diff(lptr).max()) if n else 0,
                             code)
@@ -100,22 +99,20 @@ def row_heads(starts: np.ndarray, ends: np.ndarray, cols: np.ndarray, values: np
     return Heads(offsets, first, size, hits, groups, label_slot, tail_hits, repeat)
 
 
-NUMPY_ENTRIES = 100_000  # fewer entries and labels: numpy, while the kernel is not compiled
-# Seconds of numpy calls after which the kernel is compiled all the same: numpy is 40-65x
-# slower than the compiled kernel (24 ms against 0.6 ms on 100,000 entries; the compile
-# takes about 1.8 s), so a process making many calls pays at most this before it compiles.
-NUMPY_BUDGET = 0.5
-_numpy_spent = [0.0]
+# Fewer entries and labels: numpy, while the kernel is not compiled, for at most
+# first_calls.BUDGET seconds: numpy is 40-65x slower than the compiled kernel (24 ms
+# against 0.6 ms on 100,000 entries; the compile takes about 1.8 s).
+NUMPY_ENTRIES = 100_000
 
 
 def by_numpy(entries: int, bits: np.dtype[Any]) -> bool:
     """Whether rows of ``entries`` stored entries and labels in all, scores read as
     ``bits``, take :func:`numpy_heads`: under :data:`NUMPY_ENTRIES`, until the
     kernel runs without compiling (compiled in this process or cached) or the
-    numpy calls have taken :data:`NUMPY_BUDGET` seconds, so that a first small
+    numpy calls have taken :data:`.first_calls.BUDGET` seconds, so that a first small
     call compiles nothing (the kernel's compile is most of it) and many small
     calls still end on the kernel."""
-    if entries >= NUMPY_ENTRIES or _numpy_spent[0] >= NUMPY_BUDGET:
+    if entries >= NUMPY_ENTRIES or not first_calls.within_budget("heads"):
         return False
     variant = 0 if bits == np.dtype(np.uint32) else 1  # topk's signatures: KEYS' order
     return not compiled_or_cached(_row_heads, tuple(SIGNATURES[_row_heads][variant]))

@@ -41,17 +41,13 @@ import numpy as np
 from .._kernels.batch import LAB_SAME, run_segments
 from .._kernels.jit import SIGNATURES
 from .._kernels.sort import SMALL
-from .._kernels.sweep import OUT_SIZE, sweep_one
-from .._kernels.tasks import split
+from .._kernels.sweep import OUT_SIZE
 from . import batches, engine, sorting
 from .by_class import raise_nonfinite
+from .first_calls import VARIANT, steps_ready
 from .inputs import SPECS, Task, readonly, task_of
 from .workspace import EMPTY_F, EMPTY_FW, EMPTY_I, EMPTY_IW, EMPTY_UW, buffers
 
-# Each canonical score dtype's declared variant of the batch kernel (the order of
-# jit.VALUES: float32, float64, then every 64-bit integer as uint64).
-_VARIANT = {np.dtype(np.float32): 0, np.dtype(np.float64): 1, np.dtype(np.int64): 2,
-            np.dtype(np.uint64): 2}
 _ready: set[np.dtype[Any]] = set()
 _looked: dict[np.dtype[Any], int] = {}  # the kernel's compiled variants when last not ready
 
@@ -66,7 +62,7 @@ def ready(dtype: np.dtype[Any]) -> bool:
     if _looked.get(dtype) == seen:
         return False
     _looked[dtype] = seen
-    if sorting.compiled_or_cached(kernel, tuple(SIGNATURES[kernel][_VARIANT[dtype]])):
+    if sorting.compiled_or_cached(kernel, tuple(SIGNATURES[kernel][VARIANT[dtype]])):
         _ready.add(dtype)
         return True
     return False
@@ -114,7 +110,7 @@ def _time_bucket(dtype: np.dtype[Any], bucket: int) -> bool:
     1,000 float64 scores, AMD Zen 4). Where the steps' own kernels are neither
     compiled nor cached, the one call without a timing: the steps would wait for
     a compile (seconds) that the one call does not need."""
-    if not _steps_ready(dtype):
+    if not steps_ready(dtype):
         return True
     n = 3 << (bucket - 2)
     rng = np.random.default_rng(12345)
@@ -133,15 +129,6 @@ def _time_bucket(dtype: np.dtype[Any], bucket: int) -> bool:
                 run(t, 1.0, 0)
             best[way] = min(best[way], time.perf_counter() - t0)
     return bool(best[0] <= best[1])
-
-
-def _steps_ready(dtype: np.dtype[Any]) -> bool:
-    """Whether the engine's steps for an unweighted task of canonical ``dtype`` (the
-    class split and the one-range sweep) run without compiling."""
-    split_sig = tuple(SIGNATURES[split][0 if dtype.itemsize == 4 else 1])  # (jit.KEYS)
-    sweep_sig = tuple(SIGNATURES[sweep_one][_VARIANT[dtype]])
-    return (sorting.compiled_or_cached(split, split_sig)
-            and sorting.compiled_or_cached(sweep_one, sweep_sig))
 
 
 Scratch = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,

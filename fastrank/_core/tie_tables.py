@@ -32,7 +32,7 @@ from .._kernels.tasks import (
     placements,
     tie_groups,
 )
-from . import workers
+from . import first_calls, workers
 from .by_class import NonFinite, raise_nonfinite, sort_classes, split_classes
 from .codec import bits_of_keys, keys_of
 from .inputs import Task, readonly
@@ -102,6 +102,11 @@ def task_table(t: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.
             "weights it is summed with: it would count as 0 in the totals at each "
             "threshold; rescale the weights or drop the small ones")
     n = t.values.shape[0]
+    if first_calls.table_by_numpy(t, runs):  # a first call: nothing to compile
+        try:
+            return first_calls.tie_table(t)
+        except NonFinite:
+            raise_nonfinite(t.values)
     if t.weights is None and n >= HASH_MIN:
         try:
             table = count_table(t, workers.threads() if n >= workers.PARALLEL_MIN else 1)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import types as pytypes
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -174,3 +175,24 @@ def helper(fn: F | None = None, *, literals: Sequence[str] = (),
     if fn is None:
         return lambda f: helper(f, literals=literals, inputs=inputs)
     return _typed_calls(numba.njit(**options)(fn), literals, inputs)
+
+
+_TWINS: dict[Any, Callable[..., Any]] = {}
+
+
+def in_python(fn: Any) -> Callable[..., Any]:
+    """A helper's (or kernel's) Python function, calling the Python functions of the
+    helpers it calls: the same float operations in the same order, so the same
+    floats (no fastmath: see :data:`_OPTIONS`), for numpy stand-ins that must give
+    a kernel's numbers before it is compiled (:mod:`fastrank._core.first_calls`).
+    Helpers themselves cannot be called from Python (see :func:`helper`)."""
+    got = _TWINS.get(fn)
+    if got is None:
+        py = fn.py_func
+        scope = dict(py.__globals__)
+        for name in py.__code__.co_names:
+            if hasattr(scope.get(name), "py_func"):  # a compiled function it calls
+                scope[name] = in_python(scope[name])
+        got = _TWINS[fn] = pytypes.FunctionType(py.__code__, scope, py.__name__,
+                                                py.__defaults__, py.__closure__)
+    return got

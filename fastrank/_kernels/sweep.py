@@ -379,7 +379,7 @@ _harmonic = helper(harmonic_diff)
 
 
 @helper
-def _expected_ap_group(p0, r0, q, m):
+def expected_ap_group(p0, r0, q, m):
     """Expected sum of precisions at the ``q`` positives of a tie group of ``m``.
 
     ``r0`` samples, ``p0`` of them positive, rank above the group. Averaged over
@@ -585,7 +585,7 @@ def sweep_table(gpos, gneg, gkey, count, st, sk):
             ap_h, ap_l = fx_add(ap_h, ap_l, term, sc_area)
             if expected:  # counts only (unweighted): no shift
                 if dp + dn != 1.0:  # a tie: the expectation over its orders
-                    term = _expected_ap_group(tp, tp + fp, dp, dp + dn)
+                    term = expected_ap_group(tp, tp + fp, dp, dp + dn)
                 ex_h, ex_l = fx_add(ex_h, ex_l, term, sc_area)
             if not first_pos:
                 first_pos = record_first(st, S_FP_FIRST_POS, fp, dn)

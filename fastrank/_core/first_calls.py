@@ -1,0 +1,316 @@
+"""What a process computes by numpy while a kernel is neither compiled nor cached.
+
+A kernel's first call in a fresh environment waits for Numba to compile it:
+seconds (the one-task sweep, 5-6 s on an AMD Zen 4), where the call itself
+takes microseconds. So the first small calls of a process take numpy
+stand-ins that give the kernel's numbers bit for bit, until the kernel runs
+without compiling (compiled in this process by another path, or held by the
+cache: ``fastrank compile``, an earlier process) or the stand-ins have taken
+:data:`BUDGET` seconds in the process; then the kernel compiles once, and a
+process making many calls still ends on it.
+
+* :func:`sweep_by_numpy` / :func:`sweep_row`: an unweighted task's ``OUT_*``
+  row and break-even score bits, as :func:`~fastrank._kernels.sweep.sweep_one`
+  after the class split gives them (every metric of the row);
+* :func:`table_by_numpy` / :func:`tie_table`: an unweighted task's tie table
+  (curves);
+* :mod:`.heads`' numpy reading of each ranked row's top (``"heads"``).
+
+Each stand-in is tested against its kernel on inputs full of ties
+(``tests/test_first_calls.py``, ``tests/test_heads_numpy.py``).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from .._kernels.jit import SIGNATURES, in_python
+from .._kernels.sweep import (
+    FX_BITS,
+    OUT_AP,
+    OUT_AP_EXPECTED,
+    OUT_AUC,
+    OUT_AUC_PARTIAL,
+    OUT_NEG,
+    OUT_POS,
+    OUT_PR_AUC,
+    OUT_PRBE,
+    OUT_SIZE,
+    WANT_EXPECTED_AP,
+    WANT_PR_AUC,
+    expected_ap_group,
+    pr_run_area,
+    pr_segment_area,
+    sweep_one,
+    sweep_split,
+)
+from .._kernels.tasks import split
+from . import sorting
+from .arith import dot
+from .by_class import NonFinite
+from .inputs import SPECS, Task
+
+# Seconds of stand-in calls (each stand-in its own) after which its kernel is
+# compiled all the same: a process making many calls pays at most this first.
+BUDGET = 0.5
+_spent: dict[str, float] = {}
+
+
+def within_budget(name: str) -> bool:
+    """Whether stand-in ``name`` has taken less than :data:`BUDGET` seconds so far."""
+    return _spent.get(name, 0.0) < BUDGET
+
+
+@contextmanager
+def spending(name: str) -> Iterator[None]:
+    """Count the time of the block against stand-in ``name``'s budget."""
+    began = time.perf_counter()
+    try:
+        yield
+    finally:
+        _spent[name] = _spent.get(name, 0.0) + time.perf_counter() - began
+
+
+# Each canonical score dtype's declared variant of a kernel typed by score values
+# (the order of jit.VALUES: float32, float64, then every 64-bit integer as uint64).
+VARIANT = {np.dtype(np.float32): 0, np.dtype(np.float64): 1, np.dtype(np.int64): 2,
+           np.dtype(np.uint64): 2}
+_found: set[tuple[Any, np.dtype[Any]]] = set()  # (kernel, dtype) found ready
+
+
+def steps_ready(dtype: np.dtype[Any]) -> bool:
+    """Whether the engine's steps for an unweighted task of canonical ``dtype`` (the
+    class split and the one-range sweep) run without compiling."""
+    return _ready(sweep_one, dtype)
+
+
+SWEEP_MAX = 1 << 17  # larger tasks keep the kernels (numpy's sweep: about 5 ms here)
+
+
+def _ready(kernel: Any, dtype: np.dtype[Any]) -> bool:
+    """Whether the class split and ``kernel`` (typed by score values) run for canonical
+    ``dtype`` without compiling."""
+    if (kernel, dtype) in _found:
+        return True
+    split_sig = tuple(SIGNATURES[split][0 if dtype.itemsize == 4 else 1])  # (jit.KEYS)
+    if (sorting.compiled_or_cached(split, split_sig)
+            and sorting.compiled_or_cached(kernel, tuple(SIGNATURES[kernel][VARIANT[dtype]]))):
+        _found.add((kernel, dtype))
+        return True
+    return False
+
+
+def sweep_by_numpy(t: Task, what: int) -> bool:
+    """Whether unweighted task ``t`` takes :func:`sweep_row` (see the module's notes):
+    at most :data:`SWEEP_MAX` samples."""
+    return (t.weights is None and t.values.shape[0] <= SWEEP_MAX
+            and within_budget("sweep") and not steps_ready(t.values.dtype))
+
+
+def table_by_numpy(t: Task, runs: bool) -> bool:
+    """Whether unweighted task ``t``'s tie table (every group: not ``runs``) is
+    :func:`tie_table`'s, while the table's kernels are not compiled (see the
+    module's notes), at most :data:`SWEEP_MAX` samples."""
+    return (not runs and t.weights is None and t.values.shape[0] <= SWEEP_MAX
+            and within_budget("table") and not _ready(sweep_split, t.values.dtype))
+
+
+def tie_table(t: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An unweighted task's tie groups, highest score first, as
+    :func:`.tie_tables.task_table` gives them: score bits (uint64, as the sweep
+    reports a group's), positives and negatives (float64 counts); raises
+    :class:`~.by_class.NonFinite` for a NaN or infinite score."""
+    with spending("table"):
+        keys, tp1, fp1 = _groups(t)
+        gpos = np.diff(tp1, prepend=0).astype(np.float64)
+        gneg = np.diff(fp1, prepend=0).astype(np.float64)
+        return _bits(keys, t), gpos, gneg
+
+
+def sweep_row(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
+    """An unweighted task's ``OUT_*`` row and break-even score bits, as the kernels'
+    sweep gives them, bit for bit; raises :class:`~.by_class.NonFinite` for a NaN
+    or infinite score.
+
+    The tie groups come from each class sorted by numpy, highest score first.
+    The AUC's sums are of exact integers (below 2**53 at this size); the AP, PR
+    area and tie-expected AP terms are the same float64 operations as the
+    kernel's (numpy's elementwise ones, or the kernel's own term functions run
+    as Python: :func:`~fastrank._kernels.jit.in_python`), each truncated to the
+    kernel's fixed-point unit and summed exactly, then rounded once
+    (:func:`_fixed_sum`); the one-time terms (break-even, the partial AUC's last
+    group) are the kernel's expressions on the same floats.
+    """
+    with spending("sweep"):
+        return _sweep_row(t, max_fpr, what)
+
+
+def _sweep_row(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
+    keys, tp1, fp1 = _groups(t)
+    m = int(tp1[-1]) if keys.shape[0] else 0
+    k = int(fp1[-1]) if keys.shape[0] else 0
+    tp = np.concatenate(([0], tp1[:-1]))  # positives above each group
+    fp = np.concatenate(([0], fp1[:-1]))
+    dp = tp1 - tp
+    dn = fp1 - fp
+    big_p = float(m)
+    big_n = float(k)
+    out = np.full(OUT_SIZE, np.nan)
+    out[OUT_POS] = big_p
+    out[OUT_NEG] = big_n
+    has_pos = m > 0
+    has_both = has_pos and k > 0
+    with_neg = np.flatnonzero(dn)
+    with_pos = np.flatnonzero(dp)
+    g = int(with_neg[0]) if with_neg.shape[0] else -1
+    perfect = has_pos and (k == 0 or (int(tp[g]) == m and int(dp[g]) == 0))
+    g = int(with_pos[0]) if with_pos.shape[0] else -1
+    reversed_ = has_both and int(fp[g]) == k and int(dn[g]) == 0
+    at = int(np.argmax(tp1 + fp1 >= m)) if has_pos else keys.shape[0] - 1  # break-even group
+    want_pr = (what & WANT_PR_AUC) != 0
+    expected = (what & WANT_EXPECTED_AP) != 0
+    if has_pos and perfect:
+        out[OUT_AP] = out[OUT_PRBE] = 1.0
+        out[OUT_AP_EXPECTED] = 1.0 if expected else math.nan
+        out[OUT_PR_AUC] = 1.0 if want_pr else math.nan
+    elif has_pos:
+        e = math.frexp(big_p)[1] - FX_BITS  # the unit of the kernel's area sums
+        t1 = tp1[with_pos].astype(np.float64)
+        terms = dp[with_pos] * (t1 / (t1 + fp1[with_pos]))
+        out[OUT_AP] = _unit(_fixed_sum(terms, e) / big_p)
+        if expected:
+            out[OUT_AP_EXPECTED] = _unit(_fixed_sum(_expected_terms(
+                terms, tp[with_pos], fp[with_pos], dp[with_pos], dn[with_pos]), e) / big_p)
+        if want_pr:
+            out[OUT_PR_AUC] = _unit(_fixed_sum(_pr_terms(tp, fp, dp, dn, with_neg, big_p,
+                                                         big_n), e) / big_p)
+        b_tp, b_fp, b_dp, b_dn = (float(x[at]) for x in (tp, fp, dp, dn))
+        prbe_tp = b_tp + (big_p - (b_tp + b_fp)) * (b_dp / (b_dp + b_dn))
+        out[OUT_PRBE] = _unit(prbe_tp / big_p)
+    pairs = 2.0 * big_p * big_n
+    if not has_both:
+        auc = math.nan
+    elif perfect:
+        auc = 1.0
+    elif reversed_:
+        auc = 0.0
+    else:
+        auc = _unit(dot(dn, tp + tp1) / pairs)
+    out[OUT_AUC] = out[OUT_AUC_PARTIAL] = auc
+    if max_fpr < 1.0 and has_both:
+        out[OUT_AUC_PARTIAL] = _partial(max_fpr, perfect, reversed_, tp, tp1, fp, fp1, dp, dn,
+                                        big_n, pairs)
+    key = int(_bits(keys[at:at + 1], t)[0]) if keys.shape[0] else 0
+    return out, key
+
+
+def _fixed_sum(terms: Any, e: int) -> float:
+    """The kernel's fixed-point sum of ``terms`` in units of ``2**e``: each term
+    truncated to the unit (toward zero, exact in float64 below 2**124 units), the
+    exact sum rounded once to the nearest float (``math.fsum``, as the kernel's
+    correctly rounded conversion), back in the terms' scale."""
+    units = np.trunc(np.ldexp(np.asarray(terms, np.float64), -e))
+    return math.ldexp(math.fsum(units.tolist()), e)
+
+
+_segment_area = in_python(pr_segment_area)
+_run_area = in_python(pr_run_area)
+_expected_group = in_python(expected_ap_group)
+
+
+def _pr_terms(tp: np.ndarray, fp: np.ndarray, dp: np.ndarray, dn: np.ndarray,
+              with_neg: np.ndarray, big_p: float, big_n: float) -> list[float]:
+    """The PR area's terms (times P) in the kernel's order: at each group holding
+    negatives, the run of negative-free groups above it and its own segment; the
+    first run (from the top) and the last one at the end."""
+    terms = []
+    lead_open = True
+    lead_tp = lead_fp = run = 0.0
+    for t0, f0, d_p, d_n in zip(tp[with_neg].tolist(), fp[with_neg].tolist(),
+                                dp[with_neg].tolist(), dn[with_neg].tolist(), strict=True):
+        t0, f0, d_p, d_n = float(t0), float(f0), float(d_p), float(d_n)
+        if lead_open:
+            lead_tp, lead_fp = t0, f0
+            lead_open = False
+        elif t0 > run:
+            terms.append(_run_area(run, t0, f0))
+        if d_p > 0.0:
+            terms.append(_segment_area(t0, f0, d_p, d_n))
+        run = t0 + d_p
+    if not lead_open and lead_tp > 0.0:
+        terms.append(_run_area(0.0, lead_tp, lead_fp))
+    if lead_open:
+        run = 0.0
+    if big_p > run:
+        terms.append(_run_area(run, big_p, big_n))
+    return terms
+
+
+def _expected_terms(ap_terms: np.ndarray, tp: np.ndarray, fp: np.ndarray, dp: np.ndarray,
+                    dn: np.ndarray) -> list[float]:
+    """The tie-expected AP's terms of the groups holding positives: a group of one
+    sample keeps its AP term; a tie, the expectation over its orders."""
+    terms: list[float] = ap_terms.tolist()
+    for i in np.flatnonzero(dp + dn != 1).tolist():
+        t0, f0, d_p, d_n = float(tp[i]), float(fp[i]), float(dp[i]), float(dn[i])
+        terms[i] = _expected_group(t0, t0 + f0, d_p, d_p + d_n)
+    return terms
+
+
+def _groups(t: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An unweighted task's distinct scores, highest first, with the positives and the
+    negatives at or above each (int64); :class:`~.by_class.NonFinite` for a NaN or
+    infinite score."""
+    values = t.values
+    if values.dtype.kind == "f" and not np.isfinite(values).all():
+        raise NonFinite
+    pos = t.labels.view(np.bool_)
+    p = np.sort(values[pos])
+    q = np.sort(values[~pos])
+    keys = np.unique(np.concatenate((p, q)))[::-1]
+    tp1 = p.shape[0] - np.searchsorted(p, keys, "left")
+    fp1 = q.shape[0] - np.searchsorted(q, keys, "left")
+    return keys, tp1, fp1
+
+
+def _bits(keys: np.ndarray, t: Task) -> np.ndarray:
+    """Scores' bits as the sweep reports a group's (uint64): ``-0.0`` as ``+0.0``,
+    int64 scores their own bits."""
+    bits = keys.view(SPECS[t.values.dtype].bits).astype(np.uint64)
+    bits[keys == 0] = 0  # (an integer zero's bits are 0 too)
+    return bits
+
+
+def _partial(max_fpr: float, perfect: bool, reversed_: bool, tp: np.ndarray, tp1: np.ndarray,
+             fp: np.ndarray, fp1: np.ndarray, dp: np.ndarray, dn: np.ndarray, big_n: float,
+             pairs: float) -> float:
+    """The standardised partial AUC, as the kernel's sweep and ``finish`` form it: the
+    exact sum of the groups whose negatives stay within the FP budget, then the
+    group where it runs out, cut along its straight line."""
+    if perfect:
+        area = max_fpr
+    elif reversed_:
+        area = 0.0
+    else:
+        fp_stop = max_fpr * big_n
+        over = np.flatnonzero((dn > 0) & (fp1 > fp_stop))
+        c = int(over[0]) if over.shape[0] else dn.shape[0]
+        inside = dot(dn[:c], tp[:c] + tp1[:c])
+        cut = 0.0
+        if over.shape[0]:
+            width = fp_stop - float(fp[c])
+            t0 = float(tp[c])
+            cut = width * (t0 + (t0 + float(dp[c]) * (width / float(dn[c]))))
+        area = (inside + cut) / pairs
+    min_area = 0.5 * max_fpr * max_fpr
+    return _unit(0.5 * (1.0 + (area - min_area) / (max_fpr - min_area)))
+
+
+def _unit(x: float) -> float:
+    return min(max(x, 0.0), 1.0)

@@ -1,0 +1,136 @@
+"""The numpy sweep a first call takes while the sweep kernel is not compiled
+(:mod:`fastrank._core.first_calls`) against that kernel: the same ``OUT_*`` row,
+bit for bit, and the same break-even score bits, on tasks full of ties in every
+canonical dtype (signed zeros, integer extremes), with and without a partial
+AUC's budget, one class or both."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fastrank._core import engine, first_calls, inputs, tie_tables
+
+sys.path.insert(0, str(Path(__file__).parent))
+from strategies import PROPERTY_SETTINGS, cases
+
+MAX_FPRS = [1.0, 0.5, 0.3, 0.1, 1e-3, 0.999999]
+
+
+def _same(t: inputs.Task, max_fpr: float) -> None:
+    for what in (0, 1, 2, 3):  # WANT_PR_AUC, WANT_EXPECTED_AP, both
+        got, got_key = first_calls.sweep_row(t, max_fpr, what)
+        want, want_key = engine._one_range(t, max_fpr, what)
+        assert np.array_equal(got.view(np.uint64), want.view(np.uint64)), (what, got, want)
+        assert got_key == want_key
+    if max_fpr == 1.0:  # the tie table, against the table kernel's
+        chosen = first_calls.table_by_numpy
+        try:
+            first_calls.table_by_numpy = lambda t, runs: False  # type: ignore[assignment]
+            kernel = tie_tables.task_table(t)
+        finally:
+            first_calls.table_by_numpy = chosen  # type: ignore[assignment]
+        table = first_calls.tie_table(t)
+        for a, b in zip(table, kernel, strict=True):
+            assert a.dtype == b.dtype
+            assert np.array_equal(a, b), (table, kernel)
+
+
+@PROPERTY_SETTINGS
+@given(case=cases(weight_kinds=("none",), classes="any", max_size=60, max_distinct=6),
+       max_fpr=st.sampled_from(MAX_FPRS))
+def test_numpy_sweep_equals_the_kernel(case, max_fpr: float) -> None:
+    _same(inputs.task(case.y_true, case.y_score, None, case.pos_label), max_fpr)
+
+
+@PROPERTY_SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 5000),
+       levels=st.sampled_from([2, 5, 40, 1000, 0]),
+       share=st.sampled_from([0.0, 0.02, 0.3, 0.7, 1.0]),
+       dtype=st.sampled_from(["float64", "float32", "int64", "uint64"]),
+       max_fpr=st.sampled_from(MAX_FPRS))
+def test_numpy_sweep_equals_the_kernel_at_size(seed: int, n: int, levels: int, share: float,
+                                               dtype: str, max_fpr: float) -> None:
+    """Long runs of one class (the kernel hands those over in bulk, cutting out the
+    break-even group and the group where the partial AUC's budget runs out)."""
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < share
+    if levels:
+        s = rng.integers(0, levels, n) - levels // 2
+        s = s.astype(dtype) if dtype != "uint64" else (s + levels).astype(dtype)
+    else:
+        s = rng.standard_normal(n).astype(dtype) if dtype.startswith("float") else \
+            rng.integers(0, 2**62, n).astype(dtype)
+    _same(inputs.task(y, s), max_fpr)
+
+
+def test_nonfinite_scores_raise_as_the_kernel_path() -> None:
+    t = inputs.task([0, 1, 1], np.array([0.5, np.inf, 0.1]))
+    with pytest.raises(first_calls.NonFinite):
+        first_calls.sweep_row(t, 1.0, 3)
+    with pytest.raises(first_calls.NonFinite):
+        first_calls.tie_table(t)
+
+
+def test_the_budget_ends_the_numpy_sweep() -> None:
+    t = inputs.task([0, 1], [0.25, 0.5])
+    spent = first_calls._spent.get("sweep", 0.0)
+    try:
+        first_calls._spent["sweep"] = first_calls.BUDGET
+        assert not first_calls.sweep_by_numpy(t, 0)
+    finally:
+        first_calls._spent["sweep"] = spent
+    spent = first_calls._spent.get("table", 0.0)
+    try:
+        first_calls._spent["table"] = first_calls.BUDGET
+        assert not first_calls.table_by_numpy(t, False)
+    finally:
+        first_calls._spent["table"] = spent
+    assert not first_calls.table_by_numpy(t, True)  # runs of negatives: the kernel's table
+
+
+def test_a_first_call_compiles_nothing_and_matches_the_kernel(tmp_path: Path) -> None:
+    """From an empty kernel cache the first calls compile no kernel; once the budget is
+    spent the kernels compile and give the same numbers, errors, thresholds and curves."""
+    code = """
+import numpy as np, fastrank
+from fastrank._kernels.sweep import sweep_one
+from fastrank._kernels.tasks import split
+from fastrank._core import first_calls
+rng = np.random.default_rng(0)
+y = rng.random(5000) < 0.3
+s = np.round(rng.normal(size=5000) + y, 2)
+calls = [lambda: fastrank.roc_auc(y, s), lambda: fastrank.average_precision(y, s),
+         lambda: fastrank.roc_auc(y, s, max_fpr=0.1),
+         lambda: fastrank.prbe(y, s, return_threshold=True),
+         lambda: fastrank.roc_auc(y, s.astype(np.float32)), lambda: fastrank.all_metrics(y, s),
+         lambda: fastrank.average_precision(y, s, ties="expected"),
+         lambda: fastrank.average_precision(y, (s * 100).astype(np.int64)),
+         lambda: [a.tolist() for a in fastrank.roc_curve(y, s)],
+         lambda: [a.tolist() for a in fastrank.precision_recall_curve(y, s.astype(np.float32))]]
+def error():
+    try:
+        fastrank.roc_auc([0, 1, 1], [0.5, np.nan, 0.1])
+    except ValueError as e:
+        return str(e)
+first = [c() for c in calls] + [error()]
+from fastrank._kernels.sweep import sweep_split
+assert not (sweep_one.overloads or split.overloads or sweep_split.overloads), "compiled"
+first_calls._spent["sweep"] = first_calls._spent["table"] = first_calls.BUDGET
+again = [c() for c in calls] + [error()]
+assert sweep_one.overloads and sweep_split.overloads
+assert repr(first) == repr(again), (first, again)
+print("ok")
+"""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
