@@ -71,6 +71,80 @@ def test_numpy_sweep_equals_the_kernel_at_size(seed: int, n: int, levels: int, s
     _same(inputs.task(y, s), max_fpr)
 
 
+def _outputs(x: object) -> list[np.ndarray]:
+    """Every array of a result (dicts of arrays, tuples, arrays), as uint64 bits."""
+    if hasattr(x, "as_dict"):  # all_metrics' BatchMetrics
+        x = x.as_dict()
+    elif hasattr(x, "groups"):  # a per-group result
+        x = x.values  # type: ignore[attr-defined]
+    if isinstance(x, dict):
+        return [a for k in sorted(x) if isinstance(x[k], np.ndarray) for a in _outputs(x[k])]
+    if isinstance(x, tuple | list):
+        return [a for v in x for a in _outputs(v)]
+    a = np.asarray(x, dtype=np.float64)
+    return [a.view(np.uint64)]
+
+
+@pytest.mark.filterwarnings("ignore::fastrank.exceptions.UndefinedMetricWarning")
+@PROPERTY_SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300), t=st.integers(65, 140),
+       levels=st.sampled_from([2, 7, 0]), share=st.sampled_from([0.02, 0.3, 0.9]),
+       dtype=st.sampled_from(["float64", "float32", "int64"]),
+       form=st.sampled_from(["columns", "fortran", "groups", "classes"]))
+def test_a_small_batch_by_numpy_equals_the_batch_kernel(seed: int, n: int, t: int, levels: int,
+                                                        share: float, dtype: str,
+                                                        form: str) -> None:
+    """A batch's tasks one by one through the numpy sweep (a first call's way while no
+    kernel is compiled) against the batch kernel: every number and threshold."""
+    import fastrank
+
+    rng = np.random.default_rng(seed)
+    shape = (n, t) if form in ("columns", "fortran") else (n * t // 10 + 1,)
+    raw = rng.integers(0, levels, shape) if levels else rng.standard_normal(shape) * 1e3
+    s = raw.astype(dtype)
+    if form == "fortran":
+        s = np.asfortranarray(s)
+    y = rng.random(shape) < share
+    if form == "columns" or form == "fortran":
+        def call(metric: str) -> object:
+            return getattr(fastrank, metric)(y, s, average=None)
+    elif form == "groups":
+        g = rng.integers(0, t, shape[0])
+
+        def call(metric: str) -> object:
+            return getattr(fastrank, metric)(y, s, groups=g, average=None)
+    else:
+        k = rng.integers(0, t, shape[0])
+        scores = rng.random((shape[0], t)).round(1).astype(dtype)
+
+        def call(metric: str) -> object:
+            return getattr(fastrank, metric)(k, scores, labels=np.arange(t), average=None)
+    metrics = ["average_precision", "roc_auc", "all_metrics"]
+    want = [_outputs(call(m)) for m in metrics]
+    saved = (first_calls.batch_by_numpy, first_calls.steps_ready, first_calls.BUDGET)
+    count = [0]
+    row = first_calls.sweep_row
+
+    def counted(*args: object) -> object:
+        count[0] += 1
+        return row(*args)  # type: ignore[arg-type]
+
+    try:
+        first_calls.batch_by_numpy = lambda b: True  # type: ignore[assignment]
+        first_calls.steps_ready = lambda dtype: False  # type: ignore[assignment]
+        first_calls.BUDGET = float("inf")
+        first_calls.sweep_row = counted  # type: ignore[assignment]
+        got = [_outputs(call(m)) for m in metrics]
+    finally:
+        first_calls.batch_by_numpy, first_calls.steps_ready, first_calls.BUDGET = saved
+        first_calls.sweep_row = row  # type: ignore[assignment]
+    assert count[0] > 0
+    for g, w in zip(got, want, strict=True):
+        assert len(g) == len(w)
+        for a, b in zip(g, w, strict=True):
+            assert np.array_equal(a, b)
+
+
 def test_nonfinite_scores_raise_as_the_kernel_path() -> None:
     t = inputs.task([0, 1, 1], np.array([0.5, np.inf, 0.1]))
     with pytest.raises(first_calls.NonFinite):
@@ -107,6 +181,9 @@ from fastrank._core import first_calls
 rng = np.random.default_rng(0)
 y = rng.random(5000) < 0.3
 s = np.round(rng.normal(size=5000) + y, 2)
+Y = rng.random((2000, 100)) < 0.3
+S = np.round(rng.random((2000, 100)), 3)
+G = rng.integers(0, 100, 5000)
 calls = [lambda: fastrank.roc_auc(y, s), lambda: fastrank.average_precision(y, s),
          lambda: fastrank.roc_auc(y, s, max_fpr=0.1),
          lambda: fastrank.prbe(y, s, return_threshold=True),
@@ -114,7 +191,9 @@ calls = [lambda: fastrank.roc_auc(y, s), lambda: fastrank.average_precision(y, s
          lambda: fastrank.average_precision(y, s, ties="expected"),
          lambda: fastrank.average_precision(y, (s * 100).astype(np.int64)),
          lambda: [a.tolist() for a in fastrank.roc_curve(y, s)],
-         lambda: [a.tolist() for a in fastrank.precision_recall_curve(y, s.astype(np.float32))]]
+         lambda: [a.tolist() for a in fastrank.precision_recall_curve(y, s.astype(np.float32))],
+         lambda: fastrank.average_precision(Y, S, average=None).tolist(),
+         lambda: fastrank.roc_auc(y, s, groups=G, average=None).values.tolist()]
 def error():
     try:
         fastrank.roc_auc([0, 1, 1], [0.5, np.nan, 0.1])
@@ -122,10 +201,12 @@ def error():
         return str(e)
 first = [c() for c in calls] + [error()]
 from fastrank._kernels.sweep import sweep_split
-assert not (sweep_one.overloads or split.overloads or sweep_split.overloads), "compiled"
+from fastrank._kernels.batch import run_segments
+assert not (sweep_one.overloads or split.overloads or sweep_split.overloads
+            or run_segments.overloads), "compiled"
 first_calls._spent["sweep"] = first_calls._spent["table"] = first_calls.BUDGET
 again = [c() for c in calls] + [error()]
-assert sweep_one.overloads and sweep_split.overloads
+assert sweep_one.overloads and sweep_split.overloads and run_segments.overloads
 assert repr(first) == repr(again), (first, again)
 print("ok")
 """

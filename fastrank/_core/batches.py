@@ -21,7 +21,7 @@ import numpy as np
 from .._kernels.batch import BLOCK, LAB_CSC, LAB_SAME, SHARE_UNIT, run_segments, transpose_block
 from .._kernels.sort import HIST_SHAPE
 from .._kernels.sweep import CHUNK, K_SIZE, OUT_SIZE, S_SIZE
-from . import sorting, workers
+from . import first_calls, sorting, workers
 from .batch_tasks import raise_batch, scaled_task, segment_task, task_parts
 from .by_class import NonFinite, swept
 from .engine import in_caller_units, task_row
@@ -57,8 +57,9 @@ def batch_metrics(b: Batch, max_fpr: float, what: int) -> tuple[np.ndarray, np.n
     inside one kernel call per unit, large ones each as a one-task call. A
     batch of at most :data:`FEW_TASKS` tasks runs every task as a one-task
     call: a Python call per task costs it little, and it does not wait for the
-    batch kernel's compilation (the largest of all) on first use. Both give
-    the same numbers.
+    batch kernel's compilation (the largest of all) on first use; so does a
+    small batch while no kernel of the way is compiled
+    (:func:`~.first_calls.batch_by_numpy`). Both give the same numbers.
     """
     out = np.empty((b.t, OUT_SIZE), np.float64)
     prbe = np.zeros(b.t, np.uint64)
@@ -66,8 +67,8 @@ def batch_metrics(b: Batch, max_fpr: float, what: int) -> tuple[np.ndarray, np.n
         return out, prbe
     nthreads = workers.threads() if int(b.sizes.sum()) >= workers.PARALLEL_MIN else 1
     share = _positive_share(b)
+    together = b.t > FEW_TASKS and not first_calls.batch_by_numpy(b)
     if b.layout == SAMPLE_MAJOR:
-        together = b.t > FEW_TASKS
         inside = together and bool(in_kernel(b.sizes[:1], b.values.itemsize,
                                              b.weights is not None, share)[0])
         units = column_units(b, nthreads, inside)
@@ -76,7 +77,7 @@ def batch_metrics(b: Batch, max_fpr: float, what: int) -> tuple[np.ndarray, np.n
         inside_mask = in_kernel(b.sizes, b.values.itemsize, b.weights is not None, share)
         units = _segment_units(b, nthreads, BATCH_TASK if bool(
             (inside_mask & (b.sizes > SMALL_TASK)).any()) else SMALL_TASK)
-        run = _segment_runner(b, max_fpr, what, out, prbe, b.t > FEW_TASKS, inside_mask)
+        run = _segment_runner(b, max_fpr, what, out, prbe, together, inside_mask)
     try:
         workers.parallel_map(run, units, nthreads)
     except _BatchNonFinite as exc:

@@ -12,6 +12,8 @@ process making many calls still ends on it.
 * :func:`sweep_by_numpy` / :func:`sweep_row`: an unweighted task's ``OUT_*``
   row and break-even score bits, as :func:`~fastrank._kernels.sweep.sweep_one`
   after the class split gives them (every metric of the row);
+* :func:`batch_by_numpy`: a small unweighted batch's tasks one by one (each
+  by :func:`sweep_row`), not in the batch kernel (the slowest to compile);
 * :func:`table_by_numpy` / :func:`tie_table`: an unweighted task's tie table
   (curves);
 * :mod:`.heads`' numpy reading of each ranked row's top (``"heads"``).
@@ -30,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from .._kernels.batch import run_segments
 from .._kernels.jit import SIGNATURES, in_python
 from .._kernels.sweep import (
     FX_BITS,
@@ -54,7 +57,7 @@ from .._kernels.tasks import split
 from . import sorting
 from .arith import dot
 from .by_class import NonFinite
-from .inputs import SPECS, Task
+from .inputs import SPECS, Batch, Task
 
 # Seconds of stand-in calls (each stand-in its own) after which its kernel is
 # compiled all the same: a process making many calls pays at most this first.
@@ -93,14 +96,15 @@ def steps_ready(dtype: np.dtype[Any]) -> bool:
 SWEEP_MAX = 1 << 17  # larger tasks keep the kernels (numpy's sweep: about 5 ms here)
 
 
-def _ready(kernel: Any, dtype: np.dtype[Any]) -> bool:
-    """Whether the class split and ``kernel`` (typed by score values) run for canonical
-    ``dtype`` without compiling."""
+def _ready(kernel: Any, dtype: np.dtype[Any], with_split: bool = True) -> bool:
+    """Whether ``kernel`` (typed by score values), and the class split ``with_split``,
+    run for canonical ``dtype`` without compiling."""
     if (kernel, dtype) in _found:
         return True
-    split_sig = tuple(SIGNATURES[split][0 if dtype.itemsize == 4 else 1])  # (jit.KEYS)
-    if (sorting.compiled_or_cached(split, split_sig)
-            and sorting.compiled_or_cached(kernel, tuple(SIGNATURES[kernel][VARIANT[dtype]]))):
+    variants = [(kernel, VARIANT[dtype])]
+    if with_split:
+        variants.append((split, 0 if dtype.itemsize == 4 else 1))  # (jit.KEYS)
+    if all(sorting.compiled_or_cached(k, tuple(SIGNATURES[k][v])) for k, v in variants):
         _found.add((kernel, dtype))
         return True
     return False
@@ -111,6 +115,19 @@ def sweep_by_numpy(t: Task, what: int) -> bool:
     at most :data:`SWEEP_MAX` samples."""
     return (t.weights is None and t.values.shape[0] <= SWEEP_MAX
             and within_budget("sweep") and not steps_ready(t.values.dtype))
+
+
+BATCH_MAX = 1 << 20  # samples of a batch in all (numpy's sweeps: about 0.1-0.3 s)
+
+
+def batch_by_numpy(b: Batch) -> bool:
+    """Whether batch ``b``'s tasks go one by one through the engine (each by
+    :func:`sweep_row` while :func:`sweep_by_numpy`), not into the batch kernel, while
+    neither that kernel nor the engine's steps are compiled: unweighted, at most
+    :data:`BATCH_MAX` samples in all."""
+    dtype = b.values.dtype
+    return (b.weights is None and int(b.sizes.sum()) <= BATCH_MAX and within_budget("sweep")
+            and not _ready(run_segments, dtype, with_split=False) and not steps_ready(dtype))
 
 
 def table_by_numpy(t: Task, runs: bool) -> bool:
