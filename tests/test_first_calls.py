@@ -30,17 +30,44 @@ def _same(t: inputs.Task, max_fpr: float) -> None:
         want, want_key = engine._one_range(t, max_fpr, what)
         assert np.array_equal(got.view(np.uint64), want.view(np.uint64)), (what, got, want)
         assert got_key == want_key
-    if max_fpr == 1.0:  # the tie table, against the table kernel's
+    if max_fpr == 1.0:  # the tie tables, against the table kernel's
         chosen = first_calls.table_by_numpy
+        ways = []
         try:
-            first_calls.table_by_numpy = lambda t, runs: False  # type: ignore[assignment]
-            kernel = tie_tables.task_table(t)
+            for numpy_way in (False, True):
+                first_calls.table_by_numpy = lambda t, way=numpy_way: way  # type: ignore[misc]
+                ways.append([tie_tables.task_table(t, runs) for runs in (False, True)]
+                            + [tie_tables.cumulative_runs(t)])
         finally:
             first_calls.table_by_numpy = chosen  # type: ignore[assignment]
-        table = first_calls.tie_table(t)
-        for a, b in zip(table, kernel, strict=True):
-            assert a.dtype == b.dtype
-            assert np.array_equal(a, b), (table, kernel)
+        kernel, tables = ways
+        for table, want in zip(tables, kernel, strict=True):
+            for a, b in zip(table, want, strict=True):
+                assert a.dtype == b.dtype
+                assert np.array_equal(a, b), (table, want)
+    for table in (first_calls.tie_table(t), first_calls.tie_table(t, runs=True)):
+        _same_table_row(table, max_fpr)
+
+
+def _same_table_row(table: tuple, max_fpr: float) -> None:
+    """A stored table's row by numpy against the table kernels' (engine.table_metrics)."""
+    assert first_calls.table_row_by_numpy(table) is False  # (the kernels are compiled here)
+    for what in (0, 1, 2, 3):
+        got, got_key = first_calls.table_row(table, max_fpr, what)
+        want, want_key = engine.table_metrics(table, max_fpr, what)
+        assert np.array_equal(got.view(np.uint64), want.view(np.uint64)), (what, got, want)
+        assert got_key == want_key
+
+
+@PROPERTY_SETTINGS
+@given(entries=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=30),
+       max_fpr=st.sampled_from(MAX_FPRS))
+def test_numpy_table_row_equals_the_kernel(entries: list, max_fpr: float) -> None:
+    """Tables as stored (empty entries, runs of either class), not only a task's."""
+    gpos = np.array([p for p, _ in entries], np.float64)
+    gneg = np.array([q for _, q in entries], np.float64)
+    gkey = np.arange(len(entries), 0, -1).astype(np.uint64) * np.uint64(2**40)
+    _same_table_row((gkey, gpos, gneg), max_fpr)
 
 
 @PROPERTY_SETTINGS
@@ -145,6 +172,49 @@ def test_a_small_batch_by_numpy_equals_the_batch_kernel(seed: int, n: int, t: in
             assert np.array_equal(a, b)
 
 
+def _readouts(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, bound: float) -> list:
+    import fastrank as fr
+
+    calls = [lambda: fr.partial_roc_auc(y, s, fpr=(0, bound), sample_weight=w),
+             lambda: fr.partial_roc_auc(y, s, tpr=(bound, 1.0), correct=True, sample_weight=w),
+             lambda: fr.partial_roc_auc(y, s, fpr=(0.1, 0.6), tpr=(0.2, 0.9), sample_weight=w),
+             lambda: fr.partial_pr_auc(y, s, recall=(0.2, bound), sample_weight=w)]
+    for interp in (False, True):
+        for f in (fr.sensitivity_at_specificity, fr.specificity_at_sensitivity,
+                  fr.recall_at_precision, fr.precision_at_recall):
+            calls.append(lambda f=f, i=interp: f(y, s, bound, interpolate=i, sample_weight=w))
+    for crit in ("youden", "closest_topleft", "f1", "mcc", "f_beta"):
+        calls.append(lambda c=crit: fr.best_cutoff(y, s, c, sample_weight=w))
+    got = []
+    for c in calls:
+        try:
+            got.append(repr(c()))
+        except ValueError as e:
+            got.append(str(e))
+    return got
+
+
+@pytest.mark.filterwarnings("ignore::fastrank.exceptions.UndefinedMetricWarning")
+@PROPERTY_SETTINGS
+@given(case=cases(classes="any", max_size=40, max_distinct=6,
+                  dtypes=("float64", "float32", "int64", "uint64", "bool")),
+       bound=st.sampled_from([0.0, 0.05, 0.5, 0.8, 1.0]))
+def test_readouts_in_python_equal_the_kernel(case, bound: float) -> None:
+    """The readouts kernel's code run as Python (a first call's way) against the
+    kernel: every value, threshold and refusal, weighted too."""
+    y, s = np.asarray(case.y01), case.score_array()
+    w = case.weight_array()
+    chosen = first_calls.read_by_python
+    ways = []
+    try:
+        for python in (False, True):
+            first_calls.read_by_python = lambda e, p=python: p  # type: ignore[misc]
+            ways.append(_readouts(y, s, w, bound))
+    finally:
+        first_calls.read_by_python = chosen  # type: ignore[assignment]
+    assert ways[0] == ways[1]
+
+
 def test_nonfinite_scores_raise_as_the_kernel_path() -> None:
     t = inputs.task([0, 1, 1], np.array([0.5, np.inf, 0.1]))
     with pytest.raises(first_calls.NonFinite):
@@ -164,10 +234,9 @@ def test_the_budget_ends_the_numpy_sweep() -> None:
     spent = first_calls._spent.get("table", 0.0)
     try:
         first_calls._spent["table"] = first_calls.BUDGET
-        assert not first_calls.table_by_numpy(t, False)
+        assert not first_calls.table_by_numpy(t)
     finally:
         first_calls._spent["table"] = spent
-    assert not first_calls.table_by_numpy(t, True)  # runs of negatives: the kernel's table
 
 
 def test_a_first_call_compiles_nothing_and_matches_the_kernel(tmp_path: Path) -> None:
@@ -193,6 +262,9 @@ calls = [lambda: fastrank.roc_auc(y, s), lambda: fastrank.average_precision(y, s
          lambda: [a.tolist() for a in fastrank.roc_curve(y, s)],
          lambda: [a.tolist() for a in fastrank.precision_recall_curve(y, s.astype(np.float32))],
          lambda: fastrank.average_precision(Y, S, average=None).tolist(),
+         lambda: fastrank.sensitivity_at_specificity(y, s, 0.9),
+         lambda: fastrank.best_cutoff(y, s), lambda: fastrank.partial_roc_auc(y, s, fpr=(0, 0.2)),
+         lambda: fastrank.evaluate(s, y).summary(as_frame=False),
          lambda: fastrank.roc_auc(y, s, groups=G, average=None).values.tolist()]
 def error():
     try:
@@ -200,13 +272,15 @@ def error():
     except ValueError as e:
         return str(e)
 first = [c() for c in calls] + [error()]
-from fastrank._kernels.sweep import sweep_split
+from fastrank._kernels.sweep import combine, sweep_split, sweep_table
 from fastrank._kernels.batch import run_segments
-assert not (sweep_one.overloads or split.overloads or sweep_split.overloads
-            or run_segments.overloads), "compiled"
-first_calls._spent["sweep"] = first_calls._spent["table"] = first_calls.BUDGET
+from fastrank._kernels.readout import read_tables
+kernels = (sweep_one, split, sweep_split, run_segments, read_tables, sweep_table, combine)
+assert not any(k.overloads for k in kernels), [k for k in kernels if k.overloads]
+for name in ("sweep", "table", "readout"):
+    first_calls._spent[name] = first_calls.BUDGET
 again = [c() for c in calls] + [error()]
-assert sweep_one.overloads and sweep_split.overloads and run_segments.overloads
+assert all(k.overloads for k in kernels)
 assert repr(first) == repr(again), (first, again)
 print("ok")
 """

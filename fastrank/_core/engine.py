@@ -139,6 +139,8 @@ def table_metrics(table: tuple[np.ndarray, np.ndarray, np.ndarray], max_fpr: flo
     """
     gkey, gpos, gneg = (_writable(table[0], np.uint64), _writable(table[1]),
                         _writable(table[2]))
+    if bounds is None and first_calls.table_row_by_numpy((gkey, gpos, gneg)):  # a first call
+        return first_calls.table_row((gkey, gpos, gneg), max_fpr, what)
     count = gpos.shape[0]
     if bounds is None:
         st, sk = new_state(float(gpos.sum()), float(gneg.sum()), max_fpr, what)

@@ -12,10 +12,15 @@ process making many calls still ends on it.
 * :func:`sweep_by_numpy` / :func:`sweep_row`: an unweighted task's ``OUT_*``
   row and break-even score bits, as :func:`~fastrank._kernels.sweep.sweep_one`
   after the class split gives them (every metric of the row);
+* :func:`table_row_by_numpy` / :func:`table_row`: the same row from a stored
+  unweighted tie table (evaluations, summaries, metric objects);
 * :func:`batch_by_numpy`: a small unweighted batch's tasks one by one (each
   by :func:`sweep_row`), not in the batch kernel (the slowest to compile);
 * :func:`table_by_numpy` / :func:`tie_table`: an unweighted task's tie table
   (curves);
+* :func:`read_by_python` / :func:`read_in_python`: the readouts (operating
+  points, partial areas, best cut-offs) of small tables, by the readouts
+  kernel's own code run as Python;
 * :mod:`.heads`' numpy reading of each ranked row's top (``"heads"``).
 
 Each stand-in is tested against its kernel on inputs full of ties
@@ -34,6 +39,7 @@ import numpy as np
 
 from .._kernels.batch import run_segments
 from .._kernels.jit import SIGNATURES, in_python
+from .._kernels.readout import read_tables
 from .._kernels.sweep import (
     FX_BITS,
     OUT_AP,
@@ -47,11 +53,13 @@ from .._kernels.sweep import (
     OUT_SIZE,
     WANT_EXPECTED_AP,
     WANT_PR_AUC,
+    combine,
     expected_ap_group,
     pr_run_area,
     pr_segment_area,
     sweep_one,
     sweep_split,
+    sweep_table,
 )
 from .._kernels.tasks import split
 from . import sorting
@@ -130,24 +138,34 @@ def batch_by_numpy(b: Batch) -> bool:
             and not _ready(run_segments, dtype, with_split=False) and not steps_ready(dtype))
 
 
-def table_by_numpy(t: Task, runs: bool) -> bool:
-    """Whether unweighted task ``t``'s tie table (every group: not ``runs``) is
-    :func:`tie_table`'s, while the table's kernels are not compiled (see the
-    module's notes), at most :data:`SWEEP_MAX` samples."""
-    return (not runs and t.weights is None and t.values.shape[0] <= SWEEP_MAX
+def table_by_numpy(t: Task) -> bool:
+    """Whether unweighted task ``t``'s tie table is :func:`tie_table`'s, while the
+    table's kernels are not compiled (see the module's notes), at most
+    :data:`SWEEP_MAX` samples."""
+    return (t.weights is None and t.values.shape[0] <= SWEEP_MAX
             and within_budget("table") and not _ready(sweep_split, t.values.dtype))
 
 
-def tie_table(t: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def tie_table(t: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """An unweighted task's tie groups, highest score first, as
     :func:`.tie_tables.task_table` gives them: score bits (uint64, as the sweep
-    reports a group's), positives and negatives (float64 counts); raises
-    :class:`~.by_class.NonFinite` for a NaN or infinite score."""
+    reports a group's), positives and negatives (float64 counts); with ``runs``,
+    each run of negative-only groups after the first entry as one entry, keyed by
+    its lowest score (the kernel's :data:`~fastrank._kernels.sweep.MODE_RUNS`).
+    Raises :class:`~.by_class.NonFinite` for a NaN or infinite score."""
     with spending("table"):
         keys, tp1, fp1 = _groups(t)
+        gkey = _bits(keys, t)
         gpos = np.diff(tp1, prepend=0).astype(np.float64)
         gneg = np.diff(fp1, prepend=0).astype(np.float64)
-        return _bits(keys, t), gpos, gneg
+        if runs and gkey.shape[0] > 1:
+            alone = gpos != 0.0  # groups that stay entries of their own: with positives,
+            alone[0] = True  # the first, and the first of each run of negatives
+            alone[1:] |= alone[:-1]
+            start = np.flatnonzero(alone)
+            last = np.append(start[1:], gkey.shape[0]) - 1
+            gkey, gpos, gneg = gkey[last], gpos[start], np.add.reduceat(gneg, start)
+        return gkey, gpos, gneg
 
 
 def sweep_row(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
@@ -170,8 +188,43 @@ def sweep_row(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
 
 def _sweep_row(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
     keys, tp1, fp1 = _groups(t)
-    m = int(tp1[-1]) if keys.shape[0] else 0
-    k = int(fp1[-1]) if keys.shape[0] else 0
+    out, at = _row(tp1, fp1, max_fpr, what)
+    return out, int(_bits(keys[at:at + 1], t)[0]) if keys.shape[0] else 0
+
+
+def table_row_by_numpy(table: tuple[np.ndarray, np.ndarray, np.ndarray]) -> bool:
+    """Whether an unweighted stored tie table's row is :func:`table_row`'s, while the
+    kernels of :func:`.engine.table_metrics` are not compiled: at most
+    :data:`SWEEP_MAX` entries of whole counts, fewer than 2**52 pairs."""
+    gpos, gneg = table[1], table[2]
+    if (gpos.shape[0] > SWEEP_MAX or not within_budget("sweep")
+            or all(sorting.compiled_or_cached(k, tuple(SIGNATURES[k][0]))
+                   for k in (sweep_table, combine))):
+        return False
+    pos, neg = float(np.sum(gpos)), float(np.sum(gneg))
+    return bool(pos * neg < 2.0**52 and (gpos == np.floor(gpos)).all()
+                and (gneg == np.floor(gneg)).all() and (gpos >= 0).all() and (gneg >= 0).all())
+
+
+def table_row(table: tuple[np.ndarray, np.ndarray, np.ndarray], max_fpr: float, what: int
+              ) -> tuple[np.ndarray, int]:
+    """:func:`.engine.table_metrics` of an unweighted table ``(gkey, gpos, gneg)``
+    (keys descending, :func:`table_row_by_numpy`): its entries swept as
+    :func:`sweep_row` sweeps a task's groups, as the kernel sweeps them."""
+    with spending("sweep"):
+        gkey = table[0]
+        tp1 = np.cumsum(table[1].astype(np.int64))
+        fp1 = np.cumsum(table[2].astype(np.int64))
+        out, at = _row(tp1, fp1, max_fpr, what)
+        return out, int(gkey[at]) if gkey.shape[0] else 0
+
+
+def _row(tp1: np.ndarray, fp1: np.ndarray, max_fpr: float, what: int
+         ) -> tuple[np.ndarray, int]:
+    """The ``OUT_*`` row of groups with ``tp1``/``fp1`` positives and negatives at or
+    above each (int64, highest group first), and the break-even group."""
+    m = int(tp1[-1]) if tp1.shape[0] else 0
+    k = int(fp1[-1]) if tp1.shape[0] else 0
     tp = np.concatenate(([0], tp1[:-1]))  # positives above each group
     fp = np.concatenate(([0], fp1[:-1]))
     dp = tp1 - tp
@@ -189,7 +242,7 @@ def _sweep_row(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
     perfect = has_pos and (k == 0 or (int(tp[g]) == m and int(dp[g]) == 0))
     g = int(with_pos[0]) if with_pos.shape[0] else -1
     reversed_ = has_both and int(fp[g]) == k and int(dn[g]) == 0
-    at = int(np.argmax(tp1 + fp1 >= m)) if has_pos else keys.shape[0] - 1  # break-even group
+    at = int(np.argmax(tp1 + fp1 >= m)) if has_pos else tp1.shape[0] - 1  # break-even group
     want_pr = (what & WANT_PR_AUC) != 0
     expected = (what & WANT_EXPECTED_AP) != 0
     if has_pos and perfect:
@@ -223,8 +276,35 @@ def _sweep_row(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
     if max_fpr < 1.0 and has_both:
         out[OUT_AUC_PARTIAL] = _partial(max_fpr, perfect, reversed_, tp, tp1, fp, fp1, dp, dn,
                                         big_n, pairs)
-    key = int(_bits(keys[at:at + 1], t)[0]) if keys.shape[0] else 0
-    return out, key
+    return out, at
+
+
+READ_MAX = 1 << 15  # table entries a readout's first call reads in Python
+
+
+def read_by_python(entries: int) -> bool:
+    """Whether a readout of tables of ``entries`` entries in all takes
+    :func:`read_in_python`, while the readouts' kernel is not compiled (see the
+    module's notes)."""
+    return (entries <= READ_MAX and within_budget("readout")
+            and not sorting.compiled_or_cached(read_tables, tuple(SIGNATURES[read_tables][0])))
+
+
+_read_twin = in_python(read_tables)
+
+
+def read_in_python(*args: Any) -> bool:
+    """:func:`~fastrank._kernels.readout.read_tables` run as Python (the same
+    operations: :func:`~fastrank._kernels.jit.in_python`), with numpy's rule for
+    a float division by zero. False, having written nothing the caller keeps, if
+    a division by zero met Python floats (where the kernel gives inf or NaN): the
+    caller then runs the kernel."""
+    with spending("readout"), np.errstate(all="ignore"):
+        try:
+            _read_twin(*args)
+        except ZeroDivisionError:
+            return False
+    return True
 
 
 def _fixed_sum(terms: Any, e: int) -> float:

@@ -102,9 +102,10 @@ def task_table(t: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.
             "weights it is summed with: it would count as 0 in the totals at each "
             "threshold; rescale the weights or drop the small ones")
     n = t.values.shape[0]
-    if first_calls.table_by_numpy(t, runs):  # a first call: nothing to compile
+    # a first call: nothing to compile (counted ties give every group, as below)
+    if (not runs or n < HASH_MIN) and first_calls.table_by_numpy(t):
         try:
-            return first_calls.tie_table(t)
+            return first_calls.tie_table(t, runs)
         except NonFinite:
             raise_nonfinite(t.values)
     if t.weights is None and n >= HASH_MIN:
@@ -161,6 +162,19 @@ def cumulative_runs(t: Task, into: tuple[np.ndarray, np.ndarray, np.ndarray] | N
         raise  # unreachable
 
 
+def _placed(gkey: np.ndarray, gneg: np.ndarray, gpos: np.ndarray,
+            into: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A table's keys and running totals (FP, TP), in ``into`` where it has room."""
+    g = gkey.shape[0]
+    key, fp, tp = into if into is not None and min(a.shape[0] for a in into) >= g else \
+        (np.empty(g, np.uint64), np.empty(g), np.empty(g))
+    key[:g] = gkey
+    np.cumsum(gneg, out=fp[:g])
+    np.cumsum(gpos, out=tp[:g])
+    return key[:g], fp[:g], tp[:g]
+
+
 def cumulative_runs_raw(t: Task, into: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """An unweighted task's runs table (:func:`task_table` with ``runs``) as running
@@ -177,17 +191,13 @@ def cumulative_runs_raw(t: Task, into: tuple[np.ndarray, np.ndarray, np.ndarray]
     """
     assert t.weights is None
     n = t.values.shape[0]
+    if n < HASH_MIN and first_calls.table_by_numpy(t):  # a first call: nothing to compile
+        gkey, gpos, gneg = first_calls.tie_table(t, runs=True)
+        return _placed(gkey, gneg, gpos, into)
     if n >= HASH_MIN:
         table = count_table(t, workers.threads() if n >= workers.PARALLEL_MIN else 1)
         if table is not None:
-            gkey, gpos, gneg = table
-            g = gkey.shape[0]
-            key, fp, tp = into if into is not None and min(a.shape[0] for a in into) >= g else \
-                (np.empty(g, np.uint64), np.empty(g), np.empty(g))
-            key[:g] = gkey
-            np.cumsum(gneg, out=fp[:g])
-            np.cumsum(gpos, out=tp[:g])
-            return key[:g], fp[:g], tp[:g]
+            return _placed(table[0], table[2], table[1], into)
     spec = t.spec
     if (n < workers.PARALLEL_MIN or workers.threads() <= 1) and into is not None and \
             min(a.shape[0] for a in into) >= n + RUNS_ROOM:
