@@ -92,7 +92,7 @@ def spending(name: str) -> Iterator[None]:
 # (the order of jit.VALUES: float32, float64, then every 64-bit integer as uint64).
 VARIANT = {np.dtype(np.float32): 0, np.dtype(np.float64): 1, np.dtype(np.int64): 2,
            np.dtype(np.uint64): 2}
-_found: set[tuple[Any, np.dtype[Any]]] = set()  # (kernel, dtype) found ready
+_found: set[tuple[Any, int]] = set()  # (kernel, declared variant) found ready
 
 
 def steps_ready(dtype: np.dtype[Any]) -> bool:
@@ -107,13 +107,17 @@ SWEEP_MAX = 1 << 17  # larger tasks keep the kernels (numpy's sweep: about 5 ms 
 def _ready(kernel: Any, dtype: np.dtype[Any], with_split: bool = True) -> bool:
     """Whether ``kernel`` (typed by score values), and the class split ``with_split``,
     run for canonical ``dtype`` without compiling."""
-    if (kernel, dtype) in _found:
+    return _compiled(kernel, VARIANT[dtype]) and (
+        not with_split or _compiled(split, 0 if dtype.itemsize == 4 else 1))  # (jit.KEYS)
+
+
+def _compiled(kernel: Any, variant: int) -> bool:
+    """Whether ``kernel``'s declared ``variant`` runs without compiling (remembered
+    once found: a kernel never stops being compiled in a process)."""
+    if (kernel, variant) in _found:
         return True
-    variants = [(kernel, VARIANT[dtype])]
-    if with_split:
-        variants.append((split, 0 if dtype.itemsize == 4 else 1))  # (jit.KEYS)
-    if all(sorting.compiled_or_cached(k, tuple(SIGNATURES[k][v])) for k, v in variants):
-        _found.add((kernel, dtype))
+    if sorting.compiled_or_cached(kernel, tuple(SIGNATURES[kernel][variant])):
+        _found.add((kernel, variant))
         return True
     return False
 
@@ -198,8 +202,7 @@ def table_row_by_numpy(table: tuple[np.ndarray, np.ndarray, np.ndarray]) -> bool
     :data:`SWEEP_MAX` entries of whole counts, fewer than 2**52 pairs."""
     gpos, gneg = table[1], table[2]
     if (gpos.shape[0] > SWEEP_MAX or not within_budget("sweep")
-            or all(sorting.compiled_or_cached(k, tuple(SIGNATURES[k][0]))
-                   for k in (sweep_table, combine))):
+            or (_compiled(sweep_table, 0) and _compiled(combine, 0))):
         return False
     pos, neg = float(np.sum(gpos)), float(np.sum(gneg))
     return bool(pos * neg < 2.0**52 and (gpos == np.floor(gpos)).all()
@@ -287,7 +290,7 @@ def read_by_python(entries: int) -> bool:
     :func:`read_in_python`, while the readouts' kernel is not compiled (see the
     module's notes)."""
     return (entries <= READ_MAX and within_budget("readout")
-            and not sorting.compiled_or_cached(read_tables, tuple(SIGNATURES[read_tables][0])))
+            and not _compiled(read_tables, 0))
 
 
 _read_twin = in_python(read_tables)
