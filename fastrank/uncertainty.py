@@ -25,7 +25,17 @@ from typing import Any
 import numpy as np
 
 from . import readouts
-from ._core import batch_tasks, codec, delong, engine, inputs, registry, tie_tables, workers
+from ._core import (
+    batch_tasks,
+    codec,
+    delong,
+    engine,
+    first_calls,
+    inputs,
+    registry,
+    tie_tables,
+    workers,
+)
 from ._core.arith import gram
 from ._core.inputs import Task, as_array
 from ._core.options import check_flag, check_seed, rate_range
@@ -679,7 +689,11 @@ def _resample_values(task: Task, column: int, name: str, n_resamples: int, strat
             print(f"\rfastrank: bootstrap {done[0]:,}/{n_resamples:,} resamples", end="",
                   file=sys.stderr, flush=True)
 
-    workers.parallel_map(chunk, list(range(nchunks)), nthreads)
+    if not progress and first_calls.resamples_by_numpy(weighted, n_resamples * n):
+        first_calls.resample_rows(int(gkey.shape[0]), pos_gid, neg_gid, codes.astype(np.int64),
+                                  stratified, seed, metric.wants, out)  # a first call
+    else:
+        workers.parallel_map(chunk, list(range(nchunks)), nthreads)
     if progress:
         print(file=sys.stderr, flush=True)
     values = metric.values(out)

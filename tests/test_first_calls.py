@@ -215,6 +215,35 @@ def test_readouts_in_python_equal_the_kernel(case, bound: float) -> None:
     assert ways[0] == ways[1]
 
 
+@pytest.mark.filterwarnings("ignore::fastrank.exceptions.UndefinedMetricWarning")
+@PROPERTY_SETTINGS
+@given(case=cases(weight_kinds=("none",), classes="any", max_size=40, max_distinct=6,
+                  dtypes=("float64", "float32", "int64", "bool")),
+       metric=st.sampled_from(["roc_auc", "average_precision", "pr_auc", "d_prime", "prbe"]),
+       stratified=st.booleans(), seed=st.integers(0, 2**64 - 1))
+def test_bootstrap_by_numpy_equals_the_kernel(case, metric: str, stratified: bool,
+                                              seed: int) -> None:
+    """A bootstrap's resamples by numpy (the kernel's SplitMix64 streams, vectorised)
+    against the resampling kernel: every resample's value, so the same interval."""
+    import fastrank
+    from fastrank import uncertainty
+
+    y, s = np.asarray(case.y01), case.score_array()
+    chosen = first_calls.resamples_by_numpy
+    ways = []
+    try:
+        for numpy_way in (False, True):
+            first_calls.resamples_by_numpy = lambda w, d, u=numpy_way: u  # type: ignore[misc]
+            t = inputs.task(y, s)
+            ways.append(uncertainty._resample_values(t, 0, metric, 37, stratified, seed, False))
+            ways.append(repr(fastrank.bootstrap_ci(metric, y, s, n_resamples=25, seed=seed,
+                                                   stratified=stratified)))
+    finally:
+        first_calls.resamples_by_numpy = chosen  # type: ignore[assignment]
+    assert np.array_equal(ways[0].view(np.uint64), ways[2].view(np.uint64))
+    assert ways[1] == ways[3]
+
+
 def test_nonfinite_scores_raise_as_the_kernel_path() -> None:
     t = inputs.task([0, 1, 1], np.array([0.5, np.inf, 0.1]))
     with pytest.raises(first_calls.NonFinite):
@@ -265,6 +294,7 @@ calls = [lambda: fastrank.roc_auc(y, s), lambda: fastrank.average_precision(y, s
          lambda: fastrank.sensitivity_at_specificity(y, s, 0.9),
          lambda: fastrank.best_cutoff(y, s), lambda: fastrank.partial_roc_auc(y, s, fpr=(0, 0.2)),
          lambda: fastrank.evaluate(s, y).summary(as_frame=False),
+         lambda: fastrank.bootstrap_ci("average_precision", y, s, n_resamples=50, seed=3),
          lambda: fastrank.roc_auc(y, s, groups=G, average=None).values.tolist()]
 def error():
     try:
@@ -275,9 +305,11 @@ first = [c() for c in calls] + [error()]
 from fastrank._kernels.sweep import combine, sweep_split, sweep_table
 from fastrank._kernels.batch import run_segments
 from fastrank._kernels.readout import read_tables
-kernels = (sweep_one, split, sweep_split, run_segments, read_tables, sweep_table, combine)
+from fastrank._kernels.bootstrap import resample_sweeps
+kernels = (sweep_one, split, sweep_split, run_segments, read_tables, sweep_table, combine,
+           resample_sweeps)
 assert not any(k.overloads for k in kernels), [k for k in kernels if k.overloads]
-for name in ("sweep", "table", "readout"):
+for name in ("sweep", "table", "readout", "resample"):
     first_calls._spent[name] = first_calls.BUDGET
 again = [c() for c in calls] + [error()]
 assert all(k.overloads for k in kernels)

@@ -18,6 +18,8 @@ process making many calls still ends on it.
   by :func:`sweep_row`), not in the batch kernel (the slowest to compile);
 * :func:`table_by_numpy` / :func:`tie_table`: an unweighted task's tie table
   (curves);
+* :func:`resamples_by_numpy` / :func:`resample_rows`: an unweighted bootstrap's
+  resamples (the kernel's random streams, by numpy);
 * :func:`read_by_python` / :func:`read_in_python`: the readouts (operating
   points, partial areas, best cut-offs) of small tables, by the readouts
   kernel's own code run as Python;
@@ -38,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels.batch import run_segments
+from .._kernels.bootstrap import GOLDEN, TO_UNIT, resample_sweeps, splitmix
 from .._kernels.jit import SIGNATURES, in_python
 from .._kernels.readout import read_tables
 from .._kernels.sweep import (
@@ -280,6 +283,55 @@ def _row(tp1: np.ndarray, fp1: np.ndarray, max_fpr: float, what: int
         out[OUT_AUC_PARTIAL] = _partial(max_fpr, perfect, reversed_, tp, tp1, fp, fp1, dp, dn,
                                         big_n, pairs)
     return out, at
+
+
+DRAWS_MAX = 1 << 22  # a bootstrap's draws in all (resamples times draws each)
+
+
+def resamples_by_numpy(weighted: bool, draws: int) -> bool:
+    """Whether an unweighted bootstrap of ``draws`` draws in all takes
+    :func:`resample_rows`, while the resampling kernel is not compiled."""
+    return (not weighted and draws <= DRAWS_MAX and within_budget("resample")
+            and not _compiled(resample_sweeps, 0))
+
+
+def resample_rows(ngroups: int, pos_gid: np.ndarray, neg_gid: np.ndarray, codes: np.ndarray,
+                  stratified: bool, seed: int, what: int, out: np.ndarray) -> None:
+    """:func:`~fastrank._kernels.bootstrap.resample_sweeps` of an unweighted task, its
+    resamples ``0 .. len(out)`` into ``out``: the same SplitMix64 draws, each
+    resample's stream vectorised by numpy (uint64 arithmetic wraps as the
+    kernel's), its counts in each tie group, and the groups it holds swept as
+    :func:`sweep_row` sweeps a task's (partial AUC not asked: ``max_fpr`` 1)."""
+    with spending("resample"):
+        count = out.shape[0]
+        sizes = (pos_gid.shape[0], neg_gid.shape[0]) if stratified else (codes.shape[0],)
+        starts = splitmix_py(np.uint64(seed) + GOLDEN * np.arange(1, count + 1, dtype=np.uint64))
+        taken = 0  # draws each stream has made (the negatives follow the positives)
+        drawn = []
+        for m in sizes:
+            steps = np.arange(taken + 1, taken + m + 1, dtype=np.uint64)
+            bits = splitmix_py(starts[:, None] + GOLDEN * steps[None, :]) >> np.uint64(11)
+            u = bits.astype(np.float64) * TO_UNIT
+            drawn.append(np.minimum((u * float(m)).astype(np.int64), m - 1))
+            taken += m
+        rows = np.arange(count)[:, None] * ngroups
+        if stratified:
+            gpos = np.bincount((rows + pos_gid[drawn[0]]).ravel(), minlength=count * ngroups)
+            gneg = np.bincount((rows + neg_gid[drawn[1]]).ravel(), minlength=count * ngroups)
+        else:
+            code = codes[drawn[0]]
+            cell = (rows + (code >> 1)).ravel()
+            label = (code & 1).ravel().astype(bool)
+            gpos = np.bincount(cell[label], minlength=count * ngroups)
+            gneg = np.bincount(cell[~label], minlength=count * ngroups)
+        gpos = gpos.reshape(count, ngroups)
+        gneg = gneg.reshape(count, ngroups)
+        for r in range(count):
+            held = (gpos[r] != 0) | (gneg[r] != 0)  # the groups this resample holds
+            out[r] = _row(np.cumsum(gpos[r][held]), np.cumsum(gneg[r][held]), 1.0, what)[0]
+
+
+splitmix_py = in_python(splitmix)  # the kernels' SplitMix64 output function, on arrays too
 
 
 READ_MAX = 1 << 15  # table entries a readout's first call reads in Python

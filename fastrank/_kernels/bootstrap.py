@@ -32,14 +32,14 @@ from .sweep import (
     sweep_table,
 )
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
-_TO_UNIT = 1.0 / 9007199254740992.0  # 2**-53
+TO_UNIT = 1.0 / 9007199254740992.0  # 2**-53
 
 
 @helper
-def _mix(z):
+def splitmix(z):
     """The SplitMix64 output function."""
     z = (z ^ (z >> np.uint64(30))) * _M1
     z = (z ^ (z >> np.uint64(27))) * _M2
@@ -49,8 +49,8 @@ def _mix(z):
 @helper
 def _draw(state, m):
     """Advance a SplitMix64 stream; return (new state, uniform index below m)."""
-    state = state + _GOLDEN
-    u = float(_mix(state) >> np.uint64(11)) * _TO_UNIT  # in [0, 1), 53 random bits
+    state = state + GOLDEN
+    u = float(splitmix(state) >> np.uint64(11)) * TO_UNIT  # in [0, 1), 53 random bits
     return state, min(int(u * m), m - 1)
 
 
@@ -83,7 +83,7 @@ def resample_sweeps(gkey, ngroups, pos_gid, neg_gid, pos_w, neg_w, codes, weight
     st = np.empty(S_SIZE, np.float64)
     sk = np.empty(K_SIZE, np.uint64)
     for r in range(count):
-        state = _mix(seed + _GOLDEN * np.uint64(first + r + 1))
+        state = splitmix(seed + GOLDEN * np.uint64(first + r + 1))
         if stratified:
             for _ in range(m_pos):
                 state, k = _draw(state, m_pos)
