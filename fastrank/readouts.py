@@ -220,8 +220,10 @@ def mcclish_scale(box_x: tuple[float, float], box_y: tuple[float, float]) -> tup
     value = np.empty(1)
     index = np.empty(1, np.int64)
     one = readonly(np.ones(1))  # the diagonal: one piece from (0, 0) to (1, 1)
-    _read_tables(one, one, readonly(np.zeros(1, np.int64)), readonly(np.ones(1, np.int64)), 0, 1,
-                 RD_ROC_BOX, readonly(params), value, index)
+    args = (one, one, readonly(np.zeros(1, np.int64)), readonly(np.ones(1, np.int64)), 0, 1,
+            RD_ROC_BOX, readonly(params), value, index)
+    if not first_calls.read_in_python(*args):  # (a first call's)
+        read_tables(*args)
     return float(value[0]), (box_x[1] - box_x[0]) * (box_y[1] - box_y[0])
 
 
@@ -520,20 +522,13 @@ def _read(name: str, opts: dict[str, Any], fp: np.ndarray, tp: np.ndarray,
         read_tables(ro_fp, ro_tp, ro_at, ro_n, edges[c], edges[c + 1], kind, params, values,
                     index)
 
-    if not (first_calls.read_by_python(fp.shape[0]) and first_calls.read_in_python(
-            ro_fp, ro_tp, ro_at, ro_n, 0, t, kind, params, values, index)):
+    if not first_calls.read_in_python(ro_fp, ro_tp, ro_at, ro_n, 0, t, kind, params, values,
+                                      index):  # (a first call's small tables)
         workers.parallel_map(part, range(len(edges) - 1), nthreads)
     if name == "partial_roc_auc" and opts["correct"] and _fills(opts["box_x"], opts["box_y"]):
         index[index >= -1] = DIAGONAL_FILLS
         values[:] = math.nan
     return values, index
-
-
-def _read_tables(*args: Any) -> None:
-    """:func:`~fastrank._kernels.readout.read_tables`, by its Python twin on a first
-    call (:func:`~._core.first_calls.read_by_python`)."""
-    if not (first_calls.read_by_python(args[0].shape[0]) and first_calls.read_in_python(*args)):
-        read_tables(*args)
 
 
 def _cumsums(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:

@@ -166,9 +166,10 @@ def tie_table(t: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.n
         gpos = np.diff(tp1, prepend=0).astype(np.float64)
         gneg = np.diff(fp1, prepend=0).astype(np.float64)
         if runs and gkey.shape[0] > 1:
-            alone = gpos != 0.0  # groups that stay entries of their own: with positives,
-            alone[0] = True  # the first, and the first of each run of negatives
-            alone[1:] |= alone[:-1]
+            lead = gpos != 0.0  # groups with positives, and the first
+            lead[0] = True
+            alone = lead.copy()  # ... and each one right after them (a run's first)
+            alone[1:] |= lead[:-1]
             start = np.flatnonzero(alone)
             last = np.append(start[1:], gkey.shape[0]) - 1
             gkey, gpos, gneg = gkey[last], gpos[start], np.add.reduceat(gneg, start)
@@ -349,11 +350,13 @@ _read_twin = in_python(read_tables)
 
 
 def read_in_python(*args: Any) -> bool:
-    """:func:`~fastrank._kernels.readout.read_tables` run as Python (the same
-    operations: :func:`~fastrank._kernels.jit.in_python`), with numpy's rule for
-    a float division by zero. False, having written nothing the caller keeps, if
-    a division by zero met Python floats (where the kernel gives inf or NaN): the
-    caller then runs the kernel."""
+    """:func:`~fastrank._kernels.readout.read_tables` (its arguments) run as Python
+    (the same operations: :func:`~fastrank._kernels.jit.in_python`), with numpy's
+    rule for a float division by zero, where :func:`read_by_python`. False if not
+    chosen, or, having written nothing the caller keeps, if a division by zero met
+    Python floats (where the kernel gives inf or NaN): the caller runs the kernel."""
+    if not read_by_python(args[0].shape[0]):
+        return False
     with spending("readout"), np.errstate(all="ignore"):
         try:
             _read_twin(*args)

@@ -102,7 +102,8 @@ def task_table(t: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.
             "weights it is summed with: it would count as 0 in the totals at each "
             "threshold; rescale the weights or drop the small ones")
     n = t.values.shape[0]
-    # a first call: nothing to compile (counted ties give every group, as below)
+    # A first call: nothing to compile (with runs, only below HASH_MIN, where the runs
+    # table is what the kernel gives; from there counted ties may give every group).
     if (not runs or n < HASH_MIN) and first_calls.table_by_numpy(t):
         try:
             return first_calls.tie_table(t, runs)
@@ -162,7 +163,7 @@ def cumulative_runs(t: Task, into: tuple[np.ndarray, np.ndarray, np.ndarray] | N
         raise  # unreachable
 
 
-def _placed(gkey: np.ndarray, gneg: np.ndarray, gpos: np.ndarray,
+def _placed(gkey: np.ndarray, gpos: np.ndarray, gneg: np.ndarray,
             into: tuple[np.ndarray, np.ndarray, np.ndarray] | None
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A table's keys and running totals (FP, TP), in ``into`` where it has room."""
@@ -193,11 +194,11 @@ def cumulative_runs_raw(t: Task, into: tuple[np.ndarray, np.ndarray, np.ndarray]
     n = t.values.shape[0]
     if n < HASH_MIN and first_calls.table_by_numpy(t):  # a first call: nothing to compile
         gkey, gpos, gneg = first_calls.tie_table(t, runs=True)
-        return _placed(gkey, gneg, gpos, into)
+        return _placed(gkey, gpos, gneg, into)
     if n >= HASH_MIN:
         table = count_table(t, workers.threads() if n >= workers.PARALLEL_MIN else 1)
         if table is not None:
-            return _placed(table[0], table[2], table[1], into)
+            return _placed(*table, into)
     spec = t.spec
     if (n < workers.PARALLEL_MIN or workers.threads() <= 1) and into is not None and \
             min(a.shape[0] for a in into) >= n + RUNS_ROOM:
