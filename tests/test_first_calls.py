@@ -6,9 +6,11 @@ AUC's budget, one class or both."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -49,12 +51,29 @@ def _same(t: inputs.Task, max_fpr: float) -> None:
         _same_table_row(table, max_fpr)
 
 
+@contextlib.contextmanager
+def _kernels_only() -> Iterator[None]:
+    """Every stand-in off: the kernels compute (compiling here if need be)."""
+    chosen = {name: getattr(first_calls, name) for name in _CHOOSERS}
+    try:
+        for name in _CHOOSERS:
+            setattr(first_calls, name, lambda *args: False)
+        yield
+    finally:
+        for name, f in chosen.items():
+            setattr(first_calls, name, f)
+
+
+_CHOOSERS = ("sweep_by_numpy", "batch_by_numpy", "table_by_numpy", "table_row_by_numpy",
+             "groups_by_numpy", "resamples_by_numpy", "read_by_python")
+
+
 def _same_table_row(table: tuple, max_fpr: float) -> None:
     """A stored table's row by numpy against the table kernels' (engine.table_metrics)."""
-    assert first_calls.table_row_by_numpy(table) is False  # (the kernels are compiled here)
     for what in (0, 1, 2, 3):
         got, got_key = first_calls.table_row(table, max_fpr, what)
-        want, want_key = engine.table_metrics(table, max_fpr, what)
+        with _kernels_only():
+            want, want_key = engine.table_metrics(table, max_fpr, what)
         assert np.array_equal(got.view(np.uint64), want.view(np.uint64)), (what, got, want)
         assert got_key == want_key
 
@@ -147,7 +166,8 @@ def test_a_small_batch_by_numpy_equals_the_batch_kernel(seed: int, n: int, t: in
         def call(metric: str) -> object:
             return getattr(fastrank, metric)(k, scores, labels=np.arange(t), average=None)
     metrics = ["average_precision", "roc_auc", "all_metrics"]
-    want = [_outputs(call(m)) for m in metrics]
+    with _kernels_only():
+        want = [_outputs(call(m)) for m in metrics]
     saved = (first_calls.batch_by_numpy, first_calls.steps_ready, first_calls.BUDGET)
     count = [0]
     row = first_calls.sweep_row
@@ -244,6 +264,26 @@ def test_bootstrap_by_numpy_equals_the_kernel(case, metric: str, stratified: boo
     assert ways[1] == ways[3]
 
 
+@PROPERTY_SETTINGS
+@given(case=cases(classes="any", max_size=50, max_distinct=6,
+                  dtypes=("float64", "float32", "int64", "uint64", "bool")))
+def test_sample_groups_by_numpy_equal_the_kernels(case) -> None:
+    """Each sample's tie group (weighted sums too) and DeLong's placements by numpy
+    against the kernels (tie_groups, placements)."""
+    t = inputs.task(case.y_true, case.y_score, case.sample_weight, case.pos_label)
+    both = t.weights is None and 0 < t.npos < t.values.shape[0]
+    with _kernels_only():
+        want = tie_tables.group_index(t)
+        want_v = tie_tables.sample_placements(t) if both else None
+    got = first_calls.group_index(t)
+    for a, b in zip(got, want, strict=True):
+        assert a.dtype == b.dtype
+        assert np.array_equal(a, b), (got, want)
+    if want_v is not None:
+        got_v = first_calls.placements_of(t)
+        assert np.array_equal(got_v.view(np.uint64), want_v.view(np.uint64))
+
+
 def test_nonfinite_scores_raise_as_the_kernel_path() -> None:
     t = inputs.task([0, 1, 1], np.array([0.5, np.inf, 0.1]))
     with pytest.raises(first_calls.NonFinite):
@@ -295,6 +335,7 @@ calls = [lambda: fastrank.roc_auc(y, s), lambda: fastrank.average_precision(y, s
          lambda: fastrank.best_cutoff(y, s), lambda: fastrank.partial_roc_auc(y, s, fpr=(0, 0.2)),
          lambda: fastrank.evaluate(s, y).summary(as_frame=False),
          lambda: fastrank.bootstrap_ci("average_precision", y, s, n_resamples=50, seed=3),
+         lambda: fastrank.delong_test(y, s, s ** 2),
          lambda: fastrank.roc_auc(y, s, groups=G, average=None).values.tolist()]
 def error():
     try:
@@ -306,10 +347,11 @@ from fastrank._kernels.sweep import combine, sweep_split, sweep_table
 from fastrank._kernels.batch import run_segments
 from fastrank._kernels.readout import read_tables
 from fastrank._kernels.bootstrap import resample_sweeps
+from fastrank._kernels.tasks import placements, tie_groups
 kernels = (sweep_one, split, sweep_split, run_segments, read_tables, sweep_table, combine,
-           resample_sweeps)
+           resample_sweeps, tie_groups, placements)
 assert not any(k.overloads for k in kernels), [k for k in kernels if k.overloads]
-for name in ("sweep", "table", "readout", "resample"):
+for name in ("sweep", "table", "readout", "resample", "groups"):
     first_calls._spent[name] = first_calls.BUDGET
 again = [c() for c in calls] + [error()]
 assert all(k.overloads for k in kernels)

@@ -18,6 +18,8 @@ process making many calls still ends on it.
   by :func:`sweep_row`), not in the batch kernel (the slowest to compile);
 * :func:`table_by_numpy` / :func:`tie_table`: an unweighted task's tie table
   (curves);
+* :func:`groups_by_numpy`: each sample's tie group (:func:`group_index`) and
+  DeLong's placements (:func:`placements_of`);
 * :func:`resamples_by_numpy` / :func:`resample_rows`: an unweighted bootstrap's
   resamples (the kernel's random streams, by numpy);
 * :func:`read_by_python` / :func:`read_in_python`: the readouts (operating
@@ -284,6 +286,57 @@ def _row(tp1: np.ndarray, fp1: np.ndarray, max_fpr: float, what: int
         out[OUT_AUC_PARTIAL] = _partial(max_fpr, perfect, reversed_, tp, tp1, fp, fp1, dp, dn,
                                         big_n, pairs)
     return out, at
+
+
+def groups_by_numpy(t: Task, kernel: Any) -> bool:
+    """Whether task ``t``'s tie groups per sample (``kernel``:
+    :func:`~fastrank._kernels.tasks.tie_groups` or
+    :func:`~fastrank._kernels.tasks.placements`) come from :func:`group_index`
+    or :func:`placements_of`, while that kernel is not compiled: at most
+    :data:`SWEEP_MAX` finite scores (the kernel's callers check them, or not, as
+    before)."""
+    values = t.values
+    return (values.shape[0] <= SWEEP_MAX and within_budget("groups")
+            and not _compiled(kernel, 0)
+            and (values.dtype.kind != "f" or bool(np.isfinite(values).all())))
+
+
+def group_index(t: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`.tie_tables.group_index` by numpy: each sample's tie group (0 the
+    highest score), the groups' score bits, and their positives and negatives
+    (weighted: the weights summed in sample order, as the kernel sums them)."""
+    with spending("groups"):
+        gid, keys = _sample_groups(t)
+        pos = t.labels.view(np.bool_)
+        g = keys.shape[0]
+        w = t.weights
+        gpos = np.bincount(gid[pos], None if w is None else w[pos], g).astype(np.float64)
+        gneg = np.bincount(gid[~pos], None if w is None else w[~pos], g).astype(np.float64)
+        return gid, _bits(keys, t), gpos, gneg
+
+
+def placements_of(t: Task) -> np.ndarray:
+    """:func:`.tie_tables.sample_placements` by numpy: DeLong's placement of each
+    sample, by the kernel's expressions on each group's exact counts."""
+    with spending("groups"):
+        gid, keys = _sample_groups(t)
+        pos = t.labels.view(np.bool_)
+        g = keys.shape[0]
+        dp = np.bincount(gid[pos], minlength=g).astype(np.float64)
+        dn = np.bincount(gid, minlength=g).astype(np.float64) - dp
+        tp = np.cumsum(dp) - dp  # the other class strictly above each group
+        fp = np.cumsum(dn) - dn
+        big_p, big_n = float(dp.sum()), float(dn.sum())
+        v10 = (big_n - fp - 0.5 * dn) / big_n
+        v01 = (tp + 0.5 * dp) / big_p
+        v: np.ndarray = np.where(pos, v10[gid], v01[gid])
+        return v
+
+
+def _sample_groups(t: Task) -> tuple[np.ndarray, np.ndarray]:
+    """Each sample's tie group (0 the highest score) and the groups' scores."""
+    keys, inverse = np.unique(t.values, return_inverse=True)
+    return keys.shape[0] - 1 - inverse.reshape(-1).astype(np.int64), keys[::-1]
 
 
 DRAWS_MAX = 1 << 22  # a bootstrap's draws in all (resamples times draws each)

@@ -334,6 +334,8 @@ def _sorted_rows(t: Task) -> tuple[np.ndarray, np.ndarray]:
 def sample_placements(t: Task) -> np.ndarray:
     """DeLong's placement of each sample of an unweighted task with both classes
     (:func:`~fastrank._kernels.tasks.placements`)."""
+    if first_calls.groups_by_numpy(t, placements):  # a first call: nothing to compile
+        return first_calls.placements_of(t)
     bits, rows = _sorted_rows(t)
     v = np.empty(bits.shape[0], np.float64)
     placements(bits, rows, readonly(t.labels), v)
@@ -348,6 +350,8 @@ def group_index(t: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
     (these tables serve resampling and placements, not the exact one-shot sums).
     """
     n = t.values.shape[0]
+    if first_calls.groups_by_numpy(t, tie_groups):  # a first call: nothing to compile
+        return first_calls.group_index(t)
     bits, rows = _sorted_rows(t)
     gid = np.empty(n, np.int64)
     gpos = np.zeros(n, np.float64)
