@@ -7,8 +7,6 @@ AUC's budget, one class or both."""
 from __future__ import annotations
 
 import contextlib
-import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +19,7 @@ from hypothesis import strategies as st
 from fastrank._core import engine, first_calls, inputs, tie_tables
 
 sys.path.insert(0, str(Path(__file__).parent))
+from fresh import assert_prints_ok
 from strategies import PROPERTY_SETTINGS, cases
 
 MAX_FPRS = [1.0, 0.5, 0.3, 0.1, 1e-3, 0.999999]
@@ -358,8 +357,4 @@ assert all(k.overloads for k in kernels)
 assert repr(first) == repr(again), (first, again)
 print("ok")
 """
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=env, timeout=600)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "ok"
+    assert_prints_ok(code, cache_dir=tmp_path)

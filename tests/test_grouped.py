@@ -38,6 +38,7 @@ from batch_helpers import (
     quiet,
     same_float,
 )
+from fresh import assert_prints_ok
 from strategies import (
     ALL_DTYPES,
     DYADIC_WEIGHTS,
@@ -640,8 +641,6 @@ def test_mean_of_plus_and_minus_infinite_d_prime_is_nan_with_one_warning() -> No
     """Groups ranked perfectly (d' = +inf) and perfectly backwards (-inf): their mean
     has no value. It was numpy's RuntimeWarning, an error under ``-W error``; it is NaN
     with one UndefinedMetricWarning, in a fresh interpreter as in a user's script."""
-    import subprocess
-    import sys
 
     code = (
         "import math, warnings, fastrank\n"
@@ -659,10 +658,7 @@ def test_mean_of_plus_and_minus_infinite_d_prime_is_nan_with_one_warning() -> No
         "assert len(w) == 5, len(w)\n"
         "print('ok')\n"
     )
-    out = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", code],
-                         capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "ok"
+    assert_prints_ok(code, flags=("-W", "error::RuntimeWarning"))
 
 
 def test_one_warning_says_which_metrics_each_kind_of_group_lacks() -> None:
@@ -740,8 +736,6 @@ def test_batches_of_one_sample_tasks_with_float32_scores() -> None:
     timed at the size bucket's middle size, ``3 << (bucket - 2)``, a negative shift
     for tasks of one sample (``ValueError: negative shift count``). Run in a fresh
     interpreter: the timing is made once per process and bucket."""
-    import subprocess
-    import sys
 
     code = (
         "import math, warnings, numpy as np, fastrank\n"
@@ -759,7 +753,4 @@ def test_batches_of_one_sample_tasks_with_float32_scores() -> None:
         "    assert math.isnan(m.roc_auc)\n"
         "print('ok')\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=600)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "ok"
+    assert_prints_ok(code)

@@ -4,8 +4,6 @@ on rows full of tied scores, in every dtype, for each way labels find entries.""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,6 +14,7 @@ from hypothesis import strategies as st
 from fastrank._core import first_calls, heads
 
 sys.path.insert(0, str(Path(__file__).parent))
+from fresh import assert_prints_ok
 from strategies import PROPERTY_SETTINGS
 
 DTYPES = [np.float32, np.float64, np.int64, np.uint64]
@@ -145,11 +144,7 @@ for k in first.per_query:
     assert np.array_equal(first.per_query[k], again.per_query[k], equal_nan=True), k
 print("ok")
 """
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=env, timeout=600)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "ok"
+    assert_prints_ok(code, cache_dir=tmp_path)
 
 
 def test_many_small_calls_end_on_the_kernel() -> None:

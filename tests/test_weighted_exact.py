@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import fastrank
 from fastrank._core import score_ranges
 
-from . import oracles
+from . import fresh, oracles
 
 
 def _close(got: float, want: float, rel: float = 4e-16) -> bool:
@@ -271,10 +271,7 @@ def test_a_weight_below_its_units_keeps_its_place_in_a_subprocess():
         "assert (batch == ap).all(), batch\n"
         "print('ok')\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=600)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "ok"
+    fresh.assert_prints_ok(code)
 
 
 def test_curves_refuse_a_weight_their_units_lose():
