@@ -291,20 +291,38 @@ def test_nonfinite_scores_raise_as_the_kernel_path() -> None:
         first_calls.tie_table(t)
 
 
-def test_the_budget_ends_the_numpy_sweep() -> None:
+def test_a_table_beyond_exact_counts_keeps_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One class only, its count past 2**53 (a summary's table): not by numpy, whose
+    int64 running counts would be wrong there; nor fractions, negatives, 2**52 pairs."""
+    monkeypatch.setattr(first_calls, "_compiled", lambda kernel, variant: False)
+    monkeypatch.setattr(first_calls, "_spent", {})
+    key = np.array([2, 1], np.uint64)
+    assert first_calls.table_row_by_numpy((key, np.array([3.0, 1.0]), np.array([1.0, 2.0])))
+    for gpos, gneg in (([1e30, 1.0], [0.0, 0.0]), ([0.0, 0.0], [3.0, 2.0**60]),
+                       ([2.0**30, 0.0], [0.0, 2.0**30]), ([0.5, 1.0], [1.0, 0.0]),
+                       ([1.0, -1.0], [1.0, 1.0])):
+        assert not first_calls.table_row_by_numpy((key, np.array(gpos), np.array(gneg)))
+
+
+def test_the_budget_ends_each_stand_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no kernel compiled, each stand-in is chosen until its own budget is spent."""
+    monkeypatch.setattr(first_calls, "_compiled", lambda kernel, variant: False)
+    monkeypatch.setattr(first_calls, "_spent", {})
     t = inputs.task([0, 1], [0.25, 0.5])
-    spent = first_calls._spent.get("sweep", 0.0)
-    try:
-        first_calls._spent["sweep"] = first_calls.BUDGET
-        assert not first_calls.sweep_by_numpy(t, 0)
-    finally:
-        first_calls._spent["sweep"] = spent
-    spent = first_calls._spent.get("table", 0.0)
-    try:
-        first_calls._spent["table"] = first_calls.BUDGET
-        assert not first_calls.table_by_numpy(t)
-    finally:
-        first_calls._spent["table"] = spent
+    b = inputs.batch(np.array([[0, 1]] * 3), np.array([[0.25, 0.5]] * 3), None, None, None,
+                     None)
+    table = (np.array([2, 1], np.uint64), np.array([1.0, 0.0]), np.array([0.0, 1.0]))
+    chosen = {"sweep": lambda: first_calls.sweep_by_numpy(t, 0)
+              and first_calls.batch_by_numpy(b) and first_calls.table_row_by_numpy(table),
+              "table": lambda: first_calls.table_by_numpy(t),
+              "groups": lambda: first_calls.groups_by_numpy(t, None),
+              "resample": lambda: first_calls.resamples_by_numpy(False, 10),
+              "readout": lambda: first_calls.read_by_python(10)}
+    for name, asked in chosen.items():
+        assert asked(), name
+        first_calls._spent[name] = first_calls.BUDGET
+        assert not asked(), name
+        del first_calls._spent[name]
 
 
 def test_a_first_call_compiles_nothing_and_matches_the_kernel(tmp_path: Path) -> None:

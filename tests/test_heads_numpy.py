@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -147,16 +148,17 @@ print("ok")
     assert_prints_ok(code, cache_dir=tmp_path)
 
 
-def test_many_small_calls_end_on_the_kernel() -> None:
+def test_many_small_calls_end_on_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
     """Once numpy calls have taken the budget, the kernel takes over (it compiles
     once rather than every call staying on the slower numpy path)."""
-    spent = first_calls._spent.get("heads", 0.0)
-    try:
-        first_calls._spent["heads"] = first_calls.BUDGET
-        assert not heads.by_numpy(10, np.dtype(np.uint64))
-        assert not heads.by_numpy(10, np.dtype(np.uint32))
-    finally:
-        first_calls._spent["heads"] = spent
+    monkeypatch.setattr(heads, "compiled_or_cached", lambda kernel, signature: False)
+    monkeypatch.setattr(first_calls, "_spent", {})
+    for bits in (np.dtype(np.uint64), np.dtype(np.uint32)):
+        assert heads.by_numpy(10, bits)
+    first_calls._spent["heads"] = first_calls.BUDGET
+    for bits in (np.dtype(np.uint64), np.dtype(np.uint32)):
+        assert not heads.by_numpy(10, bits)
+    first_calls._spent["heads"] = 0.0
     assert not heads.by_numpy(heads.NUMPY_ENTRIES, np.dtype(np.uint64))
 
 

@@ -205,13 +205,15 @@ def _sweep_row(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
 def table_row_by_numpy(table: tuple[np.ndarray, np.ndarray, np.ndarray]) -> bool:
     """Whether an unweighted stored tie table's row is :func:`table_row`'s, while the
     kernels of :func:`.engine.table_metrics` are not compiled: at most
-    :data:`SWEEP_MAX` entries of whole counts, fewer than 2**52 pairs."""
+    :data:`SWEEP_MAX` entries of whole counts, each class's total below 2**53 (int64
+    and float64 exact) and fewer than 2**52 pairs (the AUC's sums exact)."""
     gpos, gneg = table[1], table[2]
     if (gpos.shape[0] > SWEEP_MAX or not within_budget("sweep")
             or (_compiled(sweep_table, 0) and _compiled(combine, 0))):
         return False
     pos, neg = float(np.sum(gpos)), float(np.sum(gneg))
-    return bool(pos * neg < 2.0**52 and (gpos == np.floor(gpos)).all()
+    return bool(max(pos, neg) < 2.0**53 and pos * neg < 2.0**52
+                and (gpos == np.floor(gpos)).all()
                 and (gneg == np.floor(gneg)).all() and (gpos >= 0).all() and (gneg >= 0).all())
 
 
