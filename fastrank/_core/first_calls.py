@@ -143,8 +143,9 @@ def batch_by_numpy(b: Batch) -> bool:
     neither that kernel nor the engine's steps are compiled: unweighted, at most
     :data:`BATCH_MAX` samples in all."""
     dtype = b.values.dtype
-    return (b.weights is None and int(b.sizes.sum()) <= BATCH_MAX and within_budget("sweep")
-            and not _ready(run_segments, dtype, with_split=False) and not steps_ready(dtype))
+    return (b.weights is None and within_budget("sweep") and not steps_ready(dtype)
+            and not _ready(run_segments, dtype, with_split=False)
+            and int(b.sizes.sum()) <= BATCH_MAX)  # (the sum last: once compiled, never)
 
 
 def table_by_numpy(t: Task) -> bool:
