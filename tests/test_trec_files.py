@@ -445,7 +445,7 @@ def test_bytes_order_is_numpys_stable_sort_of_the_bytes(strings, prefix, repeat)
     values = [prefix + s for s in strings] * (2 if repeat else 1)
     width = max([len(v) for v in values] + [1])
     arr = np.array(values, dtype=f"S{width}")
-    assert files.bytes_order(arr).tolist() == np.argsort(arr, kind="stable").tolist()
+    assert trec_ids.bytes_order(arr).tolist() == np.argsort(arr, kind="stable").tolist()
 
 
 def test_bytes_order_of_many_ids_sharing_a_prefix() -> None:
@@ -453,7 +453,7 @@ def test_bytes_order_of_many_ids_sharing_a_prefix() -> None:
     for head, width in (("FBIS4-", 7), ("LA0412-", 9), ("x", 12), ("é-", 3)):
         tails = np.char.zfill(rng.integers(0, 10 ** min(width, 12), 50_000).astype(str), width)
         arr = np.char.encode(np.char.add(head, tails), "utf-8")
-        assert files.bytes_order(arr).tolist() == np.argsort(arr, kind="stable").tolist()
+        assert trec_ids.bytes_order(arr).tolist() == np.argsort(arr, kind="stable").tolist()
 
 
 @pytest.mark.parametrize("newline", ["\n", ""])

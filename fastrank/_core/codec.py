@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from .._kernels.jit import SIGNATURES
 from .._kernels.text import trec_arrays
-from . import workers
+from . import first_calls, sorting, workers
 from .inputs import SPECS, Spec, readonly
 
 
@@ -79,6 +80,9 @@ def text_keys(ids: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | No
         out[:] = 0
         return out
     native = np.ascontiguousarray(ids, dtype=ids.dtype.newbyteorder("="))
+    if not arrays_ready() and first_calls.within_budget("keys"):
+        with first_calls.spending("keys"):
+            return _numpy_text_keys(native.view(np.uint32).reshape(n, width), out)
     points = readonly(native.view(np.uint8).reshape(-1))
     words = out.view(np.int64)
     nthreads = workers.threads() if n * width >= workers.PARALLEL_MIN else 1
@@ -88,3 +92,25 @@ def text_keys(ids: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | No
         -6, points, readonly(np.array([width, span[0], span[1]], np.int64)), _NO_REALS, words,
         _NO_OUT)), spans, nthreads)
     return None if max(misfit) >= 0 else out
+
+
+def arrays_ready() -> bool:
+    """Whether the array passes' kernel (:func:`~fastrank._kernels.text.trec_arrays`)
+    runs without compiling: compiled in this process, or cached."""
+    return sorting.compiled_or_cached(trec_arrays, tuple(SIGNATURES[trec_arrays][0]))
+
+
+def _numpy_text_keys(points: np.ndarray, out: np.ndarray) -> np.ndarray | None:
+    """:func:`text_keys` by numpy from each id's code points (a row each), while the
+    kernel is not compiled: the same keys, or None where an id does not fit."""
+    head = min(points.shape[1], 8)
+    if points.shape[1] > 8 and bool(points[:, 8:].any()):
+        return None
+    if int(points[:, :head].max(initial=0)) > 255:
+        return None
+    out[:] = 0
+    for c in range(head):
+        out <<= np.uint64(8)
+        out |= points[:, c]
+    out <<= np.uint64(8 * (8 - head))
+    return out

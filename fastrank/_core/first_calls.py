@@ -25,10 +25,15 @@ process making many calls still ends on it.
 * :func:`read_by_python` / :func:`read_in_python`: the readouts (operating
   points, partial areas, best cut-offs) of small tables, by the readouts
   kernel's own code run as Python;
-* :mod:`.heads`' numpy reading of each ranked row's top (``"heads"``).
+* :mod:`.heads`' numpy reading of each ranked row's top (``"heads"``);
+* for TREC evaluations, :mod:`fastrank._trec.numpy_reader` (run and qrels
+  files, ``"reader"``), and in :mod:`fastrank._trec.join` and
+  :mod:`.codec` the coding of text ids by sorts (``"coding"``, ``"keys"``)
+  and trec_eval's order of rows by numpy's sort (``"order"``).
 
 Each stand-in is tested against its kernel on inputs full of ties
-(``tests/test_first_calls.py``, ``tests/test_heads_numpy.py``).
+(``tests/test_first_calls.py``, ``tests/test_heads_numpy.py``,
+``tests/test_trec_first_calls.py``).
 """
 
 from __future__ import annotations
@@ -78,9 +83,10 @@ BUDGET = 0.5
 _spent: dict[str, float] = {}
 
 
-def within_budget(name: str) -> bool:
-    """Whether stand-in ``name`` has taken less than :data:`BUDGET` seconds so far."""
-    return _spent.get(name, 0.0) < BUDGET
+def within_budget(name: str, budget: float | None = None) -> bool:
+    """Whether stand-in ``name`` has taken less than ``budget`` seconds so far
+    (:data:`BUDGET` unless its compile is far longer than most)."""
+    return _spent.get(name, 0.0) < (BUDGET if budget is None else budget)
 
 
 @contextmanager
@@ -90,7 +96,12 @@ def spending(name: str) -> Iterator[None]:
     try:
         yield
     finally:
-        _spent[name] = _spent.get(name, 0.0) + time.perf_counter() - began
+        spend(name, time.perf_counter() - began)
+
+
+def spend(name: str, seconds: float) -> None:
+    """Count ``seconds`` against stand-in ``name``'s budget."""
+    _spent[name] = _spent.get(name, 0.0) + seconds
 
 
 # Each canonical score dtype's declared variant of a kernel typed by score values

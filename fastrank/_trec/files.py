@@ -25,11 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from .._core import sorting, workers
+from .._core import workers
 from .._core.inputs import readonly
 from .._kernels import text as kernel
 from ..readers import DataError
-from .ids import CodedIds, codes, repeated, rows
+from . import numpy_reader  # (which reads this module's helpers at call time)
+from .ids import CodedIds, bytes_order, codes, repeated, rows
 
 Raw = bytes | mmap.mmap  # a file's bytes: read, or mapped (slices of either are bytes)
 CHUNK = 1 << 16  # ids and scores gathered into fixed-width bytes this many at a time
@@ -101,53 +102,6 @@ def fixed_width(data: np.ndarray, first: np.ndarray, size: np.ndarray) -> np.nda
 
 
 GATHER_ROWS = 1 << 14  # strings from which fixed_width copies them in the kernel
-
-
-def bytes_order(raw: np.ndarray) -> np.ndarray:
-    """The stable order of fixed-width bytes (``S``) as numpy sorts them (bytewise,
-    zero padded). Each byte place is replaced by its rank among the values found
-    there (a place every string shares drops out; ten digits take four bits), the
-    ranks packed into one integer per string, most significant first, with the
-    string's index below them (so that equal strings keep their order), and those
-    integers sorted once (by the sort timed faster here,
-    :func:`~fastrank._core.sorting.sorted_keys`): a sort of numbers, not of
-    strings. Where that takes
-    more than 64 bits, up to 16 bytes are packed into two integers each and
-    sorted by both; longer strings are left to numpy's sort of the bytes."""
-    n, width = raw.shape[0], raw.dtype.itemsize
-    if n < 2:
-        return np.arange(n)
-    places = np.ascontiguousarray(raw.view(np.uint8).reshape(n, width).T)
-    index_bits = (n - 1).bit_length()
-    key = np.zeros(n, np.uint64)
-    used = 0
-    for col in places:
-        if col.min() == col.max():
-            continue
-        present = np.zeros(256, np.bool_)
-        present[col] = True
-        rank = np.cumsum(present, dtype=np.uint64) - np.uint64(1)
-        bits = int(rank[-1]).bit_length()
-        used += bits
-        if used + index_bits > 64:
-            break
-        key <<= np.uint64(bits)
-        key |= rank[col]
-    else:
-        key <<= np.uint64(index_bits)
-        key |= np.arange(n, dtype=np.uint64)
-        key = sorting.sorted_keys(key)
-        key &= np.uint64((1 << index_bits) - 1)
-        return key.astype(np.int64)
-    if width > 16:
-        return np.argsort(raw, kind="stable")
-    words = 1 if width <= 8 else 2
-    packed = np.zeros((raw.shape[0], 8 * words), np.uint8)
-    packed[:, :width] = raw.view(np.uint8).reshape(raw.shape[0], width)
-    keys = packed.view(">u8")
-    if words == 1:
-        return np.argsort(keys.reshape(-1), kind="stable")
-    return np.lexsort((keys[:, 1], keys[:, 0]))
 
 
 def decoded(path: Any, raw: np.ndarray, distinct: bool = False) -> tuple[
@@ -299,6 +253,10 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
                                                                   lines), -2
     if len(raw) >= 1 << 40:  # the kernel keeps byte offsets in 40 bits
         raise DataError(f"{path}: files of a terabyte or more are not read")
+    if numpy_reader.wanted(len(raw)):  # a first call compiles no reader
+        got = numpy_reader.read(path, raw, width, picks)
+        if got is not None:
+            return got
     data = np.frombuffer(raw, np.uint8)
     iout, fout, bases, caps, statuses, groups = read_parts(data, width, picks)
     total, starts = fout.shape[0], np.cumsum([0, *caps])

@@ -235,12 +235,69 @@ def picker(parts: tuple[np.ndarray, ...]) -> Any:
 
 
 def unique(ids: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(ids, return_inverse=True)``, sorting ``keys`` (in the ids' order)."""
+    """``np.unique(ids, return_inverse=True)``, sorting ``keys`` (in the ids' order;
+    fixed-width bytes as packed integers, :func:`bytes_order`: 2.3 M document ids of
+    13 bytes 0.3 s against 2.4 s for numpy's sort of the bytes, AMD Zen 4)."""
+    if keys.dtype.kind == "S" and keys.shape[0] > 1:
+        order = bytes_order(keys)
+        ordered = keys[order]
+        new = np.ones(keys.shape[0], bool)
+        np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+        inv = np.empty(keys.shape[0], np.int64)
+        inv[order] = np.cumsum(new) - 1
+        return ids[order[new]], inv  # (stable: each one's first place)
     distinct, inv = np.unique(keys, return_inverse=True)
     inv = inv.reshape(-1)
     first = np.empty(distinct.shape[0], np.int64)
     first[inv[::-1]] = np.arange(ids.shape[0] - 1, -1, -1)  # each one's first place
     return ids[first], inv
+
+
+def bytes_order(raw: np.ndarray) -> np.ndarray:
+    """The stable order of fixed-width bytes (``S``) as numpy sorts them (bytewise,
+    zero padded). Each byte place is replaced by its rank among the values found
+    there (a place every string shares drops out; ten digits take four bits), the
+    ranks packed into one integer per string, most significant first, with the
+    string's index below them (so that equal strings keep their order), and those
+    integers sorted once (by the sort timed faster here,
+    :func:`~fastrank._core.sorting.sorted_keys`): a sort of numbers, not of
+    strings. Where that takes
+    more than 64 bits, up to 16 bytes are packed into two integers each and
+    sorted by both; longer strings are left to numpy's sort of the bytes."""
+    n, width = raw.shape[0], raw.dtype.itemsize
+    if n < 2:
+        return np.arange(n)
+    places = np.ascontiguousarray(raw.view(np.uint8).reshape(n, width).T)
+    index_bits = (n - 1).bit_length()
+    key = np.zeros(n, np.uint64)
+    used = 0
+    for col in places:
+        if col.min() == col.max():
+            continue
+        present = np.zeros(256, np.bool_)
+        present[col] = True
+        rank = np.cumsum(present, dtype=np.uint64) - np.uint64(1)
+        bits = int(rank[-1]).bit_length()
+        used += bits
+        if used + index_bits > 64:
+            break
+        key <<= np.uint64(bits)
+        key |= rank[col]
+    else:
+        key <<= np.uint64(index_bits)
+        key |= np.arange(n, dtype=np.uint64)
+        key = sorting.sorted_keys(key)
+        key &= np.uint64((1 << index_bits) - 1)
+        return key.astype(np.int64)
+    if width > 16:
+        return np.argsort(raw, kind="stable")
+    words = 1 if width <= 8 else 2
+    packed = np.zeros((raw.shape[0], 8 * words), np.uint8)
+    packed[:, :width] = raw.view(np.uint8).reshape(raw.shape[0], width)
+    keys = packed.view(">u8")
+    if words == 1:
+        return np.argsort(keys.reshape(-1), kind="stable")
+    return np.lexsort((keys[:, 1], keys[:, 0]))
 
 
 def doc_keys(jd: np.ndarray, rd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -259,8 +316,9 @@ def doc_keys(jd: np.ndarray, rd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def repeated(qcodes: np.ndarray, dkeys: np.ndarray) -> int | None:
-    """The place of a (query, document) pair's second occurrence, or None when every
-    pair is distinct: the pairs as integers, sorted by the sort timed faster here
+    """The first place that repeats a (query, document) pair of an earlier place
+    (as the file reader's kernel finds it), or None when every pair is distinct:
+    the pairs as integers, sorted by the sort timed faster here
     (:func:`~fastrank._core.sorting.sorted_keys`; numpy's hash-based unique was
     slower than its sort by 20x)."""
     lo, hi = (int(dkeys.min()), int(dkeys.max())) if dkeys.shape[0] else (0, 0)
@@ -273,7 +331,7 @@ def repeated(qcodes: np.ndarray, dkeys: np.ndarray) -> int | None:
     if not bool((ordered[1:] == ordered[:-1]).any()):
         return None
     by = np.argsort(key, kind="stable")
-    return int(by[1:][key[by][1:] == key[by][:-1]][0])
+    return int(by[1:][key[by][1:] == key[by][:-1]].min())
 
 
 def unjudged_repeats(rq: np.ndarray, rd: np.ndarray, rdk: np.ndarray, codes: np.ndarray,

@@ -28,19 +28,20 @@ documents are coded on two threads. Each query's rows are then ordered by
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .._core import sorting, workers
+from .._core import codec, first_calls, sorting, workers
 from .._core.inputs import readonly
 from .._kernels import id_groups
 from .._kernels import text as kernel
 from .._kernels.jit import SIGNATURES
-from . import ids
-from .files import NO_REALS, bytes_order
-from .ids import CodedIds, codes, doc_keys, rows, sortable
+from . import ids, numpy_reader
+from .files import NO_REALS
+from .ids import CodedIds, bytes_order, codes, doc_keys, rows, sortable
 
 SIGN = np.int64(-(2**63))
 
@@ -337,10 +338,11 @@ def joined(a: CodedIds, b: CodedIds) -> tuple[np.ndarray, np.ndarray]:
     if x.dtype.kind != y.dtype.kind:
         x, y = a.distinct, b.distinct
     if x.dtype.kind == "S" and x.shape[0] + y.shape[0] >= ids.SMALL_ROWS and \
-            min(x.dtype.itemsize, y.dtype.itemsize) > 0:
-        # one merge of the two sorted columns in the reader's kernel (a file's ids:
-        # loaded already): 1.3 M qrels ids into 2 M run ids, this function 0.075-0.097
-        # against 0.16-0.17 s with numpy's binary searches, each a chain of misses
+            min(x.dtype.itemsize, y.dtype.itemsize) > 0 and numpy_reader.reader_ready():
+        # one merge of the two sorted columns in the reader's kernel (a file's ids: loaded
+        # already, unless numpy read the files): 1.3 M qrels ids into 2 M run ids, this
+        # function 0.075-0.097 against 0.16-0.17 s with numpy's binary searches, each a
+        # chain of misses
         at = np.empty(x.shape[0], np.int64)
         y = np.ascontiguousarray(y)
         kernel.trec_pass(-7, readonly(y.view(np.uint8).reshape(-1)),
@@ -423,7 +425,10 @@ def coded(jq: Any, rq: Any, jd: Any, rd: Any, trec: bool) -> tuple[
         q, d = workers.parallel_map(lambda task: task(), [lambda: queries(jq, rq),
                                                           lambda: documents(jd, rd, trec)], 2)
         return q, d
-    return queries(jq, rq), documents(jd, rd, trec)
+    if not stand_in(jd, rd):
+        return queries(jq, rq), documents(jd, rd, trec)
+    with first_calls.spending("coding"):
+        return queries(jq, rq), documents(jd, rd, trec)
 
 
 def by_group(jd: Any, rd: Any) -> bool:
@@ -451,10 +456,30 @@ def grouped_ready() -> bool:
 def text_arrays(jd: Any, rd: Any) -> bool:
     """Whether both are arrays of ``str`` (of some width), ``ids.SMALL_ROWS`` or more
     in all: coded by :func:`records` (fewer by numpy's sort: a first call compiles
-    nothing)."""
+    nothing; more too, while :func:`stand_in`)."""
+    return large_text(jd, rd) and not stand_in(jd, rd)
+
+
+def large_text(jd: Any, rd: Any) -> bool:
+    """Whether both are arrays of ``str`` (of some width), ``ids.SMALL_ROWS`` or more
+    in all."""
     return not isinstance(jd, CodedIds) and not isinstance(rd, CodedIds) and \
         jd.dtype.kind == "U" and rd.dtype.kind == "U" and jd.dtype.itemsize > 0 and \
         rd.dtype.itemsize > 0 and jd.shape[0] + rd.shape[0] >= ids.SMALL_ROWS
+
+
+# Text ids of both arrays up to which numpy codes them (ids.codes: sorts of packed
+# bytes) while the array passes' kernel is neither compiled nor cached, for
+# first_calls.BUDGET seconds: 2.3 M document ids of 13 characters in about 0.5 s, where
+# compiling that kernel takes 5-6 s (AMD Zen 4).
+CODING_ROWS = 1 << 23
+
+
+def stand_in(jd: Any, rd: Any) -> bool:
+    """Whether large text ids (:func:`large_text`) are coded by numpy: at most
+    :data:`CODING_ROWS`, while the kernel is not compiled and within the budget."""
+    return large_text(jd, rd) and jd.shape[0] + rd.shape[0] <= CODING_ROWS and \
+        first_calls.within_budget("coding") and not codec.arrays_ready()
 
 
 def documents(jd: Any, rd: Any, trec: bool) -> tuple[np.ndarray, np.ndarray,
@@ -521,9 +546,11 @@ def long_text(jd: Any, rd: Any) -> bool:
     """Whether both are arrays of ``str`` of which one is wider than 8 characters
     (its dtype's width), or holds a character from 256 on: not packed into one
     integer each (:func:`sortable`), so coded by :func:`hashed`; not under
-    ``ids.SMALL_ROWS`` ids in all (numpy's sort: a first call compiles nothing)."""
+    ``ids.SMALL_ROWS`` ids in all (numpy's sort: a first call compiles nothing), nor
+    while numpy codes them (:func:`stand_in`)."""
     if isinstance(jd, CodedIds) or isinstance(rd, CodedIds) or jd.dtype.kind != "U" or \
-            rd.dtype.kind != "U" or jd.shape[0] + rd.shape[0] < ids.SMALL_ROWS:
+            rd.dtype.kind != "U" or jd.shape[0] + rd.shape[0] < ids.SMALL_ROWS or \
+            stand_in(jd, rd):
         return False
     return max(jd.dtype.itemsize, rd.dtype.itemsize) > 32 or not packable(jd, rd)
 
@@ -557,6 +584,18 @@ def flip(keys: np.ndarray) -> np.ndarray:
 
 
 KERNEL_ROWS = 100_000  # fewer rows are ordered by numpy: a first small call compiles nothing
+# Up to this many rows numpy orders them too while the kernel is neither compiled nor
+# cached, for first_calls.BUDGET seconds (2 M rows: 0.62 s, against 5-6 s compiling the
+# array passes, AMD Zen 4).
+NUMPY_ORDER_ROWS = 1 << 22
+
+
+def order_by_numpy(n: int, kernel_rows: int = KERNEL_ROWS) -> bool:
+    """Whether :func:`trec_order` orders ``n`` rows, ``kernel_rows`` or more, by
+    numpy's sort while the kernel is not compiled (see above)."""
+    return kernel_rows == KERNEL_ROWS and n <= NUMPY_ORDER_ROWS and \
+        first_calls.within_budget("order") and not sorting.compiled_or_cached(
+            kernel.trec_arrays, tuple(SIGNATURES[kernel.trec_arrays][0]))
 
 
 def trec_order(starts: np.ndarray, ends: np.ndarray, keys: np.ndarray, scores: np.ndarray,
@@ -565,12 +604,16 @@ def trec_order(starts: np.ndarray, ends: np.ndarray, keys: np.ndarray, scores: n
     ordered by score, then by document rank ``keys`` (trec_eval's order read from
     the bottom: it ranks by score decreasing, then docid decreasing), as float64
     values with no ties within a query. From ``kernel_rows`` rows on, query by
-    query in a kernel (the queries shared among threads); below, by one numpy
-    sort of all the rows (the same order within each query)."""
+    query in a kernel (the queries shared among threads); below (and while the
+    kernel is not compiled: :func:`order_by_numpy`), by one numpy sort of all the
+    rows (the same order within each query)."""
     n = scores.shape[0]
-    if n < kernel_rows:
+    if n < kernel_rows or order_by_numpy(n, kernel_rows):
         out = np.zeros(n, np.float64)
+        began = time.perf_counter()
         out[np.lexsort((keys, scores))] = np.arange(n, dtype=np.float64)
+        if n >= kernel_rows:  # (the stand-in's time)
+            first_calls.spend("order", time.perf_counter() - began)
         return out
     out = np.zeros(n, np.float64)  # rows of no query listed stay 0 (and are not read)
     scratch = np.empty(n, np.int64)
