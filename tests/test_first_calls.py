@@ -64,7 +64,7 @@ def _kernels_only() -> Iterator[None]:
 
 
 _CHOOSERS = ("sweep_by_numpy", "batch_by_numpy", "table_by_numpy", "table_row_by_numpy",
-             "groups_by_numpy", "resamples_by_numpy", "read_by_python")
+             "groups_by_numpy", "resamples_by_numpy", "read_by_python", "weighted_by_python")
 
 
 def _same_table_row(table: tuple, max_fpr: float) -> None:
@@ -93,6 +93,53 @@ def test_numpy_table_row_equals_the_kernel(entries: list, max_fpr: float) -> Non
        max_fpr=st.sampled_from(MAX_FPRS))
 def test_numpy_sweep_equals_the_kernel(case, max_fpr: float) -> None:
     _same(inputs.task(case.y_true, case.y_score, None, case.pos_label), max_fpr)
+
+
+def _same_weighted(t: inputs.Task, max_fpr: float) -> int:
+    """A weighted task's row by the kernels' code as Python against the kernels'
+    (the engine's path, one range); how many rows the stand-in gave (0: weights
+    with bits below their class's unit, left to the kernels)."""
+    given = 0
+    for what in (0, 1, 2, 3):
+        got = first_calls.weighted_row(t, max_fpr, what)
+        with _kernels_only():
+            want, want_key = engine.task_row(t, max_fpr, what)
+        if got is None:
+            continue
+        given += 1
+        assert np.array_equal(got[0].view(np.uint64), want.view(np.uint64)), (what, got, want)
+        assert got[1] == want_key
+    return given
+
+
+@PROPERTY_SETTINGS
+@given(case=cases(weight_kinds=("int", "real", "dyadic"), classes="any", max_size=60,
+                  max_distinct=6), max_fpr=st.sampled_from(MAX_FPRS))
+def test_weighted_rows_in_python_equal_the_kernels(case, max_fpr: float) -> None:
+    t = inputs.task(case.y_true, case.y_score, case.sample_weight, case.pos_label)
+    if t.weights is not None:
+        assert _same_weighted(t, max_fpr) == 4  # ordinary weights: the stand-in's
+
+
+@PROPERTY_SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 3000),
+       levels=st.sampled_from([2, 40, 0]), share=st.sampled_from([0.0, 0.02, 0.3, 1.0]),
+       dtype=st.sampled_from(["float64", "float32", "int64"]),
+       spread=st.sampled_from([1.0, 1e-30, 1e30, 0.0]), max_fpr=st.sampled_from(MAX_FPRS))
+def test_weighted_rows_in_python_at_size(seed: int, n: int, levels: int, share: float,
+                                         dtype: str, spread: float, max_fpr: float) -> None:
+    """Larger weighted tasks, weights of one scale or spread over 2**+-100 (some then
+    below their class's unit: left to the kernels), zero weights among them."""
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < share
+    s = (rng.integers(0, levels, n) if levels else rng.standard_normal(n) * 1e3).astype(dtype)
+    w = rng.random(n) * (spread or 1.0)
+    if spread == 0.0:
+        w *= np.ldexp(1.0, rng.integers(-100, 100, n))
+    w[rng.random(n) < 0.1] = 0.0
+    if not w.any():
+        return
+    _same_weighted(inputs.task(y, s, w), max_fpr)
 
 
 @PROPERTY_SETTINGS
@@ -339,6 +386,7 @@ s = np.round(rng.normal(size=5000) + y, 2)
 Y = rng.random((2000, 100)) < 0.3
 S = np.round(rng.random((2000, 100)), 3)
 G = rng.integers(0, 100, 5000)
+W = rng.random(5000) * (rng.random(5000) < 0.9)
 calls = [lambda: fastrank.roc_auc(y, s), lambda: fastrank.average_precision(y, s),
          lambda: fastrank.roc_auc(y, s, max_fpr=0.1),
          lambda: fastrank.prbe(y, s, return_threshold=True),
@@ -353,7 +401,9 @@ calls = [lambda: fastrank.roc_auc(y, s), lambda: fastrank.average_precision(y, s
          lambda: fastrank.evaluate(s, y).summary(as_frame=False),
          lambda: fastrank.bootstrap_ci("average_precision", y, s, n_resamples=50, seed=3),
          lambda: fastrank.delong_test(y, s, s ** 2),
-         lambda: fastrank.roc_auc(y, s, groups=G, average=None).values.tolist()]
+         lambda: fastrank.roc_auc(y, s, groups=G, average=None).values.tolist(),
+         lambda: fastrank.all_metrics(y, s, sample_weight=W),
+         lambda: fastrank.roc_auc(y, s.astype(np.float32), sample_weight=W, max_fpr=0.2)]
 def error():
     try:
         fastrank.roc_auc([0, 1, 1], [0.5, np.nan, 0.1])
@@ -365,10 +415,11 @@ from fastrank._kernels.batch import run_segments
 from fastrank._kernels.readout import read_tables
 from fastrank._kernels.bootstrap import resample_sweeps
 from fastrank._kernels.tasks import placements, tie_groups
+from fastrank._kernels.sort import sort_pairs
 kernels = (sweep_one, split, sweep_split, run_segments, read_tables, sweep_table, combine,
-           resample_sweeps, tie_groups, placements)
+           sort_pairs, resample_sweeps, tie_groups, placements)
 assert not any(k.overloads for k in kernels), [k for k in kernels if k.overloads]
-for name in ("sweep", "table", "readout", "resample", "groups"):
+for name in ("sweep", "table", "readout", "resample", "groups", "weighted"):
     first_calls._spent[name] = first_calls.BUDGET
 again = [c() for c in calls] + [error()]
 assert all(k.overloads for k in kernels)

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._kernels.jit import SIGNATURES
 from .._kernels.text import trec_arrays
-from . import first_calls, sorting, workers
+from . import sorting, workers
 from .inputs import SPECS, Spec, readonly
 
 
@@ -80,6 +80,8 @@ def text_keys(ids: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | No
         out[:] = 0
         return out
     native = np.ascontiguousarray(ids, dtype=ids.dtype.newbyteorder("="))
+    from . import first_calls  # (which imports the engine's modules, and they this one)
+
     if not arrays_ready() and first_calls.within_budget("keys"):
         with first_calls.spending("keys"):
             return _numpy_text_keys(native.view(np.uint32).reshape(n, width), out)

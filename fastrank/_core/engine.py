@@ -80,6 +80,10 @@ def task_row(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
     n = t.values.shape[0]
     if first_calls.sweep_by_numpy(t, what):  # a first call: nothing to compile
         return first_calls.sweep_row(t, max_fpr, what)
+    if first_calls.weighted_by_python(t):
+        got = first_calls.weighted_row(t, max_fpr, what)
+        if got is not None:
+            return got
     if t.weights is None and n >= HASH_MIN:
         nthreads = workers.threads() if n >= workers.PARALLEL_MIN else 1
         table = count_table(t, nthreads)

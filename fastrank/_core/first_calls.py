@@ -12,6 +12,8 @@ process making many calls still ends on it.
 * :func:`sweep_by_numpy` / :func:`sweep_row`: an unweighted task's ``OUT_*``
   row and break-even score bits, as :func:`~fastrank._kernels.sweep.sweep_one`
   after the class split gives them (every metric of the row);
+* :func:`weighted_by_python` / :func:`weighted_row`: a weighted task's row, by
+  the sweep and combine kernels' own code run as Python;
 * :func:`table_row_by_numpy` / :func:`table_row`: the same row from a stored
   unweighted tie table (evaluations, summaries, metric objects);
 * :func:`batch_by_numpy`: a small unweighted batch's tasks one by one (each
@@ -50,6 +52,7 @@ from .._kernels.batch import run_segments
 from .._kernels.bootstrap import GOLDEN, TO_UNIT, resample_sweeps, splitmix
 from .._kernels.jit import SIGNATURES, in_python
 from .._kernels.readout import read_tables
+from .._kernels.sort import sort_pairs
 from .._kernels.sweep import (
     FX_BITS,
     OUT_AP,
@@ -61,6 +64,8 @@ from .._kernels.sweep import (
     OUT_PR_AUC,
     OUT_PRBE,
     OUT_SIZE,
+    S_E_FP,
+    S_E_TP,
     WANT_EXPECTED_AP,
     WANT_PR_AUC,
     combine,
@@ -72,9 +77,9 @@ from .._kernels.sweep import (
     sweep_table,
 )
 from .._kernels.tasks import split
-from . import sorting
+from . import score_ranges, sorting
 from .arith import dot
-from .by_class import NonFinite
+from .by_class import Classes, NonFinite, for_sweep
 from .inputs import SPECS, Batch, Task
 
 # Seconds of stand-in calls (each stand-in its own) after which its kernel is
@@ -212,6 +217,60 @@ def _sweep_row(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int]:
     keys, tp1, fp1 = _groups(t)
     out, at = _row(tp1, fp1, max_fpr, what)
     return out, int(_bits(keys[at:at + 1], t)[0]) if keys.shape[0] else 0
+
+
+WEIGHTED_MAX = 1 << 14  # weighted tasks of more samples keep the kernels
+
+
+def weighted_by_python(t: Task) -> bool:
+    """Whether weighted task ``t`` takes :func:`weighted_row`: at most
+    :data:`WEIGHTED_MAX` samples, while its kernels are not all compiled."""
+    if t.weights is None or t.values.shape[0] > WEIGHTED_MAX or not within_budget("weighted"):
+        return False
+    keys = 0 if t.values.dtype.itemsize == 4 else 1  # (jit.KEYS' order)
+    return not (_compiled(sweep_split, VARIANT[t.values.dtype]) and _compiled(combine, 0)
+                and _compiled(split, keys) and _compiled(sort_pairs, keys))
+
+
+def weighted_row(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int] | None:
+    """A weighted task's ``OUT_*`` row and break-even score bits, bit for bit the
+    kernels': each class sorted by numpy, then the engine's own steps with the sweep
+    and combine kernels' code run as Python (:func:`~fastrank._kernels.jit.in_python`).
+    None where a weight has bits below its class's fixed-point unit (weights some
+    2**70 below the class's largest): the kernel sums those remainders as floats in
+    its sort's order within a tie, which numpy's sort need not share."""
+    with spending("weighted"), np.errstate(over="ignore"):  # (uint64 sums wrap, as compiled)
+        st, _ = score_ranges.base_state(t, max_fpr, what)
+        units = (st[S_E_TP], st[S_E_FP])
+        w = t.weights
+        assert w is not None
+        keep = w != 0.0
+        pos = t.labels != 0
+        classes = []
+        for mine, e in zip((keep & pos, keep & ~pos), units, strict=True):
+            whole = np.ldexp(w[mine], -int(e))
+            if not bool(((whole == np.trunc(whole)) & (whole > 0.0)).all()):
+                return None
+            classes.append((t.values[mine], w[mine]))
+        (p, pw), (q, qw) = classes
+        steps = (_sorted_by_numpy, in_python(sweep_split), in_python(combine))
+        return score_ranges.sweep_parts([Classes(p, q, pw, qw)], t, max_fpr, what, 1, steps)
+
+
+def _sorted_by_numpy(c: Classes, spec: Any, weighted: bool) -> Classes:
+    """:func:`.by_class.sort_classes` by numpy's stable sort (the weights carried)."""
+    out = []
+    for v, w in ((c.p, c.pw), (c.q, c.qw)):
+        if spec.kind == 0 and not bool(np.isfinite(v).all()):
+            raise NonFinite
+        order = np.argsort(v, kind="stable")
+        out.append((np.ascontiguousarray(v[order]), np.ascontiguousarray(w[order])
+                    if weighted else w))
+    (p, pw), (q, qw) = out
+    if p.dtype != np.int64:
+        return Classes(p, q, pw, qw)
+    (p, flip), (q, _) = for_sweep(p), for_sweep(q)
+    return Classes(p, q, pw, qw, flip)
 
 
 def table_row_by_numpy(table: tuple[np.ndarray, np.ndarray, np.ndarray]) -> bool:

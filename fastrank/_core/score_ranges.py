@@ -242,10 +242,12 @@ def fixed_float(x: int, e: float) -> float:
     return fx_to_float(x >> 64, x & _LOW, e)
 
 
-def range_totals(c: Classes, st: np.ndarray, spec: Spec) -> tuple[int, int]:
-    """A weighted range's exact class totals (fixed point, the units of ``st``)."""
+def range_totals(c: Classes, st: np.ndarray, spec: Spec, sweep: Any = sweep_split
+                 ) -> tuple[int, int]:
+    """A weighted range's exact class totals (fixed point, the units of ``st``);
+    ``sweep``: the sweep kernel, or its Python twin (a first call's)."""
     s, k = range_state(st, 0.0, 0.0)
-    sweep_split(c.p, c.p.view(spec.bits), c.q, c.q.view(spec.bits), c.pw, c.qw, True, s, k,
+    sweep(c.p, c.p.view(spec.bits), c.q, c.q.view(spec.bits), c.pw, c.qw, True, s, k,
                 MODE_TOTALS, *buffers.chunk, c.flip)
     return _fx(k, K_TP), _fx(k, K_FP)
 
@@ -256,7 +258,7 @@ def set_weighted_totals(st: np.ndarray, ptot: int, ntot: int) -> None:
 
 
 def sweep_range(c: Classes, st: np.ndarray, spec: Spec, above: tuple[int, int],
-                weighted: bool) -> tuple[np.ndarray, np.ndarray]:
+                weighted: bool, sweep: Any = sweep_split) -> tuple[np.ndarray, np.ndarray]:
     """The sweep state of one sorted score range below the ranges above it.
 
     ``above``: the positive and negative totals of every range above, as
@@ -270,23 +272,28 @@ def sweep_range(c: Classes, st: np.ndarray, spec: Spec, above: tuple[int, int],
                            (a >> 64, a & _LOW), (b >> 64, b & _LOW))
     else:
         s, k = range_state(st, float(a), float(b))
-    sweep_split(c.p, c.p.view(spec.bits), c.q, c.q.view(spec.bits), c.pw, c.qw, weighted, s, k,
+    sweep(c.p, c.p.view(spec.bits), c.q, c.q.view(spec.bits), c.pw, c.qw, weighted, s, k,
                 MODE_SWEEP, *buffers.chunk, c.flip)
     return s, k
 
 
 def combine_states(st: np.ndarray, sk: np.ndarray, states: np.ndarray,
-                   keys: np.ndarray) -> tuple[np.ndarray, int]:
-    """Results of the ranges' states (highest range first) on the task's state ``st``."""
+                   keys: np.ndarray, join: Any = combine) -> tuple[np.ndarray, int]:
+    """Results of the ranges' states (highest range first) on the task's state ``st``
+    (``join``: the combining kernel, or its Python twin)."""
     out = np.empty(OUT_SIZE, np.float64)
     st, sk = st.copy(), sk.copy()
-    combine(np.ascontiguousarray(states), np.ascontiguousarray(keys), st, sk, out)
+    join(np.ascontiguousarray(states), np.ascontiguousarray(keys), st, sk, out)
     return out, int(sk[K_PRBE])
 
 
 def sweep_parts(parts: list[Classes], t: Task, max_fpr: float, what: int,
-                 nthreads: int) -> tuple[np.ndarray, int]:
-    """Sort and sweep every score range (in parallel), then combine them exactly."""
+                 nthreads: int, steps: tuple[Any, Any, Any] | None = None
+                 ) -> tuple[np.ndarray, int]:
+    """Sort and sweep every score range (in parallel), then combine them exactly.
+    ``steps``: the sort, sweep and combine to use (a first call's stand-ins, which
+    give the same numbers), the kernels' by default."""
+    sort, sweep_, join = (sort_classes, sweep_split, combine) if steps is None else steps
     spec = t.spec
     weighted = t.weights is not None
     st, sk = base_state(t, max_fpr, what)
@@ -297,8 +304,8 @@ def sweep_parts(parts: list[Classes], t: Task, max_fpr: float, what: int,
     above: list[tuple[int, int]] = []
     if weighted:
         def totals(r: int) -> tuple[int, int]:
-            c = sorted_parts[r] = sort_classes(parts[r], spec, True)
-            return range_totals(c, st, spec)
+            c = sorted_parts[r] = sort(parts[r], spec, True)
+            return range_totals(c, st, spec, sweep_)
 
         sums = _by_size(totals, parts, nthreads)
         set_weighted_totals(st, sum(x[0] for x in sums), sum(x[1] for x in sums))
@@ -315,11 +322,11 @@ def sweep_parts(parts: list[Classes], t: Task, max_fpr: float, what: int,
     def sweep(r: int) -> None:
         c = sorted_parts[r]
         if c is None:
-            c = sort_classes(parts[r], spec, False)
-        states[r], keys[r] = sweep_range(c, st, spec, above[r], weighted)
+            c = sort(parts[r], spec, False)
+        states[r], keys[r] = sweep_range(c, st, spec, above[r], weighted, sweep_)
 
     _by_size(sweep, parts, nthreads)
-    return combine_states(st, sk, states, keys)
+    return combine_states(st, sk, states, keys, join)
 
 
 def _by_size(fn: Callable[[int], Any], parts: list[Classes], nthreads: int) -> list[Any]:
