@@ -629,6 +629,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except DataError as exc:
             print(f"fastrank: error: {exc}", file=sys.stderr)
             return 1
+        except BrokenPipeError:  # e.g. piped into head
+            return 0
     if args.file is None:
         last = args.score[-1]
         if len(args.score) > 1 and os.path.splitext(last)[1].lower() in READABLE:

@@ -85,7 +85,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                       help=MeasureHelp("a measure (fastrank.trec.MEASURES); repeat for several; "
                                        "none: trec_eval's default set, official"))
     trec.add_argument("-q", "--per-query", action="store_true",
-                      help="every query's values too, not only the means ('all'); one run")
+                      help="every query's values too, not only the means ('all'); one run "
+                           "(in trec_eval's layout with relstring, the first ten grades in "
+                           "trec_eval's order, under all_trec or -m relstring[.N])")
     trec.add_argument("--ties", choices=TIES, default="expected",
                       help="tied scores: expected (default), optimistic, pessimistic, or "
                            "trec_eval's order (by docid, decreasing)")
@@ -120,6 +122,32 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                        help="compare each run with this one (its file name or path) only, "
                             "instead of every pair")
     return trec
+
+
+def _relstring(asked: list[str], parser: argparse.ArgumentParser
+               ) -> tuple[tuple[int, int] | None, list[str]]:
+    """trec_eval's relstring among the measures asked: ``(length, place)`` (the place
+    among the names asked, -1 for all_trec's, after P_1000) or None, and the other
+    measures."""
+    rest = [m for m in asked if m.partition(".")[0] != "relstring"]
+    for at, m in enumerate(asked):
+        root, dot, text = m.partition(".")
+        if root == "relstring":
+            try:
+                length = int(text) if dot else 10
+            except ValueError:
+                length = -1
+            if length < 0 or m.strip() != m:
+                parser.error(f"-m {m}: relstring takes one whole number of documents, "
+                             "as relstring.10")
+            return (length, sum(n.partition(".")[0] != "relstring" for n in asked[:at])), rest
+    return ((10, -1) if "all_trec" in asked else None), rest
+
+
+def _expand(names: list[str]) -> list[str]:
+    from .measures import expand
+
+    return expand(names)
 
 
 def _names(paths: list[str]) -> list[str]:
@@ -166,6 +194,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except OSError as exc:
         raise DataError(f"{exc.filename}: {exc.strerror}") from exc
     measures = args.measure or ["official"]  # as trec_eval without -m
+    relstring, measures = _relstring(measures, parser)
+    if several and relstring is not None and relstring[1] >= 0:
+        parser.error("relstring is printed per query for one run; give one RUN")
     options = {"ties": args.ties, "all_queries": args.all_queries, "depth": args.depth,
                "relevance_level": args.level, "judged_only": args.judged_only}
     with warnings.catch_warnings(record=True) as caught:
@@ -178,7 +209,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                     alpha=args.alpha, n_permutations=args.permutations, seed=args.seed,
                     baseline=baseline, **options)
             else:
-                scores = evaluate_run(qrels, runs[names[0]], measures, **options)
+                scores = evaluate_run(qrels, runs[names[0]], measures or ["num_ret"],
+                                      **options)
         except ValueError as exc:
             raise DataError(str(exc)) from exc
     warn_lines(caught)
@@ -191,7 +223,19 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                                args.format))
         return 0
     measures_asked = measures
-    measures = list(scores.per_query)  # the names as evaluate_run gives them
+    measures = list(scores.per_query) if measures else []  # as evaluate_run names them
+    strings: dict[str, str] = {}
+    if relstring is not None and args.per_query and args.format == "trec":
+        from .relstrings import relstrings
+
+        length, before = relstring
+        at = measures.index("P_1000") + 1 if before < 0 and "P_1000" in measures else \
+            min(len(_expand(measures_asked[:before])), len(measures)) if before >= 0 else \
+            len(measures)
+        measures.insert(at, "relstring")
+        queries = scores.queries.tolist()
+        strings = dict(zip(queries, relstrings(qrels, runs[names[0]], scores.queries, length,
+                                               args.judged_only, args.depth), strict=True))
     rows_out = [("all", scores.mean)]
     if args.per_query:
         rows_out = [(str(q), {m: float(v[j]) for m, v in scores.per_query.items()})
@@ -202,6 +246,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             if qid == "all" and tag is not None:  # its sets' runid, the all rows' first
                 print(f"{'runid':<22}\tall\t{tag}")
             for name in measures:
+                if name == "relstring":
+                    if qid != "all":  # (trec_eval prints it per query only)
+                        print(f"{name:<22}\t{qid}\t'{strings[qid]}'")
+                    continue
                 if qid == "all" or name not in ALL_ONLY:
                     value = values[name]  # counts (num_*) as whole numbers, as trec_eval
                     shown = f"{value:.0f}" if name.startswith("num_") else f"{value:.4f}"

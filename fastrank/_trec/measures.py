@@ -55,7 +55,7 @@ def _names_of(*parts: str) -> tuple[str, ...]:
 
 
 # trec_eval's sets of measures (-m all_trec, -m official), in the order it prints them
-# (its runid and relstring, which are not numbers, left out)
+# (its runid and relstring, which are not numbers, left out: the command prints them)
 NAME_SETS = {
     "all_trec": _names_of(
         "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
