@@ -109,6 +109,13 @@ def _same_weighted(t: inputs.Task, max_fpr: float) -> int:
         given += 1
         assert np.array_equal(got[0].view(np.uint64), want.view(np.uint64)), (what, got, want)
         assert got[1] == want_key
+    table = first_calls.weighted_table(t)
+    assert (table is None) == (given == 0)
+    if table is not None:
+        with _kernels_only():
+            want_table = tie_tables.task_table(t)
+        for a, b in zip(table, want_table, strict=True):
+            assert a.dtype == b.dtype and np.array_equal(a, b), (table, want_table)
     return given
 
 
@@ -403,7 +410,9 @@ calls = [lambda: fastrank.roc_auc(y, s), lambda: fastrank.average_precision(y, s
          lambda: fastrank.delong_test(y, s, s ** 2),
          lambda: fastrank.roc_auc(y, s, groups=G, average=None).values.tolist(),
          lambda: fastrank.all_metrics(y, s, sample_weight=W),
-         lambda: fastrank.roc_auc(y, s.astype(np.float32), sample_weight=W, max_fpr=0.2)]
+         lambda: fastrank.roc_auc(y, s.astype(np.float32), sample_weight=W, max_fpr=0.2),
+         lambda: [a.tolist() for a in fastrank.roc_curve(y, s, sample_weight=W)],
+         lambda: fastrank.recall_at_precision(y, s, 0.5, sample_weight=W)]
 def error():
     try:
         fastrank.roc_auc([0, 1, 1], [0.5, np.nan, 0.1])

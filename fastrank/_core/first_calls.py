@@ -12,8 +12,9 @@ process making many calls still ends on it.
 * :func:`sweep_by_numpy` / :func:`sweep_row`: an unweighted task's ``OUT_*``
   row and break-even score bits, as :func:`~fastrank._kernels.sweep.sweep_one`
   after the class split gives them (every metric of the row);
-* :func:`weighted_by_python` / :func:`weighted_row`: a weighted task's row, by
-  the sweep and combine kernels' own code run as Python;
+* :func:`weighted_by_python` / :func:`weighted_row`, :func:`weighted_table`: a
+  weighted task's row and tie table, by the sweep and combine kernels' own code
+  run as Python;
 * :func:`table_row_by_numpy` / :func:`table_row`: the same row from a stored
   unweighted tie table (evaluations, summaries, metric objects);
 * :func:`batch_by_numpy`: a small unweighted batch's tasks one by one (each
@@ -55,6 +56,7 @@ from .._kernels.readout import read_tables
 from .._kernels.sort import sort_pairs
 from .._kernels.sweep import (
     FX_BITS,
+    MODE_TABLE,
     OUT_AP,
     OUT_AP_EXPECTED,
     OUT_AUC,
@@ -72,6 +74,7 @@ from .._kernels.sweep import (
     expected_ap_group,
     pr_run_area,
     pr_segment_area,
+    range_state,
     sweep_one,
     sweep_split,
     sweep_table,
@@ -241,20 +244,48 @@ def weighted_row(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int] |
     its sort's order within a tie, which numpy's sort need not share."""
     with spending("weighted"), np.errstate(over="ignore"):  # (uint64 sums wrap, as compiled)
         st, _ = score_ranges.base_state(t, max_fpr, what)
-        units = (st[S_E_TP], st[S_E_FP])
-        w = t.weights
-        assert w is not None
-        keep = w != 0.0
-        pos = t.labels != 0
-        classes = []
-        for mine, e in zip((keep & pos, keep & ~pos), units, strict=True):
-            whole = np.ldexp(w[mine], -int(e))
-            if not bool(((whole == np.trunc(whole)) & (whole > 0.0)).all()):
-                return None
-            classes.append((t.values[mine], w[mine]))
-        (p, pw), (q, qw) = classes
+        classes = _weighted_classes(t, st)
+        if classes is None:
+            return None
         steps = (_sorted_by_numpy, in_python(sweep_split), in_python(combine))
-        return score_ranges.sweep_parts([Classes(p, q, pw, qw)], t, max_fpr, what, 1, steps)
+        return score_ranges.sweep_parts([classes], t, max_fpr, what, 1, steps)
+
+
+def weighted_table(t: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """A weighted task's tie table (keys, positive and negative weights, highest
+    score first) as :func:`.tie_tables.task_table` gives it, bit for bit, by the
+    sweep kernel's code run as Python (see :func:`weighted_row`, and its None)."""
+    with spending("weighted"), np.errstate(over="ignore"):
+        st, _ = score_ranges.base_state(t, 1.0, 0)
+        classes = _weighted_classes(t, st)
+        if classes is None:
+            return None
+        c = _sorted_by_numpy(classes, t.spec, True)
+        m = c.p.shape[0] + c.q.shape[0]
+        gpos, gneg, gkey = np.empty(m), np.empty(m), np.empty(m, np.uint64)
+        s, k = range_state(st, 0.0, 0.0)
+        bits = t.spec.bits
+        g = in_python(sweep_split)(c.p, c.p.view(bits), c.q, c.q.view(bits), c.pw, c.qw, True,
+                                   s, k, MODE_TABLE, gpos, gneg, gkey, c.flip)
+        return gkey[:g], gpos[:g], gneg[:g]
+
+
+def _weighted_classes(t: Task, st: np.ndarray) -> Classes | None:
+    """A weighted task's classes (unsorted, zero weights dropped, as the class split
+    gives them), or None when a weight has bits below its class's fixed-point unit
+    (``st``'s units)."""
+    w = t.weights
+    assert w is not None
+    keep = w != 0.0
+    pos = t.labels != 0
+    out = []
+    for mine, e in ((keep & pos, st[S_E_TP]), (keep & ~pos, st[S_E_FP])):
+        whole = np.ldexp(w[mine], -int(e))
+        if not bool(((whole == np.trunc(whole)) & (whole > 0.0)).all()):
+            return None
+        out.append((t.values[mine], w[mine]))
+    (p, pw), (q, qw) = out
+    return Classes(p, q, pw, qw)
 
 
 def _sorted_by_numpy(c: Classes, spec: Any, weighted: bool) -> Classes:

@@ -109,6 +109,13 @@ def task_table(t: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.
             return first_calls.tie_table(t, runs)
         except NonFinite:
             raise_nonfinite(t.values)
+    if t.weights is not None and first_calls.weighted_by_python(t):
+        try:
+            got = first_calls.weighted_table(t)
+        except NonFinite:
+            raise_nonfinite(t.values)
+        if got is not None:
+            return got
     if t.weights is None and n >= HASH_MIN:
         try:
             table = count_table(t, workers.threads() if n >= workers.PARALLEL_MIN else 1)
