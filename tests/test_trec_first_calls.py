@@ -73,7 +73,8 @@ def tables(draw: Any, width: int, bad: bool) -> tuple[bytes, bool]:
         line = draw(st.text(" \t", max_size=2)) + "".join(
             t + draw(SPACE) for t in tokens[:-1]) + tokens[-1] + draw(st.text(" \t", max_size=2))
         lines.append(line)
-    text = "\n".join(lines) + draw(st.sampled_from(["", "\n"]))
+    end = draw(st.sampled_from(["\n", "\r\n"]))
+    text = end.join(lines) + draw(st.sampled_from(["", end]))
     return text.encode("utf-8"), plain and any(lines)
 
 

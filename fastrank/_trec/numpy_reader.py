@@ -3,8 +3,8 @@
 Compiling the file reader (:func:`fastrank._kernels.text.trec_pass`) takes
 about 6 s (AMD Zen 4), longer than reading a 90 MB run with numpy. So while it
 is neither compiled nor cached, plain files take :func:`read`: ASCII bytes,
-whose only bytes below 32 are tab and line feed, read in chunks of whole lines
-(one thread each) into the same :class:`~fastrank.trec.CodedIds`, values and
+whose only bytes below 32 are tab and line ends (LF, or CR LF), read in chunks
+of whole lines (one thread each) into the same :class:`~fastrank.trec.CodedIds`, values and
 first repeated pair that the kernel's reading gives, bit for bit:
 
 * the tokens are the runs of bytes above 32 (no other whitespace can occur),
@@ -17,8 +17,8 @@ first repeated pair that the kernel's reading gives, bit for bit:
 * the pair that repeats is the first row that lists a document its query
   listed before.
 
-Anything else (bytes beyond ASCII, a carriage return, a NUL, a line of too few
-columns, a value that is not a finite decimal number) returns None, and the
+Anything else (bytes beyond ASCII, a carriage return alone, a NUL, a line of
+too few columns, a value that is not a finite number) returns None, and the
 kernel reads the file and names what is wrong. A process reads by numpy until
 that has taken :data:`BUDGET` seconds (the compile would take longer), then
 compiles the kernel once.
@@ -115,8 +115,11 @@ def _tokens(data: np.ndarray, lo: int, hi: int, width: int,
     if int(b.max()) >= 0x80:
         return None
     ends = np.flatnonzero(b == 10)
-    if np.count_nonzero(b < 32) != ends.shape[0] + np.count_nonzero(b == 9):
-        return None  # a byte below 32 other than tab and line feed
+    cr = np.count_nonzero(b == 13)  # each the first of a CR LF line end, read as a space
+    if cr and cr != np.count_nonzero((b[:-1] == 13) & (b[1:] == 10)):
+        return None  # a carriage return alone ends a line (old Mac files)
+    if np.count_nonzero(b < 32) != ends.shape[0] + np.count_nonzero(b == 9) + cr:
+        return None  # a byte below 32 other than tab, line feed and CR LF
     if b[-1] != 10:  # the file's last line, unended
         ends = np.append(ends, b.shape[0])
     sep = b <= 32
