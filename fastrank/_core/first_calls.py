@@ -228,8 +228,9 @@ WEIGHTED_MAX = 1 << 14  # weighted tasks of more samples keep the kernels
 def weighted_by_python(t: Task) -> bool:
     """Whether weighted task ``t`` takes :func:`weighted_row`: at most
     :data:`WEIGHTED_MAX` samples, while its kernels are not all compiled."""
-    if t.weights is None or t.values.shape[0] > WEIGHTED_MAX or not within_budget("weighted"):
-        return False
+    if t.weights is None or t.values.shape[0] > WEIGHTED_MAX or t.shift != 0 or \
+            not within_budget("weighted"):
+        return False  # (shift: classes in units of their own, weights 2**1900 apart)
     keys = 0 if t.values.dtype.itemsize == 4 else 1  # (jit.KEYS' order)
     return not (_compiled(sweep_split, VARIANT[t.values.dtype]) and _compiled(combine, 0)
                 and _compiled(split, keys) and _compiled(sort_pairs, keys))
@@ -248,7 +249,10 @@ def weighted_row(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int] |
         if classes is None:
             return None
         steps = (_sorted_by_numpy, in_python(sweep_split), in_python(combine))
-        return score_ranges.sweep_parts([classes], t, max_fpr, what, 1, steps)
+        try:
+            return score_ranges.sweep_parts([classes], t, max_fpr, what, 1, steps)
+        except (ArithmeticError, ValueError):  # Python's math raising where compiled
+            return None  # code gives inf or NaN (math.ldexp, a division by zero): the kernels
 
 
 def weighted_table(t: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -265,8 +269,11 @@ def weighted_table(t: Task) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         gpos, gneg, gkey = np.empty(m), np.empty(m), np.empty(m, np.uint64)
         s, k = range_state(st, 0.0, 0.0)
         bits = t.spec.bits
-        g = in_python(sweep_split)(c.p, c.p.view(bits), c.q, c.q.view(bits), c.pw, c.qw, True,
-                                   s, k, MODE_TABLE, gpos, gneg, gkey, c.flip)
+        try:
+            g = in_python(sweep_split)(c.p, c.p.view(bits), c.q, c.q.view(bits), c.pw, c.qw,
+                                       True, s, k, MODE_TABLE, gpos, gneg, gkey, c.flip)
+        except (ArithmeticError, ValueError):  # as in weighted_row
+            return None
         return gkey[:g], gpos[:g], gneg[:g]
 
 
