@@ -470,8 +470,8 @@ def large_text(jd: Any, rd: Any) -> bool:
 
 # Text ids of both arrays up to which numpy codes them (ids.codes: sorts of packed
 # bytes) while the array passes' kernel is neither compiled nor cached, for
-# first_calls.BUDGET seconds: 2.3 M document ids of 13 characters in about 0.5 s, where
-# compiling that kernel takes 5-6 s (AMD Zen 4).
+# first_calls.BUDGET seconds: a first evaluate_run of 2,000 x 1,000 str ids (2.3 M
+# document ids of 13 characters) 1.6-2.6 s in all, against 6.5-6.9 s compiling (AMD Zen 4).
 CODING_ROWS = 1 << 23
 
 
@@ -594,8 +594,7 @@ def order_by_numpy(n: int, kernel_rows: int = KERNEL_ROWS) -> bool:
     """Whether :func:`trec_order` orders ``n`` rows, ``kernel_rows`` or more, by
     numpy's sort while the kernel is not compiled (see above)."""
     return kernel_rows == KERNEL_ROWS and n <= NUMPY_ORDER_ROWS and \
-        first_calls.within_budget("order") and not sorting.compiled_or_cached(
-            kernel.trec_arrays, tuple(SIGNATURES[kernel.trec_arrays][0]))
+        first_calls.within_budget("order") and not codec.arrays_ready()
 
 
 def trec_order(starts: np.ndarray, ends: np.ndarray, keys: np.ndarray, scores: np.ndarray,
