@@ -72,6 +72,20 @@ ROWS: dict[str, tuple[str, str]] = {
                      "fastrank.evaluate_run((q, d, (rng.random(q.size) < 0.05).astype(int)), "
                      "(q, d, rng.random(q.size)), "
                      "['map', 'ndcg@10', 'P@10', 'recip_rank', 'recall@100'])"),
+    "trec_text": ("`evaluate_run`, 2,000 queries x 1,000 documents, `str` ids, ties, "
+                  "`ties='trec_eval'` (the arrays made untimed)",
+                  "t_import = time.perf_counter() - t0; "
+                  "q = np.repeat(np.char.add('topic', np.arange(2000).astype(str)), 1000); "
+                  "d = np.char.add('FBIS4-', (rng.permutation(2_000_000) + 10**6).astype(str)); "
+                  "r = np.round(rng.random(q.size) * 830) / 830; j = rng.random(q.size) < 0.2; "
+                  "t0 = time.perf_counter() - t_import; "
+                  "fastrank.evaluate_run((q[j], d[j], rng.integers(0, 3, int(j.sum()))), "
+                  "(q, d, r), ['map', 'ndcg@10', 'P@10', 'recip_rank', 'Rprec'], "
+                  "ties='trec_eval')"),
+    "weighted": ("`roc_auc`, one task, `sample_weight`",
+                 "fastrank.roc_auc(y, s, sample_weight=rng.random(n))"),
+    "weighted_curve": ("`roc_curve`, one task, `sample_weight`",
+                       "fastrank.roc_curve(y, s, sample_weight=rng.random(n))"),
     "dense_top_k": ("`precision_at_k`, dense scores 5,000 x 20 (small: numpy only, no kernel)",
                     "fastrank.precision_at_k(rng.random((n, 20)) < 0.2, rng.random((n, 20)), 5)"),
 }

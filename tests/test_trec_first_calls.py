@@ -233,9 +233,9 @@ def test_numpy_text_keys_equal_the_kernel(ids: list[str]) -> None:
 @PROPERTY_SETTINGS
 @given(ids=st.lists(st.binary(max_size=6).map(lambda b: b.replace(b"\x00", b"z")), min_size=2,
                     max_size=60))
-def test_unique_of_bytes_is_numpys(ids: list[bytes]) -> None:
+def test_unique_keys_of_bytes_are_numpys(ids: list[bytes]) -> None:
     keys = np.array(ids, dtype="S6" if max(map(len, ids)) else "S1")
-    got = trec_ids.unique(np.arange(keys.shape[0]), keys)
+    got = trec_ids.unique_keys(keys)
     _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
     assert np.array_equal(got[0], first) and np.array_equal(got[1], inv.reshape(-1))
 
@@ -247,9 +247,12 @@ def _large_runs(kind: str, seed: int) -> tuple[tuple, tuple]:
     pool = {"short": [f"d{j}" for j in range(3000)],
             "long": [f"FBIS4-{j:08d}" for j in range(3000)],
             "wide": [f"d\u0394{j}" for j in range(3000)],
-            "mixed": [f"d{j}" if j % 3 else f"document-{j}" for j in range(3000)]}[kind]
+            "mixed": [f"d{j}" if j % 3 else f"document-{j}" for j in range(3000)],
+            "padded": [f"FBIS4-{j:08d}" for j in range(3000)]}[kind]
     q = np.repeat(np.array([f"q{i}" for i in range(nq)]), nd)
     d = np.concatenate([np.array(pool)[rng.permutation(len(pool))[:nd]] for _ in range(nq)])
+    if kind == "padded":  # a dtype wider than every id (as np.char.add makes them)
+        q, d = q.astype("U40"), d.astype("U33")
     s = rng.integers(0, 20, q.shape[0]).astype(np.float64)
     if seed % 2:  # a query's rows not together
         order = rng.permutation(q.shape[0])
@@ -260,7 +263,7 @@ def _large_runs(kind: str, seed: int) -> tuple[tuple, tuple]:
 
 
 @pytest.mark.parametrize("kind,seed", [("short", 0), ("long", 1), ("wide", 2), ("mixed", 3),
-                                        ("long", 4)])
+                                        ("long", 4), ("padded", 5), ("padded", 6)])
 def test_large_text_arrays_by_numpy_equal_the_kernels(kind: str, seed: int,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     qrels, run = _large_runs(kind, seed)
