@@ -128,6 +128,28 @@ def test_weighted_rows_in_python_equal_the_kernels(case, max_fpr: float) -> None
         assert _same_weighted(t, max_fpr) == 4  # ordinary weights: the stand-in's
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_weighted_nonfinite_scores_raise_as_the_kernel_path(
+        bad: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A NaN or infinite score of a weighted task: the error naming it, stand-in or not
+    (each class is checked before its sort, as the kernels' sort checks its ends)."""
+    import fastrank
+    from fastrank._core import one_call
+
+    monkeypatch.setattr(one_call, "wanted", lambda t: False)  # the engine's way, as cold
+    y, s, w = [1, 0, 1, 0], [0.4, bad, 0.2, 0.1], [1.0, 2.0, 0.5, 1.0]
+    errors, used = [], []
+    for force in (True, False):
+        monkeypatch.setattr(first_calls, "weighted_by_python",
+                            lambda t, f=force: used.append(f) or (f and t.weights is not None))
+        for call in (fastrank.roc_auc, fastrank.roc_curve):
+            with pytest.raises(ValueError) as info:
+                call(y, s, sample_weight=w)
+            errors.append(str(info.value))
+    assert errors[:2] == errors[2:] and "index 1" in errors[0], errors
+    assert used.count(True) == 2  # both calls asked for the stand-in
+
+
 @pytest.mark.parametrize("w", [[1e-300, 1e300, 1e300, 1e300], [1e300, 1e-300, 1e-300, 1e-300],
                                [1e-300, 1.0, 2.0, 1e-300], [5e-324, 1.0, 1.0, 1.0]])
 def test_extreme_weights_in_python_equal_the_kernels(w: list[float]) -> None:
