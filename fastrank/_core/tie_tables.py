@@ -109,7 +109,7 @@ def task_table(t: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.
             return first_calls.tie_table(t, runs)
         except NonFinite:
             raise_nonfinite(t.values)
-    if t.weights is not None and first_calls.weighted_by_python(t):
+    if first_calls.weighted_by_python(t):
         try:
             got = first_calls.weighted_table(t)
         except NonFinite:

@@ -229,9 +229,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         from .relstrings import relstrings
 
         length, before = relstring
-        at = measures.index("P_1000") + 1 if before < 0 and "P_1000" in measures else \
-            min(len(_expand(measures_asked[:before])), len(measures)) if before >= 0 else \
-            len(measures)
+        if before >= 0:  # after the names asked before it
+            at = min(len(_expand(measures_asked[:before])), len(measures))
+        else:  # all_trec's place, after P_1000
+            at = measures.index("P_1000") + 1 if "P_1000" in measures else len(measures)
         measures.insert(at, "relstring")
         queries = scores.queries.tolist()
         strings = dict(zip(queries, relstrings(qrels, runs[names[0]], scores.queries, length,
