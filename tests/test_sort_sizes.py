@@ -94,7 +94,11 @@ def test_each_size_bucket_is_timed_once_and_shown(monkeypatch: pytest.MonkeyPatc
     out = io.StringIO()
     fastrank.show_config(file=out)
     line = next(x for x in out.getvalue().splitlines() if x.strip().startswith("float32"))
-    assert "numpy 1-" in line and "3,072:" in line and "131,072:" in line
+    assert "3,072:" in line and "131,072:" in line
+    runs = line.split(": ", 1)[1].split(" keys (timed here")[0].split(", ")
+    # from 1 key up, in runs of one sort each (one run where one sort wins at every size)
+    assert runs[0].startswith("numpy 1") and runs[-1].endswith("+"), runs
+    assert all(r.split()[0] in ("numpy", "radix") for r in runs), runs
     monkeypatch.setenv("FASTRANK_SORT", "radix")
     out = io.StringIO()
     fastrank.show_config(file=out)
