@@ -1,14 +1,18 @@
 """What a new user waits for: import plus the first call of each entry point in a
-fresh process, with an empty Numba cache and with a warm one, and the time of
-``fastrank compile``. Prints the table docs/speed.md's "Compile cost" shows.
+fresh process, with an empty Numba cache and in the processes after it, and the
+time of ``fastrank compile``. Prints the table docs/speed.md's "Compile cost" shows.
 
     python benchmarks/cold_start.py              # every row, then fastrank compile
     python benchmarks/cold_start.py --rows roc_auc all_metrics --no-compile
 
 Each row runs in a process of its own (import included), first with an empty
-``NUMBA_CACHE_DIR`` (the first call compiles what it needs), then again with the
-cache that run left (the median of three). Nothing else should run meanwhile:
-compiling is one core's work, and a shared machine's noise shows directly.
+``NUMBA_CACHE_DIR``, then in :data:`LATER` more processes, one after another, with
+the cache (and the stand-ins' record of seconds) each left: while a kernel is not
+cached, small first calls take numpy stand-ins, until the processes together have
+spent the stand-in's budget; the process that finds it spent compiles the kernel
+(the slow one in the row), and the processes after find it cached. Nothing else
+should run meanwhile: compiling is one core's work, and a shared machine's noise
+shows directly.
 """
 
 from __future__ import annotations
@@ -16,7 +20,6 @@ from __future__ import annotations
 import argparse
 import io
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -101,13 +104,16 @@ def _once(call: str, cache: str) -> float:
     return float(out.stdout.split()[-1])
 
 
-def measure(name: str) -> tuple[float, float]:
-    """(empty cache, warm cache) seconds, import included, for row ``name``."""
+LATER = 4
+
+
+def measure(name: str) -> tuple[float, list[float]]:
+    """(empty cache, each later process) seconds, import included, for row ``name``."""
     call = ROWS[name][1]
     with tempfile.TemporaryDirectory() as cache:
         cold = _once(call, cache)
-        warm = statistics.median(_once(call, cache) for _ in range(3))
-    return cold, warm
+        later = [_once(call, cache) for _ in range(LATER)]
+    return cold, later
 
 
 def compile_time(jobs: int | None) -> float:
@@ -141,11 +147,13 @@ def main(argv: list[str] | None = None) -> int:
     info = fastrank.config.config()
     print(f"Kernels: {info['kernels']}, declared variants: {info['declared variants']}")
     print()
-    print("| first call (import included, fresh process) | empty Numba cache | cached |")
+    print("| first call (import included, fresh process) | empty Numba cache "
+          f"| the {LATER} processes after, in turn |")
     print("|---|---|---|")
     for name in args.rows:
-        cold, warm = measure(name)
-        print(f"| {ROWS[name][0]} | {cold:.2f} s | {warm:.2f} s |", flush=True)
+        cold, later = measure(name)
+        print(f"| {ROWS[name][0]} | {cold:.2f} s | {', '.join(f'{t:.2f}' for t in later)} s |",
+              flush=True)
     if not args.no_compile:
         print()
         par = compile_time(None)

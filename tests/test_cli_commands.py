@@ -37,7 +37,7 @@ def test_info_prints_show_config(capsys):
     captured = capsys.readouterr()
     expected = fastrank.config.config()
     for key in ("fastrank", "cpu", "numpy SIMD", "sort", "threads", "numba threading layer",
-                "cache folder", "cached variants"):
+                "cache folder", "cached variants", "first calls"):
         assert any(line.startswith(f"{key}:") for line in captured.out.splitlines()), key
     assert f"cache folder: {expected['cache folder']}" in captured.out
     assert f"threads: {expected['threads']}" in captured.out

@@ -7,6 +7,7 @@ AUC's budget, one class or both."""
 from __future__ import annotations
 
 import contextlib
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -483,3 +484,114 @@ assert repr(first) == repr(again), (first, again)
 print("ok")
 """
     assert_prints_ok(code, cache_dir=tmp_path)
+
+
+@pytest.fixture
+def record(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A record of stand-in seconds in a folder of its own, nothing carried yet."""
+    path = tmp_path / "cache" / "fastrank-first-calls-test.json"
+    monkeypatch.setattr(first_calls, "record_path", lambda: str(path))
+    monkeypatch.setattr(first_calls, "_carried", None)
+    monkeypatch.setattr(first_calls, "_spent", {})
+    monkeypatch.setattr(first_calls.atexit, "register", lambda *args: None)
+    monkeypatch.setattr(first_calls, "CARRIED", 4.0 * first_calls.BUDGET)
+    return path
+
+
+def test_the_budget_counts_earlier_processes(record: Path) -> None:
+    """A stand-in's budget is spent by this process (:data:`BUDGET`) and by it with the
+    earlier ones (:data:`CARRIED`): the record's seconds are read once, this process's
+    added to what the file then holds."""
+    unit = first_calls.BUDGET  # (CARRIED: 4 units here)
+    assert first_calls.within_budget("sweep")
+    first_calls.spend("sweep", 0.875 * unit)
+    for _ in range(4):  # (four processes that spent the same)
+        first_calls.save(str(record))
+    assert json.loads(record.read_text()) == {"sweep": 3.5 * unit}
+    first_calls.spend("sweep", 0.125 * unit)  # this process: its own budget spent
+    assert not first_calls.within_budget("sweep") and first_calls.within_budget("table")
+    first_calls._carried = None  # the next process
+    first_calls._spent.clear()
+    assert first_calls.within_budget("sweep") and first_calls.within_budget("table")
+    assert first_calls._carried == {"sweep": 3.5 * unit}
+    first_calls.spend("sweep", 0.25 * unit)
+    assert first_calls.within_budget("sweep")
+    first_calls.spend("sweep", 0.25 * unit)  # 4 units with the earlier processes
+    assert not first_calls.within_budget("sweep")
+    assert first_calls.within_budget("sweep", 6.0 * unit)  # (a budget above CARRIED)
+    first_calls.save(str(record))
+    assert json.loads(record.read_text()) == {"sweep": 4.0 * unit}
+    assert [p.name for p in record.parent.iterdir()] == [record.name]  # no file left over
+
+
+@pytest.mark.parametrize("text", ["", "[1, 2]", "{", '{"sweep": "x", "table": -1}',
+                                  '{"sweep": NaN, "table": Infinity}', "\xff\xfe",
+                                  '{"sweep": 1' + "0" * 400 + "}", "[" * 100_000])
+def test_a_record_that_is_not_one_carries_nothing(record: Path, text: str) -> None:
+    record.parent.mkdir()
+    record.write_bytes(text.encode("latin-1"))
+    assert first_calls.within_budget("sweep") and first_calls._carried == {}
+    first_calls.spend("sweep", 0.125)
+    first_calls.save(str(record))
+    assert json.loads(record.read_text()) == {"sweep": 0.125}
+
+
+def test_a_folder_that_cannot_be_written_keeps_no_record(record: Path) -> None:
+    record.parent.write_text("a file where the cache's folder would be")
+    first_calls.spend("sweep", 0.125)
+    first_calls.save(str(record))  # no error: the budget then counts per process
+    assert record.parent.read_text().startswith("a file")
+    assert first_calls._read(str(record)) == {}
+
+
+def test_the_record_is_one_per_version_sources_and_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In the kernel cache's folder, named by what makes Numba's own entries stale."""
+    import fastrank
+    from fastrank._kernels.sweep import sweep_one
+
+    path = first_calls.record_path()
+    assert path is not None and Path(path).parent == Path(sweep_one._cache._cache_path)
+    assert Path(path).name.startswith("fastrank-first-calls-") and path.endswith(".json")
+    assert first_calls.record_path() == path
+    monkeypatch.setattr(fastrank, "__version__", fastrank.__version__ + "+1")
+    assert first_calls.record_path() != path
+
+
+def test_a_kernel_compiles_once_processes_spent_its_budget(tmp_path: Path) -> None:
+    """Processes that each make one small call: the first takes the stand-in and writes
+    its seconds beside the (empty) kernel cache; the one that finds them over the budget
+    compiles the kernels, which the cache then gives the next; the same numbers."""
+    code = """
+import numpy as np, fastrank
+from fastrank._core import first_calls
+from fastrank._kernels.sweep import sweep_one
+first_calls.BUDGET = first_calls.CARRIED = {budget}
+y, s = [0, 1, 1, 0, 1], [0.5, 0.25, 0.5, 0.125, 1.0]
+value = fastrank.roc_auc(y, s)
+assert value == 0.75, value
+ran = (bool(sweep_one._cache_misses), bool(sweep_one._cache_hits))  # (compiled, from cache)
+assert ran == {ran}, ran
+print("ok")
+"""
+    assert_prints_ok(code.format(budget=1.0, ran=(False, False)), cache_dir=tmp_path)
+    path = next(tmp_path.rglob("fastrank-first-calls-*.json"))
+    spent = json.loads(path.read_text())["sweep"]
+    assert 0.0 < spent < 1.0
+    assert_prints_ok(code.format(budget=spent, ran=(True, False)), cache_dir=tmp_path)
+    assert_prints_ok(code.format(budget=spent, ran=(False, True)), cache_dir=tmp_path)
+    assert json.loads(path.read_text())["sweep"] == spent  # (nothing spent since)
+
+
+def test_info_shows_what_the_stand_ins_spent(record: Path) -> None:
+    """``fastrank info``'s line: the budgets, the seconds the record and this process
+    hold by stand-in, and the record's path."""
+    import fastrank
+
+    line = fastrank.config.config()["first calls"]
+    assert "0.5 s a process and 2 s over the processes" in line  # (CARRIED: 4 x 0.5 here)
+    assert "spent: none" in line and str(record) in line
+    first_calls.spend("sweep", 0.25)
+    first_calls.save(str(record))
+    first_calls.spend("heads", 0.125)
+    line = fastrank.config.config()["first calls"]
+    assert "spent: heads 0.12 s, sweep 0.50 s (record: " in line  # saved 0.25, and 0.25 here

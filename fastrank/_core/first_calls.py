@@ -6,8 +6,10 @@ takes microseconds. So the first small calls of a process take numpy
 stand-ins that give the kernel's numbers bit for bit, until the kernel runs
 without compiling (compiled in this process by another path, or held by the
 cache: ``fastrank compile``, an earlier process) or the stand-ins have taken
-:data:`BUDGET` seconds in the process; then the kernel compiles once, and a
-process making many calls still ends on it.
+:data:`BUDGET` seconds, in this process and the earlier ones that share the
+kernel cache (their seconds carried by a small record in the cache's folder,
+:func:`record_path`); then the kernel compiles once, the cache keeps it, and a
+process making many calls, or a script run over and over, ends on it.
 
 * :func:`sweep_by_numpy` / :func:`sweep_row`: an unweighted task's ``OUT_*``
   row and break-even score bits, as :func:`~fastrank._kernels.sweep.sweep_one`
@@ -41,10 +43,15 @@ Each stand-in is tested against its kernel on inputs full of ties
 
 from __future__ import annotations
 
+import atexit
+import hashlib
+import json
 import math
+import os
+import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import numpy as np
@@ -88,13 +95,107 @@ from .inputs import SPECS, Batch, Task
 # Seconds of stand-in calls (each stand-in its own) after which its kernel is
 # compiled all the same: a process making many calls pays at most this first.
 BUDGET = 0.5
-_spent: dict[str, float] = {}
+# ... and the processes that share a kernel cache, all together (see _carried): about
+# what one kernel's compile costs (5-8 s on the machines measured), so that a script
+# run over and over pays at most about twice what compiling at once would have cost.
+CARRIED = 5.0
+_spent: dict[str, float] = {}  # this process's seconds, by stand-in
+# Earlier processes' seconds, by stand-in, read once per process from the record
+# beside the kernel cache (None: not read yet). Without it, a script run over and
+# over would never compile a kernel (each fresh process within budget) and pay the
+# stand-ins' price every time; with it, the kernel compiles in the process that
+# finds the budget spent, is cached, and the processes after run it.
+_carried: dict[str, float] | None = None
+_loading = threading.Lock()
 
 
 def within_budget(name: str, budget: float | None = None) -> bool:
-    """Whether stand-in ``name`` has taken less than ``budget`` seconds so far
-    (:data:`BUDGET` unless its compile is far longer than most)."""
-    return _spent.get(name, 0.0) < (BUDGET if budget is None else budget)
+    """Whether stand-in ``name`` has taken less than ``budget`` seconds so far in this
+    process (:data:`BUDGET` unless its compile is far longer than most), and less
+    than :data:`CARRIED` (or ``budget``, if more) with the earlier processes that
+    share the kernel cache."""
+    limit = BUDGET if budget is None else budget
+    spent = _spent.get(name, 0.0)
+    if spent >= limit:
+        return False
+    carried = _load() if _carried is None else _carried
+    return carried.get(name, 0.0) + spent < max(CARRIED, limit)
+
+
+RECORD_VERSION = 1
+
+
+def record_path() -> str | None:
+    """The record of stand-in seconds for this machine and these kernel sources, a
+    small JSON file in the kernel cache's folder (None where there is none): one file
+    per fastrank and Numba version, kernel sources and CPU, as Numba keys its own
+    cache entries, so that an upgrade or an edited kernel starts a new budget."""
+    kernel: Any = sweep_one
+    try:
+        folder = kernel._cache._cache_path
+        sources = os.path.dirname(os.path.abspath(kernel.py_func.__code__.co_filename))
+        stamps = sorted((entry.name, entry.stat().st_mtime_ns, entry.stat().st_size)
+                        for entry in os.scandir(sources) if entry.name.endswith(".py"))
+        magic = kernel.targetctx.codegen().magic_tuple()
+    except Exception:  # no cache for these kernels: nothing to carry
+        return None
+    from numba import __version__ as numba_version
+
+    from .. import __version__
+    key = repr((RECORD_VERSION, __version__, numba_version, magic, stamps))
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return os.path.join(folder, f"fastrank-first-calls-{digest}.json")
+
+
+def _read(path: str) -> dict[str, float]:
+    """The seconds that record ``path`` holds by stand-in ({} where it is missing or
+    unreadable: the record only ever advises)."""
+    try:
+        with open(path, encoding="ascii") as f:
+            data = json.load(f)
+        return {str(k): float(v) for k, v in data.items()
+                if isinstance(v, (int, float)) and math.isfinite(v) and v > 0.0}
+    except Exception:  # missing, unreadable, not JSON, not a mapping of numbers
+        return {}
+
+
+def _load() -> dict[str, float]:
+    """Read the record once per process (:data:`_carried`); at exit, this process's
+    seconds are added to it (:func:`save`)."""
+    global _carried
+    with _loading:
+        if _carried is None:  # (another thread may have read it meanwhile)
+            path = record_path()
+            if path is not None:
+                atexit.register(save, path)
+            _carried = {} if path is None else _read(path)
+        return _carried
+
+
+def save(path: str) -> None:
+    """Add this process's stand-in seconds to record ``path`` (read again first, so
+    that processes ending at once lose little; written whole, then renamed into
+    place). A folder that cannot be written keeps no record: the stand-ins then
+    count per process, as without one."""
+    spent = {k: v for k, v in _spent.items() if v > 0.0}
+    if not spent:
+        return
+    total = _read(path)
+    for name, seconds in spent.items():
+        total[name] = total.get(name, 0.0) + seconds
+    import tempfile
+
+    part = None
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, part = tempfile.mkstemp(prefix=".fastrank-", dir=os.path.dirname(path))
+        with os.fdopen(fd, "w", encoding="ascii") as f:
+            json.dump(total, f)
+        os.replace(part, path)
+    except OSError:
+        if part is not None:
+            with suppress(OSError):
+                os.unlink(part)
 
 
 @contextmanager

@@ -19,9 +19,10 @@ first repeated pair that the kernel's reading gives, bit for bit:
 
 Anything else (bytes beyond ASCII, a carriage return alone, a NUL, a line of
 too few columns, a value that is not a finite number) returns None, and the
-kernel reads the file and names what is wrong. A process reads by numpy until
-that has taken :data:`BUDGET` seconds (the compile would take longer), then
-compiles the kernel once.
+kernel reads the file and names what is wrong. Files are read by numpy until
+that has taken :data:`BUDGET` seconds (the compile would take longer), in this
+process and the earlier ones sharing the kernel cache (``first_calls``), then the
+kernel compiles once.
 """
 
 from __future__ import annotations
