@@ -722,3 +722,26 @@ def test_comment_lines_are_skipped_as_trec_eval_skips_them(tmp_path, reader) -> 
         fastrank.read_run(write(tmp_path / "bad", "# one\n# two\nq1 Q0 d1 1 x t\n"))
     with pytest.raises(DataError, match=r"a NUL byte"):
         fastrank.read_run(write(tmp_path / "nul", "q1 Q0 d1 1 1 t\n# a \x00 here\n"))
+
+
+def test_qrels_grades_are_read_as_trec_eval_reads_them(tmp_path, reader) -> None:
+    """trec_eval reads a grade with C's atol, the integer the token starts with: a
+    qrels file of fractional grades scores (every measure, per query) as the same
+    file with those integers, and the grades come back as them (no -0.0)."""
+    lines = [("q1", "d1", "1.5", "1"), ("q1", "d2", "0.5", "0"), ("q1", "d3", "2.99", "2"),
+             ("q1", "d4", "-1.5", "-1"), ("q1", "d5", "-0.5", "0"), ("q2", "d1", "+3.0", "3"),
+             ("q2", "d6", "10.25", "10"), ("q2", "d7", "0.999", "0")]
+    frac = write(tmp_path / "frac", "".join(f"{q} 0 {d} {g}\n" for q, d, g, _ in lines))
+    whole = write(tmp_path / "whole", "".join(f"{q} 0 {d} {w}\n" for q, d, _, w in lines))
+    got = fastrank.read_qrels(frac)
+    assert got[2].tolist() == [float(w) for *_, w in lines]
+    assert not np.signbit(got[2][[1, 4, 7]]).any()
+    run = write(tmp_path / "run", "".join(f"{q} Q0 d{k} {k} {1.0 / k} t\n" for q in ("q1", "q2")
+                                          for k in range(1, 8)))
+    measures = ["map", "ndcg", "ndcg@3", "P@5", "Rprec", "recip_rank", "bpref", "infAP",
+                "num_rel", "num_rel_ret"]
+    a = fastrank.evaluate_run(got, fastrank.read_run(run), measures, ties="trec_eval")
+    b = fastrank.evaluate_run(fastrank.read_qrels(whole), fastrank.read_run(run), measures,
+                              ties="trec_eval")
+    for m in measures:
+        assert same_bits(a.per_query[m], b.per_query[m]), m

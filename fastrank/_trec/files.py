@@ -456,11 +456,15 @@ def read_qrels(path: str) -> tuple[Any, Any, np.ndarray]:
 
     Each line: ``qid iter docid relevance``; relevance 1 and above is relevant
     (0 and negative grades are judged not relevant). The ids come as
-    :class:`~fastrank.trec.CodedIds`, the grades as float64 (trec_eval reads the
-    integer that starts each, so that a grade of 1.5 is 1 there); lines from ``#``
-    are comments, skipped.
+    :class:`~fastrank.trec.CodedIds`, the grades as float64 integers, read as
+    trec_eval reads them (C's ``atol``): the integer each starts with, so that
+    1.5 is 1 and -1.5 is -1, and every measure and relstring is trec_eval's on
+    such files (a grade in exponent notation is the one difference: 1e1 is 10,
+    where ``atol`` stops at the ``e``). Lines from ``#`` are comments, skipped.
     """
     qids, docs, rel, twice = read_table(path, 4, "qrels", (0, 2, 3), "relevance")
     if twice == -1 and isinstance(docs, CodedIds):  # checked by the reader: not again
         docs._pairs_checked_with = qids
+    np.trunc(rel, out=rel)
+    rel += 0.0  # (-0.5 is 0, not -0.0)
     return qids, docs, rel
