@@ -595,3 +595,36 @@ def test_info_shows_what_the_stand_ins_spent(record: Path) -> None:
     first_calls.spend("heads", 0.125)
     line = fastrank.config.config()["first calls"]
     assert "spent: heads 0.12 s, sweep 0.50 s (record: " in line  # saved 0.25, and 0.25 here
+
+
+def test_a_process_whose_kernels_run_never_reads_the_record(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each stand-in asks first whether its kernel runs without compiling, then its
+    budget: a process with its kernels compiled (or cached) never reads the record."""
+    import fastrank
+
+    rng = np.random.default_rng(5)
+    y = rng.random(300) < 0.3
+    s = np.round(rng.random(300), 2)
+    w = rng.random(300)
+    calls = [lambda: fastrank.roc_auc(y, s), lambda: fastrank.all_metrics(y, s),
+             lambda: fastrank.average_precision(np.stack([y, ~y], 1), np.stack([s, s], 1),
+                                                average=None),
+             lambda: fastrank.roc_curve(y, s), lambda: fastrank.roc_auc(y, s, sample_weight=w),
+             lambda: fastrank.precision_recall_curve(y, s, sample_weight=w),
+             lambda: fastrank.sensitivity_at_specificity(y, s, 0.8),
+             lambda: fastrank.bootstrap_ci("roc_auc", y, s, n_resamples=20, seed=1),
+             lambda: fastrank.delong_test(y, s, s ** 2),
+             lambda: fastrank.evaluate_run((np.zeros(4, int), np.arange(4), [1, 0, 2, 0]),
+                                           (np.zeros(6, int), np.arange(6), s[:6]),
+                                           ["map", "ndcg@3", "P@2"])]
+    monkeypatch.setattr(first_calls, "BUDGET", 0.0)  # every kernel compiled, or loaded
+    first = [repr(c()) for c in calls]
+
+    def read() -> dict[str, float]:
+        raise AssertionError("the record was read")
+
+    monkeypatch.setattr(first_calls, "_carried", None)
+    monkeypatch.setattr(first_calls, "_load", read)
+    monkeypatch.setattr(first_calls, "BUDGET", 0.5)
+    assert [repr(c()) for c in calls] == first

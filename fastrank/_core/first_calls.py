@@ -251,7 +251,7 @@ def sweep_by_numpy(t: Task, what: int) -> bool:
     """Whether unweighted task ``t`` takes :func:`sweep_row` (see the module's notes):
     at most :data:`SWEEP_MAX` samples."""
     return (t.weights is None and t.values.shape[0] <= SWEEP_MAX
-            and within_budget("sweep") and not steps_ready(t.values.dtype))
+            and not steps_ready(t.values.dtype) and within_budget("sweep"))
 
 
 BATCH_MAX = 1 << 20  # samples of a batch in all (numpy's sweeps: about 0.1-0.3 s)
@@ -263,8 +263,8 @@ def batch_by_numpy(b: Batch) -> bool:
     neither that kernel nor the engine's steps are compiled: unweighted, at most
     :data:`BATCH_MAX` samples in all."""
     dtype = b.values.dtype
-    return (b.weights is None and within_budget("sweep") and not steps_ready(dtype)
-            and not _ready(run_segments, dtype, with_split=False)
+    return (b.weights is None and not steps_ready(dtype)
+            and not _ready(run_segments, dtype, with_split=False) and within_budget("sweep")
             and int(b.sizes.sum()) <= BATCH_MAX)  # (the sum last: once compiled, never)
 
 
@@ -273,7 +273,7 @@ def table_by_numpy(t: Task) -> bool:
     table's kernels are not compiled (see the module's notes), at most
     :data:`SWEEP_MAX` samples."""
     return (t.weights is None and t.values.shape[0] <= SWEEP_MAX
-            and within_budget("table") and not _ready(sweep_split, t.values.dtype))
+            and not _ready(sweep_split, t.values.dtype) and within_budget("table"))
 
 
 def tie_table(t: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -329,12 +329,12 @@ WEIGHTED_MAX = 1 << 14  # weighted tasks of more samples keep the kernels
 def weighted_by_python(t: Task) -> bool:
     """Whether weighted task ``t`` takes :func:`weighted_row`: at most
     :data:`WEIGHTED_MAX` samples, while its kernels are not all compiled."""
-    if t.weights is None or t.values.shape[0] > WEIGHTED_MAX or t.shift != 0 or \
-            not within_budget("weighted"):
+    if t.weights is None or t.values.shape[0] > WEIGHTED_MAX or t.shift != 0:
         return False  # (shift: classes in units of their own, weights 2**1900 apart)
     keys = 0 if t.values.dtype.itemsize == 4 else 1  # (jit.KEYS' order)
     return not (_compiled(sweep_split, VARIANT[t.values.dtype]) and _compiled(combine, 0)
-                and _compiled(split, keys) and _compiled(sort_pairs, keys))
+                and _compiled(split, keys) and _compiled(sort_pairs, keys)) and \
+        within_budget("weighted")
 
 
 def weighted_row(t: Task, max_fpr: float, what: int) -> tuple[np.ndarray, int] | None:
@@ -418,8 +418,8 @@ def table_row_by_numpy(table: tuple[np.ndarray, np.ndarray, np.ndarray]) -> bool
     :data:`SWEEP_MAX` entries of whole counts, each class's total below 2**53 (int64
     and float64 exact) and fewer than 2**52 pairs (the AUC's sums exact)."""
     gpos, gneg = table[1], table[2]
-    if (gpos.shape[0] > SWEEP_MAX or not within_budget("sweep")
-            or (_compiled(sweep_table, 0) and _compiled(combine, 0))):
+    if (gpos.shape[0] > SWEEP_MAX or (_compiled(sweep_table, 0) and _compiled(combine, 0))
+            or not within_budget("sweep")):
         return False
     pos, neg = float(np.sum(gpos)), float(np.sum(gneg))
     return bool(max(pos, neg) < 2.0**53 and pos * neg < 2.0**52
@@ -508,8 +508,8 @@ def groups_by_numpy(t: Task, kernel: Any) -> bool:
     :data:`SWEEP_MAX` finite scores (the kernel's callers check them, or not, as
     before)."""
     values = t.values
-    return (values.shape[0] <= SWEEP_MAX and within_budget("groups")
-            and not _compiled(kernel, 0)
+    return (values.shape[0] <= SWEEP_MAX and not _compiled(kernel, 0)
+            and within_budget("groups")
             and (values.dtype.kind != "f" or bool(np.isfinite(values).all())))
 
 
@@ -557,8 +557,8 @@ DRAWS_MAX = 1 << 22  # a bootstrap's draws in all (resamples times draws each)
 def resamples_by_numpy(weighted: bool, draws: int) -> bool:
     """Whether an unweighted bootstrap of ``draws`` draws in all takes
     :func:`resample_rows`, while the resampling kernel is not compiled."""
-    return (not weighted and draws <= DRAWS_MAX and within_budget("resample")
-            and not _compiled(resample_sweeps, 0))
+    return (not weighted and draws <= DRAWS_MAX and not _compiled(resample_sweeps, 0)
+            and within_budget("resample"))
 
 
 def resample_rows(ngroups: int, pos_gid: np.ndarray, neg_gid: np.ndarray, codes: np.ndarray,
@@ -607,8 +607,8 @@ def read_by_python(entries: int) -> bool:
     """Whether a readout of tables of ``entries`` entries in all takes
     :func:`read_in_python`, while the readouts' kernel is not compiled (see the
     module's notes)."""
-    return (entries <= READ_MAX and within_budget("readout")
-            and not _compiled(read_tables, 0))
+    return (entries <= READ_MAX and not _compiled(read_tables, 0)
+            and within_budget("readout"))
 
 
 _read_twin = in_python(read_tables)

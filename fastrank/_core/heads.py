@@ -115,10 +115,11 @@ def by_numpy(entries: int, bits: np.dtype[Any]) -> bool:
     numpy calls have taken :data:`.first_calls.BUDGET` seconds, so that a first small
     call compiles nothing (the kernel's compile is most of it) and many small
     calls still end on the kernel."""
-    if entries >= NUMPY_ENTRIES or not first_calls.within_budget("heads"):
+    if entries >= NUMPY_ENTRIES:
         return False
     variant = 0 if bits == np.dtype(np.uint32) else 1  # topk's signatures: KEYS' order
-    return not compiled_or_cached(_row_heads, tuple(SIGNATURES[_row_heads][variant]))
+    return not compiled_or_cached(_row_heads, tuple(SIGNATURES[_row_heads][variant])) and \
+        first_calls.within_budget("heads")
 
 
 def numpy_heads(starts: np.ndarray, stored: np.ndarray, cols: np.ndarray, keys: np.ndarray,

@@ -479,7 +479,7 @@ def stand_in(jd: Any, rd: Any) -> bool:
     """Whether large text ids (:func:`large_text`) are coded by numpy: at most
     :data:`CODING_ROWS`, while the kernel is not compiled and within the budget."""
     return large_text(jd, rd) and jd.shape[0] + rd.shape[0] <= CODING_ROWS and \
-        first_calls.within_budget("coding") and not codec.arrays_ready()
+        not codec.arrays_ready() and first_calls.within_budget("coding")
 
 
 def documents(jd: Any, rd: Any, trec: bool) -> tuple[np.ndarray, np.ndarray,
@@ -594,7 +594,7 @@ def order_by_numpy(n: int, kernel_rows: int = KERNEL_ROWS) -> bool:
     """Whether :func:`trec_order` orders ``n`` rows, ``kernel_rows`` or more, by
     numpy's sort while the kernel is not compiled (see above)."""
     return kernel_rows == KERNEL_ROWS and n <= NUMPY_ORDER_ROWS and \
-        first_calls.within_budget("order") and not codec.arrays_ready()
+        not codec.arrays_ready() and first_calls.within_budget("order")
 
 
 def trec_order(starts: np.ndarray, ends: np.ndarray, keys: np.ndarray, scores: np.ndarray,

@@ -54,8 +54,8 @@ def reader_ready() -> bool:
 
 def wanted(size: int) -> bool:
     """Whether a file of ``size`` bytes is read by :func:`read` (see the notes)."""
-    return size <= READ_MAX and first_calls.within_budget("reader", BUDGET) and \
-        not reader_ready()
+    return size <= READ_MAX and not reader_ready() and \
+        first_calls.within_budget("reader", BUDGET)
 
 
 def read(path: Any, raw: files.Raw, width: int, picks: tuple[int, int, int]) -> tuple[
