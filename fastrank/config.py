@@ -142,10 +142,7 @@ def _stand_ins_line() -> str:
     """The stand-ins' budgets and what the processes sharing this cache spent."""
     from ._core import first_calls
 
-    path = first_calls.record_path()
-    spent = dict(first_calls._read(path)) if path is not None else {}
-    for name, seconds in first_calls._spent.items():  # (this process's, not saved yet)
-        spent[name] = spent.get(name, 0.0) + seconds
+    path, spent = first_calls.spent_here()
     shown = ", ".join(f"{k} {v:.2f} s" for k, v in sorted(spent.items()) if v > 0.0)
     return (f"until a kernel is compiled or cached, small calls take stand-ins with the kernel's "
             f"numbers, each for {first_calls.BUDGET:g} s a process and {first_calls.CARRIED:g} s "

@@ -147,6 +147,16 @@ def record_path() -> str | None:
     return os.path.join(folder, f"fastrank-first-calls-{digest}.json")
 
 
+def spent_here() -> tuple[str | None, dict[str, float]]:
+    """The record's path and the seconds by stand-in that it and this process hold
+    (what this process spent is added to the record at its exit)."""
+    path = record_path()
+    total = _read(path) if path is not None else {}
+    for name, seconds in _spent.items():
+        total[name] = total.get(name, 0.0) + seconds
+    return path, total
+
+
 def _read(path: str) -> dict[str, float]:
     """The seconds that record ``path`` holds by stand-in ({} where it is missing or
     unreadable: the record only ever advises)."""
