@@ -140,14 +140,18 @@ def config() -> dict[str, Any]:
 
 def _stand_ins_line() -> str:
     """The stand-ins' budgets and what the processes sharing this cache spent."""
-    from ._core import first_calls
+    from ._core import carried, first_calls
 
-    path, spent = first_calls.spent_here()
-    shown = ", ".join(f"{k} {v:.2f} s" for k, v in sorted(spent.items()) if v > 0.0)
-    return (f"until a kernel is compiled or cached, small calls take stand-ins with the kernel's "
-            f"numbers, each for {first_calls.BUDGET:g} s a process and {first_calls.CARRIED:g} s "
-            f"over the processes sharing this cache; spent: {shown or 'none'} "
-            f"(record: {path or 'none, no cache'})")
+    where, earlier, here = first_calls.spent_here()
+
+    def shown(spent: dict[str, float]) -> str:
+        return ", ".join(f"{k} {v:.2f} s" for k, v in sorted(spent.items()) if v > 0.0) or "none"
+
+    return (f"until a kernel is compiled or cached, small calls take stand-ins with the "
+            f"kernel's numbers, each for {first_calls.BUDGET:g} s a process and "
+            f"{first_calls.CARRIED:g} s over the processes sharing this cache (each counting "
+            f"what it spent beyond {carried.LOAD:g} s); record {where or 'none (no cache)'}: "
+            f"{shown(earlier)}; this process: {shown(here)}")
 
 
 def _items_line() -> str:

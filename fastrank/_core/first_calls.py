@@ -8,7 +8,7 @@ without compiling (compiled in this process by another path, or held by the
 cache: ``fastrank compile``, an earlier process) or the stand-ins have taken
 :data:`BUDGET` seconds, in this process and the earlier ones that share the
 kernel cache (their seconds carried by a small record in the cache's folder,
-:func:`record_path`); then the kernel compiles once, the cache keeps it, and a
+:mod:`.carried`); then the kernel compiles once, the cache keeps it, and a
 process making many calls, or a script run over and over, ends on it.
 
 * :func:`sweep_by_numpy` / :func:`sweep_row`: an unweighted task's ``OUT_*``
@@ -44,14 +44,12 @@ Each stand-in is tested against its kernel on inputs full of ties
 from __future__ import annotations
 
 import atexit
-import hashlib
-import json
 import math
 import os
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -87,7 +85,7 @@ from .._kernels.sweep import (
     sweep_table,
 )
 from .._kernels.tasks import split
-from . import score_ranges, sorting
+from . import carried, score_ranges, sorting
 from .arith import dot
 from .by_class import Classes, NonFinite, for_sweep
 from .inputs import SPECS, Batch, Task
@@ -118,55 +116,15 @@ def within_budget(name: str, budget: float | None = None) -> bool:
     spent = _spent.get(name, 0.0)
     if spent >= limit:
         return False
-    carried = _load() if _carried is None else _carried
-    return carried.get(name, 0.0) + spent < max(CARRIED, limit)
+    earlier = _load() if _carried is None else _carried
+    return earlier.get(name, 0.0) + spent < max(CARRIED, limit)
 
 
-RECORD_VERSION = 1
-
-
-def record_path() -> str | None:
-    """The record of stand-in seconds for this machine and these kernel sources, a
-    small JSON file in the kernel cache's folder (None where there is none): one file
-    per fastrank and Numba version, kernel sources and CPU, as Numba keys its own
-    cache entries, so that an upgrade or an edited kernel starts a new budget."""
-    kernel: Any = sweep_one
-    try:
-        folder = kernel._cache._cache_path
-        sources = os.path.dirname(os.path.abspath(kernel.py_func.__code__.co_filename))
-        stamps = sorted((entry.name, entry.stat().st_mtime_ns, entry.stat().st_size)
-                        for entry in os.scandir(sources) if entry.name.endswith(".py"))
-        magic = kernel.targetctx.codegen().magic_tuple()
-    except Exception:  # no cache for these kernels: nothing to carry
-        return None
-    from numba import __version__ as numba_version
-
-    from .. import __version__
-    key = repr((RECORD_VERSION, __version__, numba_version, magic, stamps))
-    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    return os.path.join(folder, f"fastrank-first-calls-{digest}.json")
-
-
-def spent_here() -> tuple[str | None, dict[str, float]]:
-    """The record's path and the seconds by stand-in that it and this process hold
-    (what this process spent is added to the record at its exit)."""
-    path = record_path()
-    total = _read(path) if path is not None else {}
-    for name, seconds in _spent.items():
-        total[name] = total.get(name, 0.0) + seconds
-    return path, total
-
-
-def _read(path: str) -> dict[str, float]:
-    """The seconds that record ``path`` holds by stand-in ({} where it is missing or
-    unreadable: the record only ever advises)."""
-    try:
-        with open(path, encoding="ascii") as f:
-            data = json.load(f)
-        return {str(k): float(v) for k, v in data.items()
-                if isinstance(v, (int, float)) and math.isfinite(v) and v > 0.0}
-    except Exception:  # missing, unreadable, not JSON, not a mapping of numbers
-        return {}
+def spent_here() -> tuple[str | None, dict[str, float], dict[str, float]]:
+    """The record's path, the seconds by stand-in it holds, and this process's
+    (:func:`save` adds these, less :data:`.carried.LOAD` each, at its exit)."""
+    where = carried.path()
+    return where, carried.read(where) if where is not None else {}, dict(_spent)
 
 
 def _load() -> dict[str, float]:
@@ -175,37 +133,23 @@ def _load() -> dict[str, float]:
     global _carried
     with _loading:
         if _carried is None:  # (another thread may have read it meanwhile)
-            path = record_path()
-            if path is not None:
-                atexit.register(save, path)
-            _carried = {} if path is None else _read(path)
+            where = carried.path()
+            if where is not None:
+                atexit.register(save, where, os.getpid())
+            _carried = {} if where is None else carried.read(where)
         return _carried
 
 
-def save(path: str) -> None:
-    """Add this process's stand-in seconds to record ``path`` (read again first, so
-    that processes ending at once lose little; written whole, then renamed into
-    place). A folder that cannot be written keeps no record: the stand-ins then
-    count per process, as without one."""
-    spent = {k: v for k, v in _spent.items() if v > 0.0}
-    if not spent:
+def save(where: str, pid: int | None = None) -> None:
+    """Add to record ``where`` what each stand-in cost this process beyond
+    :data:`.carried.LOAD` (the start that the cached kernel would have cost it); not
+    in a child forked after the record was read (``pid``: the reader's), whose
+    seconds so far are its parent's."""
+    if pid is not None and pid != os.getpid():
         return
-    total = _read(path)
-    for name, seconds in spent.items():
-        total[name] = total.get(name, 0.0) + seconds
-    import tempfile
-
-    part = None
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, part = tempfile.mkstemp(prefix=".fastrank-", dir=os.path.dirname(path))
-        with os.fdopen(fd, "w", encoding="ascii") as f:
-            json.dump(total, f)
-        os.replace(part, path)
-    except OSError:
-        if part is not None:
-            with suppress(OSError):
-                os.unlink(part)
+    spent = {k: v - carried.LOAD for k, v in dict(_spent).items() if v > carried.LOAD}
+    if spent:
+        carried.add(where, spent)
 
 
 @contextmanager
