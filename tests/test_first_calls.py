@@ -681,3 +681,22 @@ def test_a_record_is_written_readable_to_all_the_umask_lets(record: Path) -> Non
     finally:
         os.umask(old)
     assert stat.S_IMODE(record.stat().st_mode) == 0o644
+
+
+def test_processes_adding_at_once_lose_no_seconds(tmp_path: Path) -> None:
+    """Processes ending at the same moment each add their seconds under the record's
+    lock (where the system has fcntl): none is lost."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("fcntl")
+    where = tmp_path / "record.json"
+    code = ("import sys, time; from fastrank._core import carried; "
+            "time.sleep(max(0.0, float(sys.argv[2]) - time.time())); "
+            "[carried.add(sys.argv[1], {'sweep': 0.125}) for _ in range(20)]")
+    start = __import__("time").time() + 2.0
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(where), str(start)])
+             for _ in range(6)]
+    assert [p.wait(timeout=120) for p in procs] == [0] * 6
+    assert json.loads(where.read_text()) == {"sweep": 6 * 20 * 0.125}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["record.json", "record.json.lock"]
