@@ -93,9 +93,10 @@ from .inputs import SPECS, Batch, Task
 # Seconds of stand-in calls (each stand-in its own) after which its kernel is
 # compiled all the same: a process making many calls pays at most this first.
 BUDGET = 0.5
-# ... and the processes that share a kernel cache, all together (see _carried): about
-# what one kernel's compile costs (5-8 s on the machines measured), so that a script
-# run over and over pays at most about twice what compiling at once would have cost.
+# ... and the processes that share a kernel cache, all together (see _carried), each
+# counting what its stand-ins cost beyond loading cached kernels: about what one
+# kernel's compile costs (5-8 s on the machines measured), so that a script run over
+# and over spends about a compile's worth on the stand-ins before it compiles.
 CARRIED = 5.0
 _spent: dict[str, float] = {}  # this process's seconds, by stand-in
 # Earlier processes' seconds, by stand-in, read once per process from the record
