@@ -5,7 +5,7 @@ trec_eval prints it per query (with ``-m all_trec``, after ``P_1000``, or with
 it ranks (score decreasing, then document id decreasing as strcmp orders them):
 the grade from 0 to 9 as a digit, ``>`` above 9, ``-`` for a document the qrels
 do not list, ``.`` for a negative grade (trec_eval's "in the pool, unjudged");
-grades read as the integer that starts them (1.5 is 1). ``-M`` keeps each
+grades as :func:`fastrank.read_qrels` reads them (1.5 is 1). ``-M`` keeps each
 query's first ``depth``, then ``-J`` removes those of no grade or a negative
 one; a query the run lacks (``-c``) gets an empty string. It is not a number, so
 :func:`fastrank.evaluate_run` does not return it.
@@ -39,7 +39,7 @@ def relstrings(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], wanted: n
     jkey = np.asarray(jqc, np.int64) * nd + codes[:jdk.shape[0]]
     rkey = np.asarray(rqc, np.int64) * nd + codes[jdk.shape[0]:]
     jkey, first = np.unique(jkey, return_index=True)
-    grade = np.trunc(np.asarray(jg, np.float64)[first])
+    grade = np.asarray(jg, np.float64)[first]  # (whole: read_qrels reads them as trec_eval)
     at = np.minimum(np.searchsorted(jkey, rkey), max(jkey.shape[0] - 1, 0))
     found = jkey[at] == rkey if jkey.shape[0] else np.zeros(rkey.shape[0], bool)
     graded = grade[at] if jkey.shape[0] else np.zeros(rkey.shape[0])
