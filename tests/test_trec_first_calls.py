@@ -162,6 +162,10 @@ def test_the_first_line_that_repeats_a_pair_is_named(tmp_path: Path, by_numpy: b
 
 def test_the_budget_and_the_compiled_kernel_end_numpy_reading(
         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The numpy reading is wanted while the reader's kernel is not ready and the
+    budget lasts (from nothing spent: tests before this one in the same process may
+    have read files by numpy and spent it)."""
+    monkeypatch.setattr(first_calls, "_spent", {})
     monkeypatch.setattr(numpy_reader, "reader_ready", lambda: False)
     assert numpy_reader.wanted(1 << 20)
     assert not numpy_reader.wanted(numpy_reader.READ_MAX + 1)
