@@ -103,11 +103,13 @@ def compute(summary, metric, **kwargs):
 
 
 def uniform_bin(s, lo, hi, bins):
-    """The spec's uniform bin rule: floor((s - lo) * bins / (hi - lo)), clamped."""
-    s = np.asarray(s, dtype=np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):
-        b = np.floor((s - lo) * bins / (hi - lo))
-    return np.clip(b, 0, bins - 1).astype(np.int64)
+    """The documented uniform bin rule: bin b holds [edges[b], edges[b + 1]) of the
+    edges the summary reports (numpy's linspace over the range), clamped. (Not
+    floor((s - lo) * bins / (hi - lo)): that rounding puts some scores on or next to
+    an edge one bin away from it, so that a threshold at the edge misstates its rate.)"""
+    edges = np.linspace(lo, hi, bins + 1)
+    edges[-1] = hi
+    return edge_bin(s, edges)
 
 
 def edge_bin(s, edges):
@@ -488,6 +490,38 @@ def test_uniform_bin_rule_on_edges():
             if got != int(uniform_bin([v], lo, hi, bins)[0]):
                 bad.append((lo, hi, bins, float(v), got))
     assert not bad, bad[:5]
+
+
+@pytest.mark.parametrize("bins", [3, 7, 10, 49, 1000])
+@pytest.mark.parametrize("span", [(0.0, 1.0), (-3.0, 0.1), (1e-3, 7.3)])
+def test_scores_on_and_next_to_uniform_edges_follow_the_edges(span, bins):
+    """Each score on an edge the summary reports, or one float64 step either side, is
+    counted in the bin the reported edges give it (the rounding of (v - lo) * bins /
+    width put 0.3 of bins=10 in bin 3, above edges[3] = 0.30000000000000004), so a
+    threshold at an edge has the rate it reports."""
+    lo, hi = span
+    summary = BinnedSummary(bins=bins, range=span)
+    edges = np.asarray(summary.edges)
+    np.testing.assert_array_equal(edges, np.r_[np.linspace(lo, hi, bins + 1)[:-1], hi])
+    near = np.concatenate([np.nextafter(edges, -np.inf), edges, np.nextafter(edges, np.inf),
+                           [k / 10 for k in range(11)]])
+    near = near[(near >= lo) & (near <= hi)]
+    summary.update(np.zeros(near.shape[0], int), near)
+    want = np.bincount(np.clip(np.searchsorted(edges, near, side="right") - 1, 0, bins - 1),
+                       minlength=bins)
+    np.testing.assert_array_equal(summary.negatives, want)
+
+
+def test_a_threshold_on_an_edge_has_the_rate_it_reports():
+    """A negative scored exactly on an edge: the operating point's threshold (that
+    edge) flags it, so the specificity reported is the rule's (was 1.0 for 0.5)."""
+    s = BinnedSummary(bins=7)
+    e5 = float(s.edges[5])
+    y, scores = np.array([1, 1, 0, 0]), np.array([0.9, 0.75, e5, 0.1])
+    s.update(y, scores)
+    b = s.compute("sensitivity_at_specificity", min_specificity=1.0)
+    flagged = scores >= b.threshold
+    assert np.mean(~flagged[y == 0]) >= 1.0 and b.estimate == np.mean(flagged[y == 1])
 
 
 def test_uniform_bin_rule_known_values():

@@ -56,17 +56,25 @@ def bin_of(v: float, lo: float, width: float, nb: int, edges: np.ndarray, t: int
            mode: int) -> int:
     """The bin of score ``v`` of task ``t``; out-of-range scores go to the end bins.
 
-    Uniform bins divide by the range's ``width`` rather than multiply by its
-    inverse, so that a score on an edge ``lo + k * width / nb`` that is exact
-    in float64 lands in bin ``k``.
+    Uniform bins start from ``(v - lo) * nb / width``, then the edges the
+    summary reports (``edges``, numpy's ``linspace``) decide, as for explicit
+    edges: bin ``k`` holds ``[edges[k], edges[k + 1])``, so that a score on an
+    edge is counted where a threshold at that edge counts it (the two roundings
+    differ by a bin for some scores on or next to an edge).
     """
     if mode == MODE_UNIFORM:
         x = (v - lo) * nb / width
         if x <= 0.0:
-            return 0
-        if x >= nb:
-            return nb - 1
-        return int(x)
+            b = 0
+        elif x >= nb:
+            b = nb - 1
+        else:
+            b = int(x)
+        while b + 1 < nb and edges[t, b + 1] <= v:
+            b += 1
+        while b > 0 and edges[t, b] > v:
+            b -= 1
+        return b
     lo_i = 0
     hi_i = nb - 1
     while lo_i < hi_i:  # the last interior edge at or below v
