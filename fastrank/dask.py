@@ -433,6 +433,12 @@ def _run(name: str, call: _Call, y_true: Any, y_score: Any, sample_weight: Any, 
     batched = groups is not None or getattr(y_score, "ndim", 1) == 2
     if batched:  # one task ignores average, as a 1-D in-process call does
         api.check_batch_average(average, call.return_threshold)
+        if average == "samples":  # (the tasks here are columns or groups, never rows)
+            raise ValueError(
+                "average='samples' scores each sample's row as a task, which fastrank.dask "
+                "does not compute: its tasks are the columns (or the groups); compute it in "
+                "memory (fastrank's own functions), or pick another average"
+            )
     if data is not None:
         if not _is_dask_frame(data):
             raise TypeError(f"data must be a dask DataFrame; got {type(data).__name__}")
@@ -493,7 +499,8 @@ def average_precision(
         As in :func:`fastrank.average_precision`; ``y_score`` a dask array
         (1-D: one huge task; 2-D: one task per column), or with ``data`` the
         names of its columns. ``average`` is ignored for one task, as in
-        process; ``"micro"`` is for one huge task only.
+        process; ``"micro"`` is for one huge task only, and ``"samples"`` is
+        refused (a ValueError): the tasks here are columns or groups.
     data : dask DataFrame, optional
         Then ``y_true``, ``y_score``, ``groups`` and ``sample_weight`` are
         its column names (``groups``: one task per group; without it the
