@@ -832,3 +832,92 @@ def test_no_warnings_on_ordinary_inputs():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         check_all(Y, S_FRAC.astype(np.float32), s_ref=S_FRAC)
+
+
+# ------------------------------------------------ array subclasses and tensor views
+
+MASKED_CALLS = {
+    "roc_auc": lambda y, s, w: fastrank.roc_auc(y, s, sample_weight=w),
+    "roc_auc_ci": lambda y, s, w: fastrank.roc_auc_ci(y, s),
+    "label_ranking_average_precision":
+        lambda y, s, w: fastrank.label_ranking_average_precision(y, s, sample_weight=w),
+    "dcg": lambda y, s, w: fastrank.dcg(y, s, sample_weight=w),
+    "precision_at_k": lambda y, s, w: fastrank.precision_at_k(y, s, 1, average=None),
+    "coverage_error": lambda y, s, w: fastrank.coverage_error(y, s, sample_weight=w),
+    "average_precision samples":
+        lambda y, s, w: fastrank.average_precision(y, s, average="samples", sample_weight=w),
+}
+
+
+@pytest.mark.parametrize("call", sorted(MASKED_CALLS))
+@pytest.mark.parametrize("which", ["y_true", "y_score", "sample_weight"])
+def test_a_masked_array_is_refused_by_name(call: str, which: str) -> None:
+    """A masked array's hidden values were read (a masked NaN ranked first, a masked
+    negative weight or grade used), or reached a kernel (NumbaTypeError): refused, for
+    labels, scores and weights alike, naming the argument."""
+    y = np.array([[1, 0, 1], [0, 1, 0]])
+    s = np.array([[0.1, 0.2, 0.3], [0.3, np.nan, 0.1]])
+    w = np.array([1.0, -5.0])
+    one_d = call in ("roc_auc", "roc_auc_ci")
+    if one_d:
+        y, s, w = y.reshape(-1), s.reshape(-1), np.repeat(w, 3)
+    args = {"y_true": y, "y_score": np.where(np.isnan(s), 0.5, s), "sample_weight": None}
+    hidden = {"y_true": y, "y_score": s, "sample_weight": w}[which]
+    mask = ~np.isfinite(hidden) | (hidden < 0) if hidden.dtype.kind == "f" else hidden > 5
+    args[which] = np.ma.masked_array(hidden, mask=mask)
+    if which == "sample_weight" and call in ("roc_auc_ci", "precision_at_k"):
+        pytest.skip("no sample_weight")
+    with pytest.raises(TypeError, match=f"{which} is a numpy masked array"):
+        MASKED_CALLS[call](args["y_true"], args["y_score"], args["sample_weight"])
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # (np.asmatrix's own)
+def test_np_matrix_scores_equal_the_plain_array() -> None:
+    """np.matrix (``sparse.todense()``) is read as the array it holds: it reached the
+    kernels (TypingError, IndexError) or numpy calls a matrix refuses (keepdims)."""
+    y = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0]])
+    s = np.array([[0.1, 0.2, 0.3], [0.3, 0.4, 0.1], [0.5, 0.5, 0.2]])
+    for f in (fastrank.label_ranking_average_precision, fastrank.label_ranking_loss,
+              fastrank.coverage_error, fastrank.average_precision, fastrank.dcg,
+              lambda a, b: fastrank.roc_auc(a, b, average="samples")):
+        assert f(y, np.asmatrix(s)) == f(y, s)
+    assert fastrank.ndcg(np.asmatrix(y), s) == fastrank.ndcg(y, s)
+    assert fastrank.label_ranking_average_precision(y, np.asmatrix(s)) == \
+        skm.label_ranking_average_precision_score(y, s)
+
+
+def test_a_lazily_negated_tensor_keeps_its_sign() -> None:
+    """torch's negative bit (``.conj().imag`` of a complex tensor) is dropped by
+    DLPack: such scores were read without their sign (AUC 0.92 for 0.08)."""
+    torch = pytest.importorskip("torch")
+    y = torch.tensor([0, 0, 1, 1, 0, 1, 1, 0, 1, 0])
+    s = torch.tensor([.1, .4, .35, .8, .2, .9, .7, .5, .6, .3], dtype=torch.float64)
+    neg = torch.complex(torch.zeros(10, dtype=torch.float64), s).conj().imag
+    assert neg.is_neg()
+    want = fastrank.roc_auc(y.numpy(), -s.numpy())
+    assert want == pytest.approx(skm.roc_auc_score(y.numpy(), -s.numpy()), abs=1e-12)
+    assert want < 0.5 and fastrank.roc_auc(y, neg) == want == fastrank.roc_auc(y, neg.clone())
+    acc = fastrank.Accumulator()
+    acc.update(y, neg)
+    assert acc.compute("roc_auc") == want
+
+
+@pytest.mark.parametrize("f", [
+    fastrank.label_ranking_average_precision, fastrank.coverage_error, fastrank.ndcg,
+    fastrank.dcg, lambda y, s, **kw: fastrank.average_precision(y, s, average="samples", **kw),
+    lambda y, s, **kw: fastrank.top_k_accuracy([0, 1], s, 1, labels=[0, 1, 2], **kw),
+])
+def test_sample_weights_summing_past_float64_give_the_same_mean(f) -> None:
+    """The samples' weighted mean does not change when every weight is scaled; weights
+    whose sum overflows gave 0.0 (or NaN)."""
+    y, s = [[1, 0, 1], [0, 1, 0]], [[0.9, 0.1, 0.4], [0.9, 0.1, 0.5]]
+    want = f(y, s, sample_weight=[1.0, 3.0])
+    assert f(y, s, sample_weight=[5e307, 1.5e308]) == pytest.approx(want, rel=1e-15)  # sum: inf
+
+
+def test_exponential_gains_past_float64_are_refused() -> None:
+    """2**1024 - 1 is inf in float64: nDCG was NaN, with a warning of no relevant items."""
+    with pytest.raises(ValueError, match="overflows float64"):
+        fastrank.ndcg_at_k([[1024, 0]], [[0.1, 0.2]], 2, gain="exponential")
+    assert fastrank.ndcg_at_k([[1023, 0]], [[0.1, 0.2]], 2, gain="exponential") == \
+        pytest.approx(1 / math.log2(3))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 import warnings
 from typing import Any, NamedTuple
 
@@ -96,7 +97,16 @@ def as_array(x: Any, name: str) -> np.ndarray:
     grad) without importing their libraries.
     """
     if isinstance(x, np.ndarray):
-        return x
+        if type(x) is np.ndarray:
+            return x
+        masked = sys.modules.get("numpy.ma")  # (not imported: no masked array exists)
+        if masked is not None and isinstance(x, masked.MaskedArray):
+            raise TypeError(
+                f"{name} is a numpy masked array, whose mask would be ignored: keep the "
+                f"unmasked rows of every argument (e.g. {name}.data[~{name}.mask] and the "
+                f"same rows of the others), or pass np.ma.filled({name}, value)"
+            )
+        return np.asarray(x)  # a subclass (np.matrix, np.memmap) as the plain array it holds
     if is_sparse(x):  # np.asarray would make a 0-d object array of it
         raise TypeError(f"{name} is a scipy.sparse matrix, which this function does not take; "
                         f"pass a dense array ({name}.toarray())")
@@ -109,6 +119,8 @@ def as_array(x: Any, name: str) -> np.ndarray:
             )
         if getattr(x, "requires_grad", False) and hasattr(x, "detach"):
             x = x.detach()
+        if callable(getattr(x, "is_neg", None)) and x.is_neg():
+            x = x.resolve_neg()  # torch's lazy negation, which DLPack would drop
         try:
             return np.from_dlpack(x)
         except (TypeError, RuntimeError, BufferError) as exc:

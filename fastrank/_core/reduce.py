@@ -150,14 +150,22 @@ def average(values: np.ndarray, pos: np.ndarray, neg: np.ndarray, how: Any,
         w = pos[ok] + neg[ok]
     else:
         w = pos[ok] * neg[ok]
-    total = w.sum()
+    with np.errstate(over="ignore"):  # (a sum past float64's range: rescaled below)
+        total = w.sum()
     if total == 0:
         _say("the 'samples' average is undefined: the weights of the samples with a value "
              "sum to 0; it is NaN" if how == "samples" else
              f"the {how!r} average is undefined: every task with a value has weight 0 in it "
              "(one class only); it is NaN", said)
         return math.nan
-    return dot(w, v) / float(total)
+    mean = dot(w, v) / float(total)
+    if not (math.isfinite(mean) and math.isfinite(float(total))) and not infinite.size:
+        # weights whose sum (or products with the values) pass float64's range: the same
+        # mean from the weights scaled by a power of two (exact, but for any the scaling
+        # takes below the normal range), where it gave 0.0 or NaN
+        scaled = np.ldexp(w, -math.frexp(float(w.max()))[1])
+        mean = dot(scaled, v) / float(scaled.sum())
+    return mean
 
 
 # ------------------------------------------------------------------ result types

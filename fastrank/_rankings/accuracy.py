@@ -3,6 +3,7 @@ tie-aware, or by scikit-learn's rule (public in :mod:`fastrank.rankings`)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -116,6 +117,12 @@ def top_k_accuracy(y_true: Any, y_score: Any, k: Any = 2, *, labels: Any = None,
         reduce.warn_caller(f"top_k_accuracy: k ({int(ks.max())}) is greater than or equal to "
                            f"the number of classes ({t}), which makes every sample a hit: a "
                            "perfect score, and therefore meaningless")
+    with np.errstate(over="ignore"):
+        overflows = w is not None and normalize and n > 0 and not math.isfinite(float(w.sum()))
+    if overflows and w is not None:
+        # weights summing past float64 (the share of hits does not change when every
+        # weight is scaled; 0.0 came out): scaled by a power of two
+        w = np.ldexp(w, -math.frexp(float(w.max()))[1])
     total = float(n) if w is None else float(w.sum())
     got = hits.sum(axis=0) if w is None else vecmat(w, hits)
     if normalize and total == 0:

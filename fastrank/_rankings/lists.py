@@ -798,7 +798,11 @@ GAINS = ("linear", "exponential")
 
 
 def _gain_of(grade: np.ndarray, gain: str) -> np.ndarray:
-    return grade if gain == "linear" else np.exp2(grade) - 1.0
+    if gain == "linear":
+        return grade
+    with np.errstate(over="ignore"):  # (2**1024 and more: inf, refused by ndcg_at)
+        gains: np.ndarray = np.exp2(grade) - 1.0
+    return gains
 
 
 def ndcg_at_k(y_true: Any, y_score: Any, k: Any, *, groups: Any = None,
@@ -851,6 +855,13 @@ def ndcg_at(lists: RankedLists, ks: np.ndarray, ties: str, gain: str,
         owner = np.concatenate([owner, np.repeat(np.arange(lack.shape[0]), lack)])
         g = np.concatenate([g, np.ones(int(lack.sum()))])
     best = best_dcgs(owner, g, lists.first.shape[0], ks.tolist())
+    if not np.isfinite(best).all():  # (the actual DCG is at most the best: finite then)
+        raise ValueError(
+            "nDCG@k: a list's best DCG overflows float64 (its gains"
+            + (", 2**grade - 1," if gain == "exponential" else "")
+            + " sum past about 1.8e308); scale the grades down"
+            + (" or use gain='linear'" if gain == "exponential" else "")
+        )
     got = np.column_stack([lists.dcg(_gain_of(lists.item_grade, gain), kk, ties)
                            for kk in ks.tolist()])
     with np.errstate(invalid="ignore", divide="ignore"):
