@@ -857,8 +857,16 @@ def _criterion_options(options: dict[str, Any]) -> dict[str, Any]:
     if isinstance(prevalence, bool) or not isinstance(prevalence, int | float | np.number) \
             or not 0.0 < prevalence < 1.0:
         raise ValueError(f"prevalence must lie in (0, 1); got {prevalence!r}")
-    return {"criterion": criterion, "beta": float(beta),
-            "ratio": (1.0 - prevalence) / (cost * prevalence)}
+    ratio = (1.0 - prevalence) / (cost * prevalence)
+    if not (math.isfinite(ratio) and ratio > 0.0):
+        # (an infinite r left the kernel's best unset: memory never written came back)
+        raise ValueError(
+            f"cost={cost!r} and prevalence={prevalence!r} give r = (1 - prevalence) / (cost "
+            f"* prevalence) = {ratio!r}, outside float64's positive finite range"
+        )
+    if not math.isfinite(float(beta) * float(beta)):
+        raise ValueError(f"beta={beta!r}: its square passes float64's range")
+    return {"criterion": criterion, "beta": float(beta), "ratio": ratio}
 
 
 

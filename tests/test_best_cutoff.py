@@ -148,3 +148,24 @@ def test_integer_scores_past_float64_get_their_exact_threshold() -> None:
         got = f(y, s, *args)
         assert got.threshold == 2**53 + 1 and isinstance(got.threshold, int), f.__name__
         assert ((s >= got.threshold) == (y == 1)).all()
+
+
+def test_weights_past_float64_are_refused_in_a_fresh_process() -> None:
+    """cost=1e-310 (or prevalence=1e-320) made r infinite: the kernel then never set
+    its best, and memory never written came back (a different value each run, or the
+    last call's); such options are refused, as a square of beta past float64."""
+    from fresh import assert_prints_ok
+
+    assert_prints_ok("""
+import fastrank
+y, s = [1, 0, 1, 0, 1, 0], [.9, .8, .5, .5, .3, .1]
+for kw in ({"cost": 1e-310}, {"prevalence": 1e-320}, {"criterion": "f_beta", "beta": 1e200}):
+    try:
+        fastrank.best_cutoff(y, s, **kw)
+    except ValueError as exc:
+        assert "float64" in str(exc), exc
+    else:
+        raise AssertionError(kw)
+assert fastrank.best_cutoff(y, s, cost=1e-308).threshold == 0.9
+print("ok")
+""")
