@@ -416,7 +416,9 @@ def _at_index(keys: np.ndarray, tp: np.ndarray, fp: np.ndarray, starts: np.ndarr
     if not keys.shape[0]:
         return np.zeros(t, np.uint64), np.zeros(t), np.zeros(t)
     has = sizes > 0
-    last = starts + np.maximum(sizes - 1, 0)
+    # (an empty table at the end starts past the last entry: its reads are masked, but
+    # np.where reads them all, so every read stays within the entries)
+    last = np.minimum(starts + np.maximum(sizes - 1, 0), keys.shape[0] - 1)
     at = np.minimum(starts + np.maximum(index, 0), keys.shape[0] - 1)
     return (np.where(index >= 0, keys[at], np.uint64(0)), np.where(has, tp[last], 0.0),
             np.where(has, fp[last], 0.0))

@@ -492,3 +492,29 @@ def test_cumulative_runs_are_the_cumulated_runs_table(n, prevalence, decimals) -
             assert np.array_equal(got[0], key)
             assert np.array_equal(got[1], np.cumsum(gneg))
             assert np.array_equal(got[2], np.cumsum(gpos))
+
+
+def test_a_last_group_of_zero_weights_is_nan_not_a_crash() -> None:
+    """Groups whose last (in id order) has only zero weights: every grouped readout
+    raised IndexError (an empty table past the others' entries), where roc_auc gives
+    NaN for that group; now NaN, the same as a zero-weight group elsewhere."""
+    from fresh import assert_prints_ok
+
+    assert_prints_ok("""
+import warnings, numpy as np, fastrank as fk
+warnings.simplefilter("ignore")
+y, s, g = [1, 0, 1, 0, 1, 0], [.9, .1, .8, .3, .7, .2], [0, 0, 1, 1, 2, 2]
+calls = [lambda **k: fk.sensitivity_at_specificity(y, s, .5, **k),
+         lambda **k: fk.specificity_at_sensitivity(y, s, .5, **k),
+         lambda **k: fk.recall_at_precision(y, s, .5, **k),
+         lambda **k: fk.precision_at_recall(y, s, .5, **k),
+         lambda **k: fk.best_cutoff(y, s, **k),
+         lambda **k: fk.partial_roc_auc(y, s, fpr=(0, .5), **k),
+         lambda **k: fk.partial_pr_auc(y, s, recall=(0, .5), **k)]
+for w, empty in (([1, 1, 1, 1, 0, 0], 2), ([1, 1, 0, 0, 1, 1], 1), ([0, 0, 1, 1, 1, 1], 0)):
+    for f in calls:
+        r = f(sample_weight=w, groups=g)
+        v = np.asarray(getattr(r, "value", r).values)
+        assert np.isnan(v[empty]) and not np.isnan(np.delete(v, empty)).any(), v
+print("ok")
+""")
