@@ -166,6 +166,8 @@ def _pairs(y_true: Any, a: np.ndarray, b: np.ndarray | None, pos_label: Any
     """DeLong sums of every column of one or two score matrices (columns in parallel)."""
     ta = _columns(y_true, a, pos_label)
     tb = None if b is None else _columns(y_true, b, pos_label)
+    if not ta:  # no columns: nothing to sum (the callers' results are empty)
+        return []
     n = ta[0].values.shape[0] * len(ta)
     nthreads = workers.threads() if n >= workers.PARALLEL_MIN else 1
     return workers.parallel_map(
@@ -233,8 +235,8 @@ def roc_auc_ci(
     _refuse_weights(y_true, s, sample_weight, pos_label)
     if s.ndim == 2:
         sums = _pairs(y_true, s, None, pos_label)
-        variance = np.array([p.variances()[0] for p in sums])
-        few = np.array([p.m < 2 or p.k < 2 for p in sums])
+        variance = np.array([p.variances()[0] for p in sums], np.float64)
+        few = np.array([p.m < 2 or p.k < 2 for p in sums], bool)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
             estimate = np.asarray(roc_auc(y_true, s, average=None, pos_label=pos_label),
@@ -512,8 +514,8 @@ def delong_test(
     # sum: the floats roc_auc returns, and the same number for identical predictors.
     auc_a = np.array([p.theta_a for p in sums])
     auc_b = np.array([p.theta_b for p in sums])
-    var = np.array([p.variances() for p in sums])
-    few = np.array([p.m < 2 or p.k < 2 for p in sums])
+    var = np.array([p.variances() for p in sums]).reshape(len(sums), 3)  # (no columns: 0 x 3)
+    few = np.array([p.m < 2 or p.k < 2 for p in sums], bool)
     _warn_few(few, len(few), "the DeLong test is")
     d = auc_a - auc_b
     result = _compare(d, var[:, 0] + var[:, 1] - 2.0 * var[:, 2], level, auc_a, auc_b,

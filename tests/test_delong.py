@@ -1164,3 +1164,19 @@ def test_delong_aucs_are_roc_auc_to_the_last_bit(seed: int, n: int, decimals: in
     assert (t.auc_a, t.auc_b) == (fastrank.roc_auc(y, a), fastrank.roc_auc(y, b))
     aucs, _ = fastrank.delong_covariance(y, [a, b])
     assert aucs.tolist() == [fastrank.roc_auc(y, a), fastrank.roc_auc(y, b)]
+
+
+def test_no_columns_give_empty_results_not_a_crash() -> None:
+    """2-D scores with no columns: roc_auc_ci and delong_test raised IndexError where
+    roc_auc and partial_roc_auc_ci give empty arrays; now empty arrays too."""
+    from fresh import assert_prints_ok
+
+    assert_prints_ok("""
+import numpy as np, fastrank
+Z = np.zeros((20, 0))
+iv = fastrank.roc_auc_ci(Z, Z)
+c = fastrank.delong_test(Z, Z, Z)
+assert iv.estimate.shape == iv.variance.shape == c.p_value.shape == c.auc_a.shape == (0,)
+assert fastrank.partial_roc_auc_ci(Z, Z, fpr=(0, .5)).estimate.shape == (0,)
+print("ok")
+""")
