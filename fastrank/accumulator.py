@@ -193,6 +193,7 @@ class Accumulator:
         self._labels: _Column | None = None
         self._weights: _Column | None = None
         self._groups: _Column | None = None
+        self._negative: Any = None  # the negative class's label, once seen (class_key)
         self._lock = threading.RLock()
 
     def __getstate__(self) -> dict[str, Any]:
@@ -251,6 +252,7 @@ class Accumulator:
         self._coded = False
         self._int_valued = True
         self._scores = self._labels = self._weights = self._groups = None
+        self._negative = None
 
     def __repr__(self) -> str:
         tasks = "empty" if self._shape is None else (
@@ -299,7 +301,12 @@ class Accumulator:
                                     classes=self._classes if coded else None)
             labels = b.labels.astype(np.int32) if b.coded else b.labels
             g = None if b.groups is None else self._check_groups(b.groups)
+            negative = inputs.joined_negative(self._negative_seen(), b.negative, "update with")
             self._store(shape, b.scores, b.int_valued, labels, b.coded, b.weights, g)
+            self._negative = negative
+
+    def _negative_seen(self) -> Any:
+        return getattr(self, "_negative", None)  # (an accumulator pickled before it kept it)
 
     def _class_values(self) -> np.ndarray:
         assert self._classes is not None
@@ -359,6 +366,8 @@ class Accumulator:
         gtype = None
         if groups is not None and self._groups is not None:
             gtype = _id_dtype(self._groups.buf.dtype, groups.dtype)
+            if gtype.kind == "f" and groups.shape[0] and self._groups.size:
+                _exact_as_float(self._groups.view(), groups)
         # -- nothing below can fail
         n = scores.shape[0]
         if self._scores is None:
@@ -396,12 +405,9 @@ class Accumulator:
     def _merge(self, other: Accumulator) -> Accumulator:
         if other._scores is None:
             return self
-        mine, theirs = self._pos_label, other._pos_label
-        if mine is not None and theirs is not None and not bool(np.all(mine == theirs)):
-            # each side's rows hold 1 for its own positive class: mixed, they would
-            # count two different classes as one
-            raise ValueError(f"cannot merge accumulators whose pos_label differ ({mine!r} "
-                             f"and {theirs!r})")
+        inputs.same_pos_label(self._pos_label, other._pos_label)
+        negative = inputs.joined_negative(self._negative_seen(), other._negative_seen(),
+                                          "merge rows of")
         assert other._shape is not None and other._labels is not None
         self._check_shape(other._shape, other._grouped, other._coded, "merge one of")
         if other._coded and self._classes is None and self._scores is None:
@@ -423,6 +429,7 @@ class Accumulator:
             None if other._groups is None else np.array(other._groups.view()),
         )
         self._store(other._shape, data[0], other._int_valued, data[1], other._coded, *data[2:])
+        self._negative = negative
         return self
 
     def __add__(self, other: Accumulator) -> Accumulator:
@@ -484,8 +491,21 @@ class Accumulator:
         return fn(d["y_true"], d["y_score"], **options)
 
 
+def _exact_as_float(have: np.ndarray, new: np.ndarray) -> None:
+    """Integer ids stored as float64 with other ids: TypeError where one would change
+    (past 2**53, where 2**53 and 2**53 + 1 became one group)."""
+    for ids, whose in ((have, "earlier batches'"), (new, "this batch's")):
+        if ids.dtype.kind in "iu" and bool(((ids > 2**53) | (ids < -(2**53))).any()):
+            raise TypeError(
+                f"groups: {whose} integer ids beyond 2**53 would be stored as float64 "
+                "with the other batches' float ids, and some would become equal; give every "
+                "batch ids of one dtype"
+            )
+
+
 def _id_dtype(a: np.dtype[Any], b: np.dtype[Any]) -> np.dtype[Any]:
-    """The dtype storing ids of both dtypes (of one kind) without loss."""
+    """The dtype storing ids of both dtypes (of one kind); where it is float64 for
+    integer ids, :func:`_exact_as_float` checks that none changes."""
     if a == b:
         return a
     if a.kind == "O" or b.kind == "O":

@@ -279,6 +279,7 @@ class BinnedSummary:
         self._lock = threading.RLock()
         self._clip = bool(clip)
         self._pos_label = pos_label
+        self._negative: Any = None  # the negative class's label, once seen (class_key)
         self._quantized: str | None = None
         self._values: np.ndarray | None = None
         self._lo = _NO_RANGE
@@ -561,6 +562,8 @@ class BinnedSummary:
         # -- past the task check nothing can fail: the batch is counted whole
         with self._lock:
             self._check_tasks(one_d, t, "update with")
+            self._negative = inputs.joined_negative(getattr(self, "_negative", None),
+                                                    b.negative, "update with")
             if self._counts is None:
                 self._counts = np.zeros((t, 2, self._nb), np.float64)
                 self._clipped = np.zeros(t, np.int64)
@@ -690,12 +693,16 @@ class BinnedSummary:
         if not isinstance(other, BinnedSummary):
             raise TypeError(f"can only merge a BinnedSummary; got {type(other).__name__}")
         self._check_same_bins(other)
+        inputs.same_pos_label(self._pos_label, other._pos_label)
         first, second = sorted((self, other), key=id)  # one lock order: no deadlock
         with first._lock, second._lock:
             if other._counts is None:
                 return self
             assert other._clipped is not None
             self._check_tasks(other._one_d, other._ntasks or 1, "merge a summary of")
+            self._negative = inputs.joined_negative(  # (None in a summary pickled before)
+                getattr(self, "_negative", None), getattr(other, "_negative", None),
+                "merge rows of")
             if self._counts is None:
                 self._counts = other._counts.copy()
                 self._clipped = other._clipped.copy()
@@ -757,6 +764,7 @@ class BinnedSummary:
                 self._clipped[...] = 0
             self._rows = 0
             self._weighted = False
+            self._negative = None
 
     def __repr__(self) -> str:
         tasks = "no rows yet" if self._ntasks is None else (

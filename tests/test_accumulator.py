@@ -1972,3 +1972,55 @@ def test_undefined_warns_like_one_shot(name):
     acc1.update([0], [0.3])
     n_want = _undefined_warnings(func, [0, 0, 0], [0.1, 0.2, 0.3])
     assert _undefined_warnings(acc1.compute, name) == n_want == 1
+
+
+@pytest.mark.parametrize("first, second, pos_label", [
+    ([0, 1], [1, 2], 1), ([0, 1], [-1, 1], 1), (["b", "a"], ["c", "a"], "a"),
+])
+def test_batches_that_together_hold_three_classes_are_refused(first, second, pos_label):
+    """Each batch is checked alone: with pos_label=1, labels {0, 1} then {1, 2} counted 2
+    as a negative (AUC 0.5) where the one-shot call refuses the three classes; now
+    refused, by update and by merge, the accumulator unchanged. (Without a pos_label,
+    batches of {0, 1}, {-1, 1} and bool mix, 1 the positive class in each.)"""
+    a = fastrank.Accumulator(pos_label=pos_label)
+    a.update(first, [0.2, 0.9])
+    with pytest.raises(ValueError, match="three classes"):
+        a.update(second, [0.1, 0.8])
+    assert len(a) == 2
+    with pytest.raises(ValueError):
+        fastrank.roc_auc(first + second, [0.2, 0.9, 0.1, 0.8], pos_label=pos_label)
+    b = fastrank.Accumulator(pos_label=pos_label)
+    b.update(second, [0.1, 0.8])
+    with pytest.raises(ValueError, match="three classes"):
+        a.merge(b)
+    assert len(a) == 2
+    a.reset()
+    a.update(second, [0.1, 0.8])  # (a reset forgets the classes)
+    c = fastrank.Accumulator(pos_label=pos_label)
+    c.update([first[1]] * 2, [0.3, 0.4])  # positives only: no negative class yet
+    c.update(first, [0.2, 0.9])
+    assert c.compute("roc_auc") == fastrank.roc_auc([first[1]] * 2 + first, [0.3, 0.4, 0.2, 0.9],
+                                                     pos_label=pos_label)
+
+
+def test_bool_int_and_float_labels_are_one_class_across_batches() -> None:
+    a = fastrank.Accumulator(pos_label=1)
+    a.update(np.array([False, True]), [0.2, 0.9])
+    a.update([0, 1], [0.1, 0.8])
+    a.update(np.array([1.0, 0.0]), [0.3, 0.4])
+    assert a.compute("roc_auc") == fastrank.roc_auc([0, 1, 0, 1, 1, 0],
+                                                     [0.2, 0.9, 0.1, 0.8, 0.3, 0.4])
+
+
+def test_integer_group_ids_past_2_53_are_not_rounded_into_one() -> None:
+    """Int64 ids 2**53 and 2**53 + 1, then a batch of float ids: the stored ids became
+    float64 and the two groups one; refused now (ids within 2**53 still mix)."""
+    a = fastrank.Accumulator()
+    a.update([0, 1], [0.2, 0.9], groups=np.array([2**53, 2**53 + 1], np.int64))
+    with pytest.raises(TypeError, match="2\\*\\*53"):
+        a.update([1, 0], [0.5, 0.4], groups=np.array([7.5, 8.5]))
+    assert a.data()["groups"].tolist() == [2**53, 2**53 + 1]
+    b = fastrank.Accumulator()
+    b.update([0, 1, 1, 0], [0.2, 0.9, 0.5, 0.4], groups=np.array([3, 3, 4, 4]))
+    b.update([1, 0], [0.5, 0.4], groups=np.array([7.5, 7.5]))
+    assert b.data()["groups"].tolist() == [3.0, 3.0, 4.0, 4.0, 7.5, 7.5]

@@ -1823,3 +1823,24 @@ def test_an_average_with_no_weight_left_warns_once() -> None:
     assert "'pairs' average is undefined" in str(rec[0].message)
     with pytest.warns(fastrank.UndefinedMetricWarning, match="left out of the 'macro'"):
         assert s.compute("average_precision", average="macro").estimate == 1.0
+
+
+def test_summaries_of_different_pos_label_or_three_classes_do_not_merge():
+    """A summary with pos_label='a' merged with one of 'b' gave AUC 0.5 with bounds
+    [0.25, 0.75] where the exact value is 1 or 0; with pos_label=1, labels {0, 1} then
+    {2, 1} counted three classes as two. Both refused, as the Accumulator refuses them."""
+    a = BinnedSummary(bins=4, pos_label="a")
+    a.update(["a", "b"], [0.9, 0.1])
+    b = BinnedSummary(bins=4, pos_label="b")
+    b.update(["a", "b"], [0.8, 0.2])
+    with pytest.raises(ValueError, match="pos_label differ"):
+        a + b
+    c = BinnedSummary(bins=4, pos_label=1)
+    c.update([0, 1], [0.1, 0.9])
+    with pytest.raises(ValueError, match="three classes"):
+        c.update([2, 1], [0.2, 0.8])
+    d = c.empty_like()
+    d.update([2, 1], [0.2, 0.8])
+    with pytest.raises(ValueError, match="three classes"):
+        c.merge(d)
+    np.testing.assert_array_equal(c.negatives, [1, 0, 0, 0])

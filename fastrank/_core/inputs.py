@@ -1148,6 +1148,46 @@ class StreamBatch(NamedTuple):
     weights: np.ndarray | None  # float64, as given
     groups: np.ndarray | None  # group ids of the rows
     int_valued: bool  # the caller's scores are integers
+    negative: Any = None  # with a pos_label: the negative class's label (class_key), or None
+
+
+def class_key(v: Any) -> Any:
+    """A label as streams compare it across batches: a Python scalar (so that False,
+    0 and 0.0 are one class, as in one array of them)."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _negative_label(y: np.ndarray, labels: np.ndarray) -> Any:
+    """The label of the first negative of ``y`` (``labels`` its 0/1 form, same size)."""
+    flat = labels.reshape(-1)
+    if not flat.shape[0]:
+        return None
+    at = int(np.argmin(flat))
+    return class_key(y.reshape(-1)[at]) if flat[at] == 0 else None
+
+
+def joined_negative(mine: Any, theirs: Any, what: str) -> Any:
+    """The negative class of a stream of labels with a ``pos_label`` (``mine``; None: no
+    negative yet) after rows whose negative class is ``theirs``: each batch is checked
+    alone, so that labels {0, 1} then {1, 2} with ``pos_label=1`` would count three
+    classes as two. (Without a ``pos_label`` each batch is {0, 1}, {-1, 1} or bool,
+    1 the positive class in each: batches of different ones mix.)"""
+    if mine is None:
+        return theirs
+    if theirs is None or theirs == mine:
+        return mine
+    raise ValueError(
+        f"cannot {what} labels whose negative class is {plain(theirs)!r}: earlier rows' is "
+        f"{plain(mine)!r}, and together they hold three classes (a task has two)"
+    )
+
+
+def same_pos_label(mine: Any, theirs: Any) -> None:
+    """Two streams' ``pos_label`` (each side's rows hold 1 for its own positive class:
+    mixed, they would count two different classes as one)."""
+    if mine is not None and theirs is not None and not bool(np.all(mine == theirs)):
+        raise ValueError(f"cannot merge summaries of labels whose pos_label differ ({mine!r} "
+                         f"and {theirs!r})")
 
 
 def stream_batch(y_true: Any, y_score: Any, sample_weight: Any = None, groups: Any = None, *,
@@ -1168,8 +1208,12 @@ def stream_batch(y_true: Any, y_score: Any, sample_weight: Any = None, groups: A
     values = np.ascontiguousarray(canonical_scores(s))
     check_finite(values)
     coded = False
+    negative = None
     if s.ndim == 1:
-        labels, _ = labels_1d(y_true, n, pos_label)
+        y = y_true if is_sparse(y_true) else as_array(y_true, "y_true")
+        labels, _ = labels_1d(y, n, pos_label)
+        if pos_label is not None:  # (without it: {0, 1}, {-1, 1} or bool, 1 positive in each)
+            negative = _negative_label(y, labels)
     elif is_sparse(y_true):
         ptr, idx = sparse_labels(y_true, (n, t), pos_label)
         labels = np.zeros((n, t), np.uint8)
@@ -1190,7 +1234,7 @@ def stream_batch(y_true: Any, y_score: Any, sample_weight: Any = None, groups: A
         if s.ndim != 1:
             raise ValueError("groups= is for 1-D batches (one score per row)")
         g = group_ids(groups, n)
-    return StreamBatch(values, dtype, labels, coded, w, g, dtype.kind in "biu")
+    return StreamBatch(values, dtype, labels, coded, w, g, dtype.kind in "biu", negative)
 
 
 def group_ids(groups: Any, n: int) -> np.ndarray:
