@@ -821,6 +821,9 @@ def best_cutoff(
         highest is taken, ties counted up to rounding (criteria within
         ``2**-48``, times ``1 + r`` for ``youden`` and ``closest_topleft``, of
         the best: values equal in exact arithmetic), and ``value`` is its own.
+        Flagging nothing (threshold ``inf``, as pROC's ``Inf``) is the answer
+        where it is better than every cutoff beyond that (with ``r != 1``:
+        ``youden`` gives ``r - 1`` there, ``closest_topleft`` ``-1``).
         NaN, with an :class:`~fastrank.UndefinedMetricWarning`, when a class is
         missing.
 

@@ -39,7 +39,9 @@ def brute(y, s, w, criterion, beta=1.0, ratio=1.0):
             v = skm.fbeta_score(y, pred, beta=b, sample_weight=w, zero_division=0.0)
         if v > best[0] + 1e-12:
             best = (v, t)
-    return best
+    # flagging nothing (threshold inf: sensitivity 0, specificity 1), where strictly better
+    nothing = {"youden": ratio - 1, "closest_topleft": -1.0}.get(criterion, 0.0)
+    return (nothing, math.inf) if nothing > best[0] + 1e-12 else best
 
 
 cases = st.integers(4, 40).flatmap(lambda n: st.tuples(
@@ -51,7 +53,7 @@ cases = st.integers(4, 40).flatmap(lambda n: st.tuples(
 
 @PROPERTY_SETTINGS
 @given(cases, st.sampled_from(CRITERIA), st.booleans(), st.sampled_from([0.5, 2.0]),
-       st.sampled_from([(1.0, 0.5), (2.0, 0.3)]))
+       st.sampled_from([(1.0, 0.5), (2.0, 0.3), (1.0, 0.2), (0.25, 0.5)]))
 def test_against_brute_force(case, criterion, weighted, beta, weights) -> None:
     y, s, w = case
     y[:2] = [0, 1]
@@ -120,6 +122,11 @@ def test_kernel_criterion_is_criterion_values_float_for_float(seed, criterion, c
         f, t = fp[a:a + m], tp[a:a + m]
         c = criterion_values(f, t, criterion, beta=beta, ratio=ratio)
         scale = 1.0 + ratio if criterion in ("youden", "closest_topleft") else 1.0
+        none = criterion_values(np.zeros(1), np.zeros(1), criterion, beta=beta, ratio=ratio,
+                                totals=(t[-1], f[-1]))[0]  # flagging nothing
+        if none > c.max() + TIE_ROUNDING * scale:
+            assert index[j] == -1 and values[j] == none
+            continue
         first = int(np.flatnonzero(c >= c.max() - TIE_ROUNDING * scale)[0])
         assert index[j] == first
         assert np.float64(values[j]).tobytes() == np.float64(c[first]).tobytes()
@@ -169,3 +176,14 @@ for kw in ({"cost": 1e-310}, {"prevalence": 1e-320}, {"criterion": "f_beta", "be
 assert fastrank.best_cutoff(y, s, cost=1e-308).threshold == 0.9
 print("ok")
 """)
+
+
+@pytest.mark.parametrize("y, s, kw, want", [
+    ([0, 1, 0, 1, 0], [.9, .8, .7, .6, .5], {"prevalence": 0.2}, 3.0),  # r = 4: J = r - 1
+    ([1, 0], [.75, .75], {"criterion": "closest_topleft", "cost": 0.5}, -1.0),  # r = 2
+])
+def test_flagging_nothing_is_the_best_where_it_is(y, s, kw, want) -> None:
+    """With pROC's weights (r != 1) flagging nothing can beat every cutoff: it was never
+    a candidate (2.1667 at 0.8 where threshold inf gives 3)."""
+    got = fastrank.best_cutoff(y, s, **kw)
+    assert got.value == want and got.threshold == math.inf

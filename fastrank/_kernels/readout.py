@@ -371,7 +371,10 @@ TIE_ROUNDING = 2.0 ** -48  # criteria this close (times 1 + r for Youden's) coun
 def _best_cut(fp, tp, base, m, params, value, index, j):
     """The entry where the criterion is largest and its value there. Cutoffs whose
     values differ by rounding only (:data:`TIE_ROUNDING`; equal in exact arithmetic,
-    e.g. 1/2 + 4/6 - 1 and 1 + 1/6 - 1) are tied, and the first (highest) wins."""
+    e.g. 1/2 + 4/6 - 1 and 1 + 1/6 - 1) are tied, and the first (highest) wins.
+    Flagging nothing (index -1, threshold inf) wins where it is better beyond that
+    (Youden's J with pROC's weights giving r > 1: r - 1, where each cutoff gave
+    less; the corner's with r < 1)."""
     pos = tp[base + m - 1]
     neg = fp[base + m - 1]
     crit = int(params[P_CRITERION])
@@ -381,6 +384,11 @@ def _best_cut(fp, tp, base, m, params, value, index, j):
     for k in range(1, m):
         best = max(best, criterion(fp[base + k], tp[base + k], pos, neg, crit, beta2, ratio))
     scale = 1.0 + ratio if crit == CR_YOUDEN or crit == CR_TOPLEFT else 1.0
+    none = criterion(0.0, 0.0, pos, neg, crit, beta2, ratio)  # flag nothing: threshold inf
+    if none > best + TIE_ROUNDING * scale:  # (Youden's J and the corner's with r != 1 only)
+        value[j] = none
+        index[j] = -1
+        return
     floor = best - TIE_ROUNDING * scale
     for k in range(m):
         c = criterion(fp[base + k], tp[base + k], pos, neg, crit, beta2, ratio)
