@@ -302,6 +302,7 @@ def _each(name: str, opts: dict[str, Any], y_true: Any, y_score: Any, sample_wei
     else:
         tasks = [inputs.task(y_true, s, sample_weight, pos_label)]
 
+    units: np.ndarray | None = None  # (weighted tasks: their totals' units, see below)
     if batched and b.weights is None:  # each unit of tasks read as the batch kernel tables it
         values, index, kbits, pos, neg = _read_batch(name, opts, b)
     elif not batched and tasks[0].weights is None:  # cumulated by the kernel as it is written
@@ -311,8 +312,14 @@ def _each(name: str, opts: dict[str, Any], y_true: Any, y_score: Any, sample_wei
     else:
         # Runs of negatives as single entries: every readout's best cutoff ends a group
         # with positives (or is the first group), so nothing changes but the work.
-        parts = workers.parallel_map(lambda t: tie_counts(t, runs=True), tasks,
-                                    workers.task_threads(tasks) if batched else 1)
+        # Each task's totals in its kernel units where one unit serves both classes (the
+        # readouts are ratios of them; the caller's units are those times a power of two,
+        # which made subnormal ones of uniform weights of 5e-324: a partial PR area of 1.0
+        # where it is 0.388), turned into the caller's below.
+        parts = workers.parallel_map(
+            lambda t: tie_tables.task_table(t, True) if t.shift == 0 else tie_counts(t, True),
+            tasks, workers.task_threads(tasks) if batched else 1)
+        units = np.array([t.unit if t.shift == 0 else 1.0 for t in tasks])
         offsets = np.zeros(len(parts) + 1, np.int64)
         np.cumsum([k.shape[0] for k, _, _ in parts], out=offsets[1:])
         if len(parts) == 1:
@@ -323,6 +330,8 @@ def _each(name: str, opts: dict[str, Any], y_true: Any, y_score: Any, sample_wei
     if not (batched and b.weights is None):
         values, index = _read(name, opts, fp, tp, offsets[:-1], np.diff(offsets))
         kbits, pos, neg = _at_index(keys, tp, fp, offsets[:-1], np.diff(offsets), index)
+        if units is not None:
+            pos, neg = pos * units, neg * units
     thresholds: np.ndarray | None = None
     if name not in ("partial_roc_auc", "partial_pr_auc"):
         canonical, dtype = (b.values.dtype, b.dtype) if batched else \

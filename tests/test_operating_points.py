@@ -518,3 +518,28 @@ for w, empty in (([1, 1, 1, 1, 0, 0], 2), ([1, 1, 0, 0, 1, 1], 1), ([0, 0, 1, 1,
         assert np.isnan(v[empty]) and not np.isnan(np.delete(v, empty)).any(), v
 print("ok")
 """)
+
+
+@pytest.mark.parametrize("w", [5e-324, 2.0**-1060, 2.0**-1030, 1e-310, 1e-300, 3.0, 1e300])
+def test_uniform_weights_at_any_scale_give_the_unweighted_readouts(w: float) -> None:
+    """Equal weights are no weights: the readouts work in each task's own units, so
+    subnormal ones (5e-324) no longer lose the totals' bits (a partial PR area of 1.0
+    where it is 0.388; sensitivity 0.5 for 0.75)."""
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 40)
+    y[:2] = [0, 1]
+    s = rng.integers(0, 9, 40) / 8
+    calls = [
+        lambda **k: fastrank.partial_pr_auc(y, s, recall=(0.25, 0.75), **k),
+        lambda **k: fastrank.partial_roc_auc(y, s, fpr=(0.1, 0.6), **k),
+        lambda **k: tuple(fastrank.sensitivity_at_specificity(y, s, 0.5, interpolate=True, **k)),
+        lambda **k: tuple(fastrank.recall_at_precision(y, s, 0.6, **k)),
+        lambda **k: tuple(fastrank.precision_at_recall(y, s, 0.3, interpolate=True, **k)),
+        lambda **k: tuple(fastrank.best_cutoff(y, s, "f1", **k)),
+    ]
+    for f in calls:
+        got, want = f(sample_weight=np.full(40, w)), f()
+        if math.frexp(w)[0] == 0.5:  # a power of two: the same floats
+            assert got == want
+        else:  # (1e-300 in the task's units is no integer: rounding may differ)
+            assert got == pytest.approx(want, rel=1e-12, abs=1e-15)
