@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from . import curves, metrics, uncertainty
-from ._core import inputs
+from ._core import inputs, stream_inputs
 from ._core.ids import id_kind
 from ._core.inputs import readonly as _readonly
 
@@ -297,11 +297,13 @@ class Accumulator:
             and inputs.as_array(y_true, "y_true").ndim == 1
         with self._lock:
             self._check_shape(shape, groups is not None, coded, "update with")
-            b = inputs.stream_batch(y_true, s, sample_weight, groups, pos_label=self._pos_label,
-                                    classes=self._classes if coded else None)
+            b = stream_inputs.stream_batch(y_true, s, sample_weight, groups,
+                                           pos_label=self._pos_label,
+                                           classes=self._classes if coded else None)
             labels = b.labels.astype(np.int32) if b.coded else b.labels
             g = None if b.groups is None else self._check_groups(b.groups)
-            negative = inputs.joined_negative(self._negative_seen(), b.negative, "update with")
+            negative = stream_inputs.joined_negative(self._negative_seen(), b.negative,
+                                                     "update with")
             self._store(shape, b.scores, b.int_valued, labels, b.coded, b.weights, g)
             self._negative = negative
 
@@ -405,8 +407,8 @@ class Accumulator:
     def _merge(self, other: Accumulator) -> Accumulator:
         if other._scores is None:
             return self
-        inputs.same_pos_label(self._pos_label, other._pos_label)
-        negative = inputs.joined_negative(self._negative_seen(), other._negative_seen(),
+        stream_inputs.same_pos_label(self._pos_label, other._pos_label)
+        negative = stream_inputs.joined_negative(self._negative_seen(), other._negative_seen(),
                                           "merge rows of")
         assert other._shape is not None and other._labels is not None
         self._check_shape(other._shape, other._grouped, other._coded, "merge one of")

@@ -78,7 +78,7 @@ from typing import Any, Literal
 import numpy as np
 
 from . import readouts
-from ._core import inputs, reduce, registry, workers
+from ._core import reduce, registry, stream_inputs, workers
 from ._core.inputs import as_array, plain, readonly
 from ._kernels.histogram import (
     B_NEG,
@@ -384,7 +384,7 @@ class BinnedSummary:
         s = as_array(y_score, "y_score")
         if is_bfloat16(s):
             s = bfloat16_as_float32(s)
-        b = inputs.stream_batch(y_true, s, sample_weight, pos_label=pos_label)
+        b = stream_inputs.stream_batch(y_true, s, sample_weight, pos_label=pos_label)
         n = b.scores.shape[0]
         t = 1 if b.scores.ndim == 1 else b.scores.shape[1]
         if n == 0:
@@ -538,7 +538,7 @@ class BinnedSummary:
         s = as_array(y_score, "y_score")
         if is_bfloat16(s):
             s = bfloat16_as_float32(s)
-        b = inputs.stream_batch(y_true, s, sample_weight, pos_label=self._pos_label)
+        b = stream_inputs.stream_batch(y_true, s, sample_weight, pos_label=self._pos_label)
         scores = b.scores
         n = scores.shape[0]
         one_d = scores.ndim == 1
@@ -562,7 +562,7 @@ class BinnedSummary:
         # -- past the task check nothing can fail: the batch is counted whole
         with self._lock:
             self._check_tasks(one_d, t, "update with")
-            self._negative = inputs.joined_negative(getattr(self, "_negative", None),
+            self._negative = stream_inputs.joined_negative(getattr(self, "_negative", None),
                                                     b.negative, "update with")
             if self._counts is None:
                 self._counts = np.zeros((t, 2, self._nb), np.float64)
@@ -693,14 +693,14 @@ class BinnedSummary:
         if not isinstance(other, BinnedSummary):
             raise TypeError(f"can only merge a BinnedSummary; got {type(other).__name__}")
         self._check_same_bins(other)
-        inputs.same_pos_label(self._pos_label, other._pos_label)
+        stream_inputs.same_pos_label(self._pos_label, other._pos_label)
         first, second = sorted((self, other), key=id)  # one lock order: no deadlock
         with first._lock, second._lock:
             if other._counts is None:
                 return self
             assert other._clipped is not None
             self._check_tasks(other._one_d, other._ntasks or 1, "merge a summary of")
-            self._negative = inputs.joined_negative(  # (None in a summary pickled before)
+            self._negative = stream_inputs.joined_negative(  # (None in a summary pickled before)
                 getattr(self, "_negative", None), getattr(other, "_negative", None),
                 "merge rows of")
             if self._counts is None:

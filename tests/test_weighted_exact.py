@@ -276,12 +276,39 @@ def test_a_weight_below_its_units_keeps_its_place_in_a_subprocess():
 
 def test_curves_refuse_a_weight_their_units_lose():
     """A weight its task's units put below float64's range counts as 0 in every total;
-    the scalar metrics move by less than 2**-184 of a class's total, but a curve point
-    made of such weights alone would be wrong (a threshold gone, a precision of 0 for
-    0.5), so the curves refuse it, saying why."""
+    its class's rates move by less than 2**-184 (the AUC), but a curve point made of
+    such weights alone would be wrong (a threshold gone, a precision of 0 for 0.5), so
+    the curves refuse it, saying why, as the metrics of precision do (next test)."""
     y, s, w = np.array([1, 0, 1]), np.array([3.0, 2.0, 1.0]), np.array([1e-300, 1e-300, 1e300])
-    assert fastrank.average_precision(y, s, sample_weight=w) == 1.0
+    assert fastrank.roc_auc(y, s, sample_weight=w) == 0.0  # (exact: about 1e-600)
     for curve in (fastrank.precision_recall_curve, fastrank.roc_curve, fastrank.det_curve):
         with pytest.raises(ValueError, match=r"sample_weight holds 1e-300, more than "
                                              r"float64's range below"):
             curve(y, s, sample_weight=w)
+
+
+def test_a_weight_lost_within_its_class_is_refused_where_precision_reads_it() -> None:
+    """A negative of weight 2**-1000 next to one of 2**1000 is below its class's unit;
+    precision adds it to the positives' 2**-1000 each: AP, PR AUC and PRBE were 1.0
+    (exact: 0.5833, 0.4507, 0.5). Refused now, one task or a batch's; the AUC, which
+    takes each class apart, keeps its value; at 2**+-900 every value is exact."""
+    y, s = [1, 0, 0, 1], [0.5, 0.9, 0.1, 0.3]
+    for j, ok in ((900, True), (1000, False)):
+        w = [2.0**-j, 2.0**-j, 2.0**j, 2.0**-j]
+        assert fastrank.roc_auc(y, s, sample_weight=w) == 1.0
+        for f in (fastrank.average_precision, fastrank.pr_auc, fastrank.prbe,
+                  fastrank.all_metrics):
+            if ok:
+                f(y, s, sample_weight=w)
+            else:
+                with pytest.raises(ValueError, match="precision adds it"):
+                    f(y, s, sample_weight=w)
+        if ok:
+            assert fastrank.average_precision(y, s, sample_weight=w) == pytest.approx(7 / 12)
+            assert fastrank.prbe(y, s, sample_weight=w) == 0.5
+    w = [2.0**-1000, 2.0**-1000, 2.0**1000, 2.0**-1000]
+    two = np.array([y, y]).T, np.array([s, s]).T
+    for average in ("macro", "micro", None):
+        with pytest.raises(ValueError, match="precision adds it"):
+            fastrank.average_precision(*two, sample_weight=w, average=average)
+    assert fastrank.roc_auc(*two, sample_weight=w, average="micro") == 1.0

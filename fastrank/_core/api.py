@@ -138,6 +138,8 @@ def compute(name: str, y_true: Any, y_score: Any, *, sample_weight: Any = None,
     level = stacklevel + 1
     if groups is None and s.ndim == 1:
         t = inputs.task(y_true, s, sample_weight, pos_label)
+        if t.lost and req.mixes_classes:
+            raise inputs.lost_weight_error(t.lost)
         wanted = return_threshold or req.metric is None  # the break-even score is returned
         return reduce.finish(req, task_results(t, req, threshold=wanted), None,
                              return_threshold=return_threshold, stacklevel=level)
@@ -147,6 +149,8 @@ def compute(name: str, y_true: Any, y_score: Any, *, sample_weight: Any = None,
         return reduce.finish(req, batch_results(b, req), "samples", stacklevel=level,
                              weights=rows)
     b = inputs.batch(y_true, s, sample_weight, pos_label, groups, labels)
+    if req.mixes_classes:
+        batch_tasks.refuse_lost_weights(b, average == "micro")
     if average == "micro":
         res = task_results(batch_tasks.pooled(b), req, "micro")
     else:

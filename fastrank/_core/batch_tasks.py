@@ -21,6 +21,8 @@ from .inputs import (
     Batch,
     Task,
     check_finite,
+    lost_weight_error,
+    lost_weights,
     nonfinite_error,
     readonly,
     scaled_weights,
@@ -98,11 +100,12 @@ def segment_task(b: Batch, j: int) -> Task:
 def scaled_task(values: np.ndarray, dtype: Any, lab: np.ndarray, npos: int,
                  w: np.ndarray | None, j: int) -> Task:
     """Task ``j`` of a batch with its own weight unit, as a one-task call has it."""
+    given = w
     try:
-        w, unit, bounds, shift = scaled_weights(w, lab, npos)
+        w, unit, bounds, shift = scaled_weights(given, lab, npos)
     except ValueError as exc:
         raise ValueError(f"task {j}: {exc}") from None
-    return Task(values, dtype, lab, npos, w, unit, True, bounds, shift)
+    return Task(values, dtype, lab, npos, w, unit, True, bounds, shift, lost_weights(given, w))
 
 
 def _bad_task(b: Batch, at: int) -> int:
@@ -124,6 +127,31 @@ def raise_batch(b: Batch, j: int) -> None:
         row = int(b.order[at]) if b.order is not None else at
         raise nonfinite_error(column[i], row, (b.n,))
     raise nonfinite_error(column[i], i * b.t + j, (b.n, b.t))
+
+
+LOST_RANGE = 2.0**184  # weights this far apart at least may be lost (inputs.lost_weights)
+
+
+def refuse_lost_weights(b: Batch, micro: bool = False) -> None:
+    """The error of :func:`~.inputs.lost_weight_error` for the first task of a weighted
+    batch (``micro``: the pooled task) with a weight its units lose (looked for only
+    where the weights span :data:`LOST_RANGE`, which any such weight needs), for the
+    metrics of precision."""
+    w = b.weights
+    if w is None or not w.shape[0]:
+        return
+    top = float(w.max())
+    least = w[w > 0]
+    if not least.shape[0] or float(least.min()) * LOST_RANGE > top:
+        return
+    if micro:
+        lost = pooled(b).lost
+        if lost:
+            raise lost_weight_error(lost, "the pooled task (average='micro'): ")
+        return
+    for j, t in enumerate(split_batch(b)):
+        if t.lost:
+            raise lost_weight_error(t.lost, f"task {j}: ")
 
 
 def split_batch(b: Batch) -> list[Task]:
@@ -191,7 +219,8 @@ def pooled(b: Batch) -> Task:
     if b.mode == "groups":
         npos = int(np.count_nonzero(b.labels))
         w, unit, bounds, shift = scaled_weights(b.weights, b.labels, npos)
-        return Task(b.values, b.dtype, b.labels, npos, w, unit, False, bounds, shift)
+        return Task(b.values, b.dtype, b.labels, npos, w, unit, False, bounds, shift,
+                    lost_weights(b.weights, w))
     if b.lab_mode == LAB_SAME:
         labels = b.labels
     else:
@@ -206,5 +235,7 @@ def pooled(b: Batch) -> Task:
     if b.weights is not None:
         w = np.repeat(b.weights, b.t) if b.layout == SAMPLE_MAJOR else np.tile(b.weights, b.t)
     npos = int(np.count_nonzero(labels))
-    w, unit, bounds, shift = scaled_weights(w, labels, npos)
-    return Task(b.values, b.dtype, labels, npos, w, unit, False, bounds, shift)
+    given = w
+    w, unit, bounds, shift = scaled_weights(given, labels, npos)
+    return Task(b.values, b.dtype, labels, npos, w, unit, False, bounds, shift,
+                lost_weights(given, w))

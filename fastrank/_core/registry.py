@@ -51,6 +51,10 @@ class Metric:
     threshold: bool = False  # comes with a cutoff score (PRBE)
     unweighted_only: bool = False
     family: str = ""  # the public function whose value this is (default: the name)
+    # the value adds one class's totals to the other's (precision: TP + FP), so that a
+    # weight lost within its class (inputs.lost_weights) may move it; AUC and d' take
+    # each class's totals apart, where such a weight is at most 2**-184 of its class
+    mixes_classes: bool = False
 
     @property
     def function(self) -> str:
@@ -81,14 +85,16 @@ class Metric:
 METRICS: dict[str, Metric] = {
     m.name: m
     for m in (
-        Metric("average_precision", "AP", OUT_AP, 0, POSITIVES, B_AP),
+        Metric("average_precision", "AP", OUT_AP, 0, POSITIVES, B_AP, mixes_classes=True),
         Metric("average_precision_expected", "AP(exp.)", OUT_AP_EXPECTED, WANT_EXPECTED_AP,
                POSITIVES, None, unweighted_only=True, family="average_precision"),
         Metric("roc_auc", "ROC AUC", OUT_AUC, 0, BOTH, B_AUC),
         Metric("roc_auc_partial", "pAUC", OUT_AUC_PARTIAL, 0, BOTH, None, family="roc_auc"),
-        Metric("pr_auc", "PR AUC", OUT_PR_AUC, WANT_PR_AUC, POSITIVES, B_PR_AUC),
+        Metric("pr_auc", "PR AUC", OUT_PR_AUC, WANT_PR_AUC, POSITIVES, B_PR_AUC,
+               mixes_classes=True),
         Metric("d_prime", "d'", OUT_AUC, 0, BOTH, B_AUC, d_prime=True),
-        Metric("prbe", "PRBE", OUT_PRBE, 0, POSITIVES, B_PRBE, threshold=True),
+        Metric("prbe", "PRBE", OUT_PRBE, 0, POSITIVES, B_PRBE, threshold=True,
+               mixes_classes=True),
     )
 }
 # The metrics a caller may ask for by name (the others are variants chosen by options).
@@ -119,6 +125,11 @@ class Request:
     @property
     def name(self) -> str:
         return "all_metrics" if self.metric is None else self.metric.name
+
+    @property
+    def mixes_classes(self) -> bool:
+        """Whether a value asked for adds the classes' totals (see :class:`Metric`)."""
+        return self.metric is None or self.metric.mixes_classes
 
 
 _REQUESTS: dict[tuple[Any, ...], Request] = {}

@@ -35,7 +35,7 @@ from .._kernels.tasks import (
 from . import first_calls, workers
 from .by_class import NonFinite, raise_nonfinite, sort_classes, split_classes
 from .codec import bits_of_keys, keys_of
-from .inputs import Task, readonly
+from .inputs import Task, lost_weight_error, readonly
 from .score_ranges import RANGES_PER_THREAD, base_state, range_parts
 from .workspace import EMPTY_F, EMPTY_FW, buffers, carve, scratch
 
@@ -97,10 +97,7 @@ def task_table(t: Task, runs: bool = False) -> tuple[np.ndarray, np.ndarray, np.
     a table's totals read at each threshold would count it as 0.
     """
     if t.lost:
-        raise ValueError(
-            f"sample_weight holds {t.lost!r}, more than float64's range below the largest "
-            "weights it is summed with: it would count as 0 in the totals at each "
-            "threshold; rescale the weights or drop the small ones")
+        raise lost_weight_error(t.lost)
     n = t.values.shape[0]
     # A first call: nothing to compile (with runs, only below HASH_MIN, where the runs
     # table is what the kernel gives; from there counted ties may give every group).
