@@ -791,7 +791,8 @@ def criterion_values(fp: np.ndarray, tp: np.ndarray, criterion: str, *, beta: fl
         return out
     # Each square root of a pair product: no overflow for large weight sums.
     denom = np.sqrt((tp + fp) * (tn + fn)) * np.sqrt((tp + fn) * (tn + fp))
-    out = np.where(denom > 0, (tp * tn - fp * fn) / np.where(denom > 0, denom, 1.0), 0.0)
+    out = np.where(denom > 0, np.clip((tp * tn - fp * fn) / np.where(denom > 0, denom, 1.0),
+                                      -1.0, 1.0), 0.0)
     return out
 
 

@@ -543,3 +543,26 @@ def test_uniform_weights_at_any_scale_give_the_unweighted_readouts(w: float) -> 
             assert got == want
         else:  # (1e-300 in the task's units is no integer: rounding may differ)
             assert got == pytest.approx(want, rel=1e-12, abs=1e-15)
+
+
+def test_interpolated_precision_and_mcc_stay_within_one() -> None:
+    """Rounding took the interpolated precision of a group without negatives to
+    1 + 2**-52 (and so to the higher cutoff, against the documented preference for
+    recall), and Matthews' correlation of a perfect weighted ranking likewise."""
+    got = fastrank.precision_at_recall([0, 1, 1], [0, 0.5, 0.9], 0.1, interpolate=True,
+                                       sample_weight=[1, 6, 3])
+    assert tuple(got) == (1.0, 0.5)
+    got = fastrank.best_cutoff([0, 1], [0.25, 0.75], "mcc",
+                               sample_weight=[1.6666666666666665, 0.3333333333333333])
+    assert tuple(got) == (1.0, 0.75)
+    rng = np.random.default_rng(8)
+    for _ in range(300):
+        n = int(rng.integers(2, 12))
+        y = rng.integers(0, 2, n)
+        y[:2] = [0, 1]
+        s = np.sort(rng.random(n)) if rng.random() < 0.5 else rng.random(n)
+        w = rng.random(n) * 3 + 1e-3
+        got = (fastrank.precision_at_recall(y, s, float(rng.random()), interpolate=True,
+                                            sample_weight=w),
+               fastrank.best_cutoff(y, s, "mcc", sample_weight=w))
+        assert all(-1.0 <= p.value <= 1.0 for p in got)

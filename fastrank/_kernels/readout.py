@@ -187,8 +187,9 @@ def _precision_at_recall(fp, tp, base, m, bound, interpolate, value, index, j):
             f0 = _at(fp, base, first - 1)
             f1 = _at(fp, base, first)
             share = (need - t0) / (t1 - t0)
-            flagged = t0 + f0 + share * (t1 + f1 - t0 - f0)
-            at = need / flagged
+            # TP there is ``need`` itself: FP alone interpolated, so that a group without
+            # negatives keeps precision 1 (t0 + share (t1 - t0) rounded past need: 1 + 2**-52)
+            at = need / (need + (f0 + share * (f1 - f0)))
             if at > best:
                 value[j] = at
                 index[j] = first - 1
@@ -361,7 +362,8 @@ def criterion(f, t, pos, neg, crit, beta2, ratio):
     if crit == CR_F:
         return (1.0 + beta2) * t / ((1.0 + beta2) * t + beta2 * fn + f) if t > 0 else 0.0
     denom = math.sqrt((t + f) * (tn + fn)) * math.sqrt((t + fn) * (tn + f))
-    return (t * tn - f * fn) / denom if denom > 0 else 0.0
+    # (the two roots' product may round below |t tn - f fn|: held to [-1, 1])
+    return min(max((t * tn - f * fn) / denom, -1.0), 1.0) if denom > 0 else 0.0
 
 
 TIE_ROUNDING = 2.0 ** -48  # criteria this close (times 1 + r for Youden's) count as tied
