@@ -921,3 +921,20 @@ def test_exponential_gains_past_float64_are_refused() -> None:
         fastrank.ndcg_at_k([[1024, 0]], [[0.1, 0.2]], 2, gain="exponential")
     assert fastrank.ndcg_at_k([[1023, 0]], [[0.1, 0.2]], 2, gain="exponential") == \
         pytest.approx(1 / math.log2(3))
+
+
+def test_weights_held_as_objects_are_read_as_numbers() -> None:
+    """A pandas object column of numbers is read as the numbers it holds, for weights as
+    for scores (weights were refused by dtype); missing values and text still refused."""
+    y, s = [0, 1, 0, 1], [0.1, 0.4, 0.35, 0.8]
+    w = np.array([1, 2.5, 3, 1], dtype=object)
+    assert fastrank.average_precision(y, s, sample_weight=w) == \
+        fastrank.average_precision(y, s, sample_weight=w.astype(float))
+    assert fastrank.label_ranking_average_precision(
+        [[1, 0], [0, 1]], [[0.9, 0.1], [0.9, 0.1]], sample_weight=np.array([1, 3], object)) == \
+        fastrank.label_ranking_average_precision([[1, 0], [0, 1]], [[0.9, 0.1], [0.9, 0.1]],
+                                                 sample_weight=[1.0, 3.0])
+    for bad, match in ((np.array([1, None, 3, 1], object), "missing"),
+                       (np.array([1, "a", 3, 1], object), "real numbers")):
+        with pytest.raises(TypeError, match=match):
+            fastrank.roc_auc(y, s, sample_weight=bad)

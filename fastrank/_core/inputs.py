@@ -171,7 +171,7 @@ def _object_scores(s: np.ndarray, name: str) -> np.ndarray:
     values = s.reshape(-1).tolist()
     if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values):
         raise TypeError(f"{name} is an object array with missing values (None or NaN); "
-                        "scores must be real numbers")
+                        "it must hold real numbers")
     if not all(isinstance(v, (bool, np.bool_, numbers.Integral, float, np.floating))
                for v in values):
         kinds = sorted({type(v).__name__ for v in values})
@@ -833,6 +833,8 @@ def weights(sample_weight: Any, n: int) -> np.ndarray | None:
                          f"{w.shape}")
     if w.shape[0] != n:
         raise ValueError(f"sample_weight has length {w.shape[0]} but y_score has length {n}")
+    if w.dtype.kind == "O":  # numbers held as objects (a pandas object column), as scores
+        w = _object_scores(w, "sample_weight")
     if w.dtype.kind not in "biuf":
         raise TypeError(f"sample_weight must hold real numbers; got dtype {w.dtype}")
     if w.dtype.kind == "f" and w.dtype.itemsize > 8:
