@@ -326,8 +326,10 @@ def prbe(
     -------
     float, ndarray or GroupResult, or a pair ``(value, threshold)``
         One task: PRBE in [0, 1]; with ``return_threshold=True`` the pair
-        ``(prbe, threshold)`` (floats). NaN (and a NaN threshold), with a
-        warning, when there are no positives. A batch as in
+        ``(prbe, threshold)``, the threshold being the score itself (an
+        exact ``int`` for integer scores, as the curves' thresholds). NaN
+        (and a NaN threshold), with a warning, when there are no positives.
+        A batch as in
         :func:`average_precision`; with ``return_threshold=True`` the pair of
         per-task values and a float64 array of thresholds.
 

@@ -362,8 +362,14 @@ def _answer(values: np.ndarray, thresholds: np.ndarray | None, reasons: list[str
     (``level`` frames up, :func:`~._core.messages.warn_undefined`'s count) for the
     tasks without a value."""
     if reasons:
-        where = f" for {len(reasons)} of {values.shape[0]} {units}" if batched else ""
-        warn_undefined(f"{reasons[0]}{where}; returning NaN", level=level)
+        if batched:  # each reason with its own count (a group without positives and one
+            # without negatives are not both "no negative samples")
+            counts = {r: reasons.count(r) for r in dict.fromkeys(reasons)}
+            said = "; ".join(f"{r} for {k} of {values.shape[0]} {units}"
+                             for r, k in counts.items())
+        else:
+            said = reasons[0]
+        warn_undefined(f"{said}; returning NaN", level=level)
     if not batched:
         value = float(values[0])
         if thresholds is None:

@@ -566,3 +566,14 @@ def test_interpolated_precision_and_mcc_stay_within_one() -> None:
                                             sample_weight=w),
                fastrank.best_cutoff(y, s, "mcc", sample_weight=w))
         assert all(-1.0 <= p.value <= 1.0 for p in got)
+
+
+def test_a_grouped_warning_counts_each_reason_apart() -> None:
+    """One group without negatives and one without positives: the warning said "no
+    negative samples ... for 2 of 3 groups"; each reason now comes with its own count."""
+    with pytest.warns(fastrank.UndefinedMetricWarning) as caught:
+        fastrank.sensitivity_at_specificity([1, 1, 0, 0, 1, 0], [.9, .1, .8, .3, .7, .2], .5,
+                                            groups=[0, 0, 1, 1, 2, 2])
+    said = str(caught[0].message)
+    assert "no negative samples: the operating point is undefined for 1 of 3 groups" in said
+    assert "no positive samples: the operating point is undefined for 1 of 3 groups" in said
