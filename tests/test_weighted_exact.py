@@ -278,9 +278,11 @@ def test_curves_refuse_a_weight_their_units_lose():
     """A weight its task's units put below float64's range counts as 0 in every total;
     its class's rates move by less than 2**-184 (the AUC), but a curve point made of
     such weights alone would be wrong (a threshold gone, a precision of 0 for 0.5), so
-    the curves refuse it, saying why, as the metrics of precision do (next test)."""
+    the curves refuse it, saying why; the metrics of precision where it is a negative
+    they would read (next test)."""
     y, s, w = np.array([1, 0, 1]), np.array([3.0, 2.0, 1.0]), np.array([1e-300, 1e-300, 1e300])
     assert fastrank.roc_auc(y, s, sample_weight=w) == 0.0  # (exact: about 1e-600)
+    assert fastrank.average_precision(y, s, sample_weight=w) == 1.0  # (a lost positive)
     for curve in (fastrank.precision_recall_curve, fastrank.roc_curve, fastrank.det_curve):
         with pytest.raises(ValueError, match=r"sample_weight holds 1e-300, more than "
                                              r"float64's range below"):

@@ -138,8 +138,8 @@ def compute(name: str, y_true: Any, y_score: Any, *, sample_weight: Any = None,
     level = stacklevel + 1
     if groups is None and s.ndim == 1:
         t = inputs.task(y_true, s, sample_weight, pos_label)
-        if t.lost and req.mixes_classes:
-            raise inputs.lost_weight_error(t.lost)
+        if t.lost_precision and req.mixes_classes:
+            raise inputs.lost_weight_error(t.lost_precision)
         wanted = return_threshold or req.metric is None  # the break-even score is returned
         return reduce.finish(req, task_results(t, req, threshold=wanted), None,
                              return_threshold=return_threshold, stacklevel=level)

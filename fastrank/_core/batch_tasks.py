@@ -22,11 +22,11 @@ from .inputs import (
     Task,
     check_finite,
     lost_weight_error,
-    lost_weights,
     nonfinite_error,
     readonly,
     scaled_weights,
     task_of,
+    weight_losses,
 )
 from .workspace import EMPTY_F
 
@@ -105,7 +105,8 @@ def scaled_task(values: np.ndarray, dtype: Any, lab: np.ndarray, npos: int,
         w, unit, bounds, shift = scaled_weights(given, lab, npos)
     except ValueError as exc:
         raise ValueError(f"task {j}: {exc}") from None
-    return Task(values, dtype, lab, npos, w, unit, True, bounds, shift, lost_weights(given, w))
+    return Task(values, dtype, lab, npos, w, unit, True, bounds, shift,
+                *weight_losses(given, w, lab))
 
 
 def _bad_task(b: Batch, at: int) -> int:
@@ -145,13 +146,13 @@ def refuse_lost_weights(b: Batch, micro: bool = False) -> None:
     if not least.shape[0] or float(least.min()) * LOST_RANGE > top:
         return
     if micro:
-        lost = pooled(b).lost
+        lost = pooled(b).lost_precision
         if lost:
             raise lost_weight_error(lost, "the pooled task (average='micro'): ")
         return
     for j, t in enumerate(split_batch(b)):
-        if t.lost:
-            raise lost_weight_error(t.lost, f"task {j}: ")
+        if t.lost_precision:
+            raise lost_weight_error(t.lost_precision, f"task {j}: ")
 
 
 def split_batch(b: Batch) -> list[Task]:
@@ -220,7 +221,7 @@ def pooled(b: Batch) -> Task:
         npos = int(np.count_nonzero(b.labels))
         w, unit, bounds, shift = scaled_weights(b.weights, b.labels, npos)
         return Task(b.values, b.dtype, b.labels, npos, w, unit, False, bounds, shift,
-                    lost_weights(b.weights, w))
+                    *weight_losses(b.weights, w, b.labels))
     if b.lab_mode == LAB_SAME:
         labels = b.labels
     else:
@@ -238,4 +239,4 @@ def pooled(b: Batch) -> Task:
     given = w
     w, unit, bounds, shift = scaled_weights(given, labels, npos)
     return Task(b.values, b.dtype, labels, npos, w, unit, False, bounds, shift,
-                lost_weights(given, w))
+                *weight_losses(given, w, labels))

@@ -900,6 +900,29 @@ def lost_weight_error(lost: float, where: str = "") -> ValueError:
         "precision adds it to the other class's; rescale the weights or drop the small ones")
 
 
+PRECISION_REACH = 2.0**-80  # lost negatives below this share of the least positive weight
+# move precision by at most n * 2**-80 of itself (below 1e-12 up to 10**12 rows)
+
+
+def weight_losses(w: np.ndarray | None, scaled: np.ndarray | None, labels: np.ndarray
+                  ) -> tuple[float, float]:
+    """:func:`lost_weights`, and of the negatives lost the largest that precision would
+    read: not below :data:`PRECISION_REACH` of the least positive weight kept
+    (precision adds the negatives' totals to the positives'; a lost positive moves
+    recall, and so each precision term, by at most 2**-184 of its class's total),
+    else 0.0."""
+    lost = lost_weights(w, scaled)
+    if not lost or w is None or scaled is None:
+        return lost, 0.0
+    gone = (scaled == 0.0) & (w > 0.0)
+    neg_gone = w[gone & (labels == 0)]
+    pos = w[(labels == 1) & (scaled > 0.0)]
+    if not neg_gone.shape[0] or not pos.shape[0]:
+        return lost, 0.0
+    top = float(neg_gone.max())
+    return lost, top if top >= float(pos.min()) * PRECISION_REACH else 0.0
+
+
 def lost_weights(w: np.ndarray | None, scaled: np.ndarray | None) -> float:
     """The first of a task's weights that its units put below float64's range (so
     that it counts as 0 there), or 0.0 where none is: weights at least 2**184 below
@@ -1027,6 +1050,7 @@ class Task(NamedTuple):
     bounds: tuple[float, float] = (0.0, 0.0)  # see scaled_weights (after the unit)
     shift: int = 0  # the negatives' unit is unit * 2**shift (see scaled_weights)
     lost: float = 0.0  # a weight its units put below float64's range (lost_weights)
+    lost_precision: float = 0.0  # one of those that precision would read (weight_losses)
 
     @property
     def neg_unit(self) -> float:
@@ -1052,16 +1076,16 @@ def task(y_true: Any, y_score: Any, sample_weight: Any = None, pos_label: Any = 
     values, dtype = scores_1d(y_score)
     n = values.shape[0]
     labels, npos = labels_1d(y_true, n, pos_label)
-    lost = 0.0
+    losses = (0.0, 0.0)
     if sample_weight is None:
         w, unit, bounds, shift = None, 1.0, _NO_BOUNDS, 0
     else:
         given = weights(sample_weight, n)
         w, unit, bounds, shift = scaled_weights(given, labels, npos)
-        lost = lost_weights(given, w)
+        losses = weight_losses(given, w, labels)
     if check:
         check_finite(values)
-    return Task(values, dtype, labels, npos, w, unit, check, bounds, shift, lost)
+    return Task(values, dtype, labels, npos, w, unit, check, bounds, shift, *losses)
 
 
 _NO_BOUNDS = (0.0, 0.0)  # an unweighted task's (see scaled_weights)
@@ -1073,7 +1097,7 @@ def task_of(values: np.ndarray, dtype: np.dtype[Any], labels: np.ndarray,
     npos = int(np.count_nonzero(labels))
     scaled, unit, bounds, shift = scaled_weights(w, labels, npos)
     return Task(values, dtype, labels, npos, scaled, unit, True, bounds, shift,
-                lost_weights(w, scaled))
+                *weight_losses(w, scaled, labels))
 
 
 SAMPLE_MAJOR = 0  # a C-ordered (n, t) matrix: task j is column j
