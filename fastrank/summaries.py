@@ -88,6 +88,7 @@ from ._kernels.histogram import (
     MODE_UNIFORM,
     TASK_BLOCK,
     histogram_block,
+    uniform_edges,
 )
 from ._kernels.sweep import OUT_NEG, OUT_POS
 from ._summaries.checks import check_bins, check_edges, check_range, check_values, same_values
@@ -306,9 +307,7 @@ class BinnedSummary:
             self._nb = nb
             self._lo = readonly(np.array([lo]))
             self._width = readonly(np.array([hi - lo]))
-            e = np.linspace(lo, hi, nb + 1)[None, :]
-            e[0, -1] = hi
-            self._edges = readonly(e)
+            self._edges = readonly(uniform_edges(lo, hi, nb)[None, :])
         self._ntasks: int | None = None  # fixed by the first update (or the edges)
         self._one_d = True
         if self._edges.shape[0] > 1:

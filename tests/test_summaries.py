@@ -512,6 +512,21 @@ def test_scores_on_and_next_to_uniform_edges_follow_the_edges(span, bins):
     np.testing.assert_array_equal(summary.negatives, want)
 
 
+@pytest.mark.parametrize("span, bins", [((0.0, 5e-324), 4), ((1e9, 1e9 + 1e-6), 100_000),
+                                        ((-1e-310, 1e-310), 7)])
+def test_narrow_and_subnormal_uniform_bins_follow_their_edges(span, bins):
+    """Bins narrower than the roundings of (v - lo) / step, and a step of 0: the
+    reported edges still decide every score on or next to them."""
+    summary = BinnedSummary(bins=bins, range=span)
+    e = np.asarray(summary.edges)
+    v = np.concatenate([e, np.nextafter(e, np.inf), np.nextafter(e, -np.inf)])
+    v = v[(v >= span[0]) & (v <= span[1])]
+    summary.update(np.zeros(v.shape[0], int), v)
+    want = np.bincount(np.clip(np.searchsorted(e, v, side="right") - 1, 0, bins - 1),
+                       minlength=bins)
+    np.testing.assert_array_equal(summary.negatives, want)
+
+
 def test_a_threshold_on_an_edge_has_the_rate_it_reports():
     """A negative scored exactly on an edge: the operating point's threshold (that
     edge) flags it, so the specificity reported is the rule's (was 1.0 for 0.5)."""

@@ -51,28 +51,39 @@ B_PRBE = 11
 B_SIZE = 14
 
 
+def uniform_edges(lo: float, hi: float, nb: int) -> np.ndarray:
+    """The edges of ``nb`` uniform bins over ``[lo, hi]``: ``k * ((hi - lo) / nb) + lo``
+    (numpy's ``linspace`` for a step that is not 0), ``hi`` last, as :func:`bin_of`
+    computes them."""
+    e = np.arange(nb + 1, dtype=np.float64) * ((hi - lo) / nb) + lo
+    e[-1] = hi
+    return e
+
+
 @helper
-def bin_of(v: float, lo: float, width: float, nb: int, edges: np.ndarray, t: int,
+def bin_of(v: float, lo: float, step: float, nb: int, edges: np.ndarray, t: int,
            mode: int) -> int:
     """The bin of score ``v`` of task ``t``; out-of-range scores go to the end bins.
 
-    Uniform bins start from ``(v - lo) * nb / width``, then the edges the
-    summary reports (``edges``, numpy's ``linspace``) decide, as for explicit
-    edges: bin ``k`` holds ``[edges[k], edges[k + 1])``, so that a score on an
-    edge is counted where a threshold at that edge counts it (the two roundings
-    differ by a bin for some scores on or next to an edge).
+    Uniform bins (``step``: the range's width over ``nb``) hold ``[edges[k],
+    edges[k + 1])`` of the edges the summary reports, ``k * step + lo``
+    (:func:`uniform_edges`; ``hi`` last), computed here rather than read: ``(v - lo)
+    / step`` gives the bin but for some scores on or next to an edge (the roundings
+    differ), which a step or so corrects, so that a score on an edge is counted where
+    a threshold at that edge counts it. (A step of 0, a range of a few subnormals:
+    every edge but the last is ``lo``, every score in the last bin.)
     """
     if mode == MODE_UNIFORM:
-        x = (v - lo) * nb / width
+        x = (v - lo) / step if step > 0.0 else float(nb)
         if x <= 0.0:
             b = 0
         elif x >= nb:
             b = nb - 1
         else:
             b = int(x)
-        while b + 1 < nb and edges[t, b + 1] <= v:
+        while b + 1 < nb and (b + 1) * step + lo <= v:
             b += 1
-        while b > 0 and edges[t, b] > v:
+        while b > 0 and b * step + lo > v:
             b -= 1
         return b
     lo_i = 0
@@ -105,6 +116,7 @@ def histogram_block(values, labels, weights, ntasks, row0, row1, t0, t1, mode, l
     weighted = weights.shape[0] > 0
     shared_range = lo.shape[0] == 1
     shared_edges = edges.shape[0] == 1
+    step0 = width[0] / nb if mode == MODE_UNIFORM else 0.0  # (a shared range's, once)
     for tb in range(t0, t1, TASK_BLOCK):  # a block's tables stay in cache over all rows
         te = min(tb + TASK_BLOCK, t1)
         for i in range(row0, row1):
@@ -115,7 +127,8 @@ def histogram_block(values, labels, weights, ntasks, row0, row1, t0, t1, mode, l
                     b = int(values[base + t])
                 else:
                     r = 0 if shared_range else t
-                    b = bin_of(np.float64(values[base + t]), lo[r], width[r], nb, edges,
+                    step = step0 if shared_range else width[r] / nb
+                    b = bin_of(np.float64(values[base + t]), lo[r], step, nb, edges,
                                0 if shared_edges else t, mode)
                 counts[t, labels[base + t], b] += w
 
