@@ -13,7 +13,17 @@ fastrank goes through here.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+
+def near_one(w: np.ndarray) -> np.ndarray:
+    """Non-negative weights scaled by the power of two that brings the largest into
+    [0.5, 1): exact (but for any it takes below float64's normal range), so that their
+    sums stay finite and every mean they weigh keeps its value."""
+    out: np.ndarray = np.ldexp(w, -math.frexp(float(w.max()))[1])
+    return out
 
 
 def dot(a: np.ndarray, b: np.ndarray) -> float:

@@ -16,6 +16,7 @@ import numpy as np
 from .._kernels.batch import BLOCK, LAB_CSC, LAB_SAME, group_order, transpose_block
 from . import workers
 from .inputs import (
+    LOST_RANGE,
     SAMPLE_MAJOR,
     SPECS,
     Batch,
@@ -130,13 +131,10 @@ def raise_batch(b: Batch, j: int) -> None:
     raise nonfinite_error(column[i], i * b.t + j, (b.n, b.t))
 
 
-LOST_RANGE = 2.0**184  # weights this far apart at least may be lost (inputs.lost_weights)
-
-
 def refuse_lost_weights(b: Batch, micro: bool = False) -> None:
     """The error of :func:`~.inputs.lost_weight_error` for the first task of a weighted
     batch (``micro``: the pooled task) with a weight its units lose (looked for only
-    where the weights span :data:`LOST_RANGE`, which any such weight needs), for the
+    where the weights span :data:`~.inputs.LOST_RANGE`, which any such weight needs), for the
     metrics of precision."""
     w = b.weights
     if w is None or not w.shape[0]:

@@ -900,6 +900,7 @@ def lost_weight_error(lost: float, where: str = "") -> ValueError:
         "precision adds it to the other class's; rescale the weights or drop the small ones")
 
 
+LOST_RANGE = 2.0**184  # weights this far below their class's largest may be lost (at least)
 PRECISION_REACH = 2.0**-80  # lost negatives below this share of the least positive weight
 # move precision by at most n * 2**-80 of itself (below 1e-12 up to 10**12 rows)
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._kernels.sweep import OUT_NEG, OUT_POS
 from ..exceptions import UndefinedMetricWarning
-from .arith import dot
+from .arith import dot, near_one
 from .inputs import check_average
 from .registry import METRICS, Metric, Request
 
@@ -163,7 +163,7 @@ def average(values: np.ndarray, pos: np.ndarray, neg: np.ndarray, how: Any,
         # weights whose sum (or products with the values) pass float64's range: the same
         # mean from the weights scaled by a power of two (exact, but for any the scaling
         # takes below the normal range), where it gave 0.0 or NaN
-        scaled = np.ldexp(w, -math.frexp(float(w.max()))[1])
+        scaled = near_one(w)
         mean = dot(scaled, v) / float(scaled.sum())
     return mean
 

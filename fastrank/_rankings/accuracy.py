@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._core import inputs, reduce
-from .._core.arith import vecmat
+from .._core.arith import near_one, vecmat
 from .lists import TIES, RankedLists, check_ks, hit_rate
 
 TOP_K_TIES = (*TIES, "sklearn")
@@ -122,7 +122,7 @@ def top_k_accuracy(y_true: Any, y_score: Any, k: Any = 2, *, labels: Any = None,
     if overflows and w is not None:
         # weights summing past float64 (the share of hits does not change when every
         # weight is scaled; 0.0 came out): scaled by a power of two
-        w = np.ldexp(w, -math.frexp(float(w.max()))[1])
+        w = near_one(w)
     total = float(n) if w is None else float(w.sum())
     got = hits.sum(axis=0) if w is None else vecmat(w, hits)
     if normalize and total == 0:
