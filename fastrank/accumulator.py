@@ -27,6 +27,7 @@ from . import curves, metrics, uncertainty
 from ._core import inputs, stream_inputs
 from ._core.ids import id_kind
 from ._core.inputs import readonly as _readonly
+from ._core.options import check_count
 
 __all__ = ["Accumulator"]
 
@@ -179,9 +180,8 @@ class Accumulator:
 
     def __init__(self, *, pos_label: Any = None, labels: Any = None,
                  n_tasks: int | None = None) -> None:
-        if n_tasks is not None and (isinstance(n_tasks, bool) or not isinstance(
-                n_tasks, (int, np.integer)) or n_tasks < 1):
-            raise ValueError(f"n_tasks must be a positive integer; got {n_tasks!r}")
+        if n_tasks is not None:
+            n_tasks = check_count(n_tasks, "n_tasks")
         self._pos_label = pos_label
         self._classes = None if labels is None else np.asarray(labels)
         self._expect = None if n_tasks is None else int(n_tasks)

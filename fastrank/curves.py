@@ -22,7 +22,7 @@ from ._core import codec, inputs, tie_tables
 from ._core.inputs import Task
 from ._core.interpolate import precision_at
 from ._core.messages import warn_undefined
-from ._core.options import depth_shares
+from ._core.options import check_count, depth_shares
 
 __all__ = [
     "confusion_matrix_at_thresholds",
@@ -367,10 +367,9 @@ def interpolated_precision_recall_curve(
     >>> p.round(4), r
     (array([1.    , 1.    , 0.6   , 0.6667]), array([0.  , 0.5 , 0.75, 1.  ]))
     """
-    if isinstance(points_per_segment, bool) or not isinstance(points_per_segment, int | np.integer):
-        raise TypeError(f"points_per_segment must be an int; got {points_per_segment!r}")
-    if points_per_segment < 0:
-        raise ValueError(f"points_per_segment must be >= 0; got {points_per_segment}")
+    # (two floats a point, at least one segment)
+    points_per_segment = check_count(points_per_segment, "points_per_segment", least=0,
+                                     item_bytes=16)
     grid = None
     if recall is not None:
         grid = np.asarray(recall, dtype=np.float64)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._core.options import check_count
+
 __all__ = ["simulated_scores"]
 
 
@@ -46,8 +48,7 @@ def simulated_scores(
     >>> sorted(scores), y.shape
     (['d=0.5', 'd=1.0', 'd=2.0'], (1000,))
     """
-    if n_samples < 1:
-        raise ValueError(f"n_samples must be positive; got {n_samples}")
+    n_samples = check_count(n_samples, "n_samples", item_bytes=9 * len(separations))
     if not 0.0 < prevalence < 1.0:
         raise ValueError(f"prevalence must be in (0, 1); got {prevalence}")
     rng = np.random.default_rng(seed)

@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from ._core import arith
+from ._core.options import check_count
 
 __all__ = ["adjust_p", "mean_interval", "normal_quantile", "paired_t_p", "sign_flip_p", "t_cdf",
            "t_quantile", "two_sided_p", "wilcoxon_p"]
@@ -420,15 +421,6 @@ def wilcoxon_p(differences: np.ndarray) -> float:
     mean = m * (m + 1) / 4.0
     var = (m * (m + 1) * (2 * m + 1) - float((sizes**3 - sizes).sum()) / 2.0) / 24.0
     return two_sided_p((r_plus - mean) / math.sqrt(var))
-
-
-def check_count(value: object, name: str) -> int:
-    """A positive integer, or ``TypeError``/``ValueError`` naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise TypeError(f"{name} must be a positive integer; got {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1; got {value}")
-    return int(value)
 
 
 CORRECTIONS = ("holm", "bonferroni")

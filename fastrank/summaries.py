@@ -301,7 +301,7 @@ class BinnedSummary:
             self._edges = check_edges(edges)
             self._nb = self._edges.shape[1] - 1
         else:
-            nb = check_bins(bins)
+            nb = check_bins(bins, item_bytes=24)  # an edge and a count of each class
             lo, hi = check_range(range)
             self._mode = MODE_UNIFORM
             self._nb = nb

@@ -38,7 +38,7 @@ from ._core import (
 )
 from ._core.arith import gram
 from ._core.inputs import Task, as_array
-from ._core.options import check_flag, check_seed, rate_range
+from ._core.options import check_count, check_flag, check_seed, rate_range
 from ._kernels.bootstrap import resample_sweeps
 from ._kernels.sweep import OUT_NEG, OUT_POS, OUT_SIZE
 from .curves import tie_table
@@ -599,14 +599,6 @@ def _metric(metric: Any) -> tuple[str, Callable[..., Any], int]:
                      f"the fastrank functions); got {metric!r}")
 
 
-def _check_resamples(n_resamples: Any) -> int:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int | np.integer):
-        raise TypeError(f"n_resamples must be a positive int; got {n_resamples!r}")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be positive; got {n_resamples}")
-    return int(n_resamples)
-
-
 def _readout_function(name: str) -> Callable[..., Any]:
     return getattr(readouts, name)  # type: ignore[no-any-return]
 
@@ -789,7 +781,7 @@ def bootstrap_ci(
         name, func, column = readout, _readout_function(readout), -1
         if metric_options is not None and not isinstance(metric_options, dict):
             raise TypeError(f"metric_options must be a dict; got {metric_options!r}")
-    n_resamples = _check_resamples(n_resamples)
+    n_resamples = check_count(n_resamples, "n_resamples", item_bytes=8 * OUT_SIZE)  # a row each
     level = check_level(level)
     seed = check_seed(seed, below=1 << 64)  # (the resamples' 64-bit streams)
     s = as_array(y_score, "y_score")

@@ -766,3 +766,40 @@ def test_an_average_with_no_weight_left_says_so_in_the_one_warning(func):
     message = str(rec[0].message)
     assert "without positive samples" in message
     assert "'pairs' average is undefined" in message
+
+
+HUGE_COUNTS = [
+    ("bins", lambda n: fastrank.BinnedSummary(bins=n)),
+    ("points_per_segment", lambda n: fastrank.interpolated_precision_recall_curve(
+        [0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], points_per_segment=n)),
+    ("n_resamples", lambda n: fastrank.bootstrap_ci(
+        "roc_auc", [0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], n_resamples=n)),
+]
+
+
+@pytest.mark.parametrize(("name", "call"), HUGE_COUNTS, ids=[h[0] for h in HUGE_COUNTS])
+def test_a_count_whose_arrays_cannot_fit_is_refused_by_name(name, call):
+    """Counts of 10**15 (bins, curve points, resamples) raised numpy's MemoryError from
+    an allocation; they are refused before, naming the option and the memory."""
+    with pytest.raises(ValueError, match=rf"{name}=1,000,000,000,000,000 needs at least .* "
+                                         r"of memory; this machine has"):
+        call(10**15)
+
+
+def test_counts_are_checked_in_one_place(monkeypatch):
+    from fastrank._core import options
+
+    assert options.check_count(np.int64(3), "k") == 3
+    assert options.check_count(0, "k", least=0) == 0
+    with pytest.raises(TypeError, match="k must be a positive integer; got True"):
+        options.check_count(True, "k")
+    with pytest.raises(TypeError, match=r"k must be an integer of at least 0; got 1\.0"):
+        options.check_count(1.0, "k", least=0)
+    with pytest.raises(ValueError, match="k must be at least 1; got 0"):
+        options.check_count(0, "k")
+    with pytest.raises(ValueError, match=r"k=2,000 needs at least 16\.0 KB of memory; this "
+                                         r"machine has 1\.0 KB"):
+        monkeypatch.setattr(options, "machine_memory", lambda: 1000)
+        options.check_count(2000, "k", item_bytes=8)
+    monkeypatch.setattr(options, "machine_memory", lambda: None)  # unknown: not refused
+    assert options.check_count(10**15, "k", item_bytes=8) == 10**15

@@ -1,9 +1,10 @@
-"""Checks of option values several public functions share: flags, rate ranges,
-depth shares, max_fpr, seeds (each error message worded once)."""
+"""Checks of option values several public functions share: flags, counts, rate
+ranges, depth shares, max_fpr, seeds (each error message worded once)."""
 
 from __future__ import annotations
 
 import numbers
+import os
 import secrets
 from typing import Any
 
@@ -18,6 +19,40 @@ def check_flag(value: Any, name: str) -> bool:
     if not isinstance(value, bool | np.bool_):
         raise TypeError(f"{name} must be True or False; got {value!r}")
     return bool(value)
+
+
+def machine_memory() -> int | None:
+    """The machine's physical memory in bytes, where the system says (else None)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):  # no sysconf (Windows), or no such name
+        return None
+
+
+def _bytes(n: float) -> str:
+    for unit in ("bytes", "KB", "MB", "GB", "TB", "PB"):
+        if n < 1000 or unit == "PB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1000
+    raise AssertionError  # (unreachable)
+
+
+def check_count(value: object, name: str, least: int = 1, item_bytes: int = 0) -> int:
+    """An integer of at least ``least``, or ``TypeError``/``ValueError`` naming
+    ``name``; with ``item_bytes`` (what each unit of the count holds at the least),
+    a count whose arrays could not fit in the machine's memory is refused here,
+    by name, rather than by numpy's ``MemoryError`` once allocated."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        kind = "a positive integer" if least == 1 else f"an integer of at least {least}"
+        raise TypeError(f"{name} must be {kind}; got {value!r}")
+    if value < least:
+        raise ValueError(f"{name} must be at least {least}; got {value}")
+    count = int(value)
+    memory = machine_memory() if item_bytes else None
+    if memory is not None and count * item_bytes > memory:
+        raise ValueError(f"{name}={count:,} needs at least {_bytes(count * item_bytes)} of "
+                         f"memory; this machine has {_bytes(memory)}")
+    return count
 
 
 def rate_range(value: Any, name: str) -> tuple[float, float]:

@@ -10,15 +10,14 @@ import numpy as np
 
 from .._core import inputs
 from .._core.inputs import as_array, readonly
+from .._core.options import check_count
 from .values import bfloat16_as_float32, is_bfloat16, lookup
 
 
-def check_bins(bins: Any) -> int:
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)):
-        raise TypeError(f"bins must be a positive integer; got {bins!r}")
-    if bins < 1:
-        raise ValueError(f"bins must be at least 1; got {bins}")
-    return int(bins)
+def check_bins(bins: Any, item_bytes: int = 0) -> int:
+    """A number of bins; with ``item_bytes`` (what each holds), refused where they
+    could not fit in memory."""
+    return check_count(bins, "bins", item_bytes=item_bytes)
 
 
 def check_edges(edges: Any) -> np.ndarray:

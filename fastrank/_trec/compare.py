@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import stats
-from .._core.options import check_seed
+from .._core.options import check_count, check_seed
 from .._optional import require
 from . import ids
 
@@ -361,7 +361,7 @@ def compare(evaluate: Callable[..., Any], qrels: Any, runs: Any, measures: Any, 
     test = check_test(test)
     correction = check_correction(correction)
     alpha = stats.check_level(alpha, "alpha")
-    n_permutations = stats.check_count(n_permutations, "n_permutations")
+    n_permutations = check_count(n_permutations, "n_permutations")
     seed = check_seed(seed)
     named = named_runs(runs)
     names = [name for name, _ in named]
