@@ -94,14 +94,7 @@ from ._kernels.sweep import OUT_NEG, OUT_POS
 from ._summaries.checks import check_bins, check_edges, check_range, check_values, same_values
 from ._summaries.edges import fitted_edges
 from ._summaries.results import bounds_table, exact_rows, task_units, tasks_in_parallel
-from ._summaries.values import (
-    bfloat16_as_float32,
-    float_keys,
-    index_text,
-    is_bfloat16,
-    key_bits,
-    lookup,
-)
+from ._summaries.values import float_keys, index_text, key_bits, lookup
 from .exceptions import UndefinedMetricWarning
 
 __all__ = ["SLACK", "BinnedSummary", "Bounds"]
@@ -381,8 +374,6 @@ class BinnedSummary:
         """
         nb = check_bins(bins)
         s = as_array(y_score, "y_score")
-        if is_bfloat16(s):
-            s = bfloat16_as_float32(s)
         b = stream_inputs.stream_batch(y_true, s, sample_weight, pos_label=pos_label)
         n = b.scores.shape[0]
         t = 1 if b.scores.ndim == 1 else b.scores.shape[1]
@@ -535,8 +526,6 @@ class BinnedSummary:
             bins keep totals in the weights' own units).
         """
         s = as_array(y_score, "y_score")
-        if is_bfloat16(s):
-            s = bfloat16_as_float32(s)
         b = stream_inputs.stream_batch(y_true, s, sample_weight, pos_label=self._pos_label)
         scores = b.scores
         n = scores.shape[0]

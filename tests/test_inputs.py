@@ -902,6 +902,27 @@ def test_a_lazily_negated_tensor_keeps_its_sign() -> None:
     assert acc.compute("roc_auc") == want
 
 
+def test_bfloat16_tensors_are_read_as_the_float32_that_holds_them() -> None:
+    """numpy has no bfloat16, so DLPack and ``__array__`` refused such tensors at the
+    top level (TypeError) while ``fastrank.torch`` took them; each value widened to
+    float32 is exact, so the numbers are those of the float32 tensor."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(7)
+    y = torch.tensor(rng.integers(0, 2, 200))
+    s = torch.tensor(rng.random(200) * 8 + 8, dtype=torch.bfloat16)  # ties: 8 bits in [8, 16)
+    wide = s.float().numpy()
+    assert np.unique(wide).shape[0] <= 128
+    for f in (fastrank.roc_auc, fastrank.average_precision, fastrank.pr_auc, fastrank.prbe):
+        assert f(y, s) == f(y.numpy(), wide) == f(y, s.clone().requires_grad_())
+    assert fastrank.roc_auc(y, s) == pytest.approx(skm.roc_auc_score(y.numpy(), wide), abs=1e-12)
+    thr = fastrank.roc_curve(y, s)[2]
+    assert np.array_equal(thr, fastrank.roc_curve(y, wide)[2])
+    grid = torch.stack([s, s.flip(0)], 1)
+    both = torch.stack([y, y], 1)
+    assert np.array_equal(fastrank.roc_auc(both, grid, average=None),
+                          fastrank.roc_auc(both.numpy(), grid.float().numpy(), average=None))
+
+
 @pytest.mark.parametrize("f", [
     fastrank.label_ranking_average_precision, fastrank.coverage_error, fastrank.ndcg,
     fastrank.dcg, lambda y, s, **kw: fastrank.average_precision(y, s, average="samples", **kw),

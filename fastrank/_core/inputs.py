@@ -94,11 +94,12 @@ def as_array(x: Any, name: str) -> np.ndarray:
 
     Accepts numpy arrays, lists, pandas objects and anything with ``__array__``,
     and DLPack producers on the CPU (a torch tensor, detached if it requires
-    grad) without importing their libraries.
+    grad) without importing their libraries. bfloat16 values (a tensor, or
+    ml_dtypes' numpy dtype) come as float32, which holds each exactly.
     """
     if isinstance(x, np.ndarray):
         if type(x) is np.ndarray:
-            return x
+            return bfloat16_as_float32(x) if is_bfloat16(x) else x
         masked = sys.modules.get("numpy.ma")  # (not imported: no masked array exists)
         if masked is not None and isinstance(x, masked.MaskedArray):
             raise TypeError(
@@ -121,6 +122,8 @@ def as_array(x: Any, name: str) -> np.ndarray:
             x = x.detach()
         if callable(getattr(x, "is_neg", None)) and x.is_neg():
             x = x.resolve_neg()  # torch's lazy negation, which DLPack would drop
+        if str(getattr(x, "dtype", "")) == "torch.bfloat16" and callable(getattr(x, "float", None)):
+            x = x.float()  # (DLPack has no bfloat16 for numpy; float32 holds it exactly)
         try:
             return np.from_dlpack(x)
         except (TypeError, RuntimeError, BufferError) as exc:
@@ -135,6 +138,16 @@ def as_array(x: Any, name: str) -> np.ndarray:
         return np.asarray(x)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} could not be converted to an array: {exc}") from exc
+
+
+def is_bfloat16(s: np.ndarray) -> bool:
+    return s.dtype.name == "bfloat16" and s.dtype.itemsize == 2
+
+
+def bfloat16_as_float32(s: np.ndarray) -> np.ndarray:
+    """bfloat16 values (ml_dtypes) as float32, exactly (their bits are float32's top half)."""
+    bits = np.ascontiguousarray(s).view(np.uint16).astype(np.uint32) << np.uint32(16)
+    return bits.view(np.float32)
 
 
 def is_sparse(y: Any) -> bool:

@@ -11,7 +11,7 @@ import numpy as np
 from .._core import inputs
 from .._core.inputs import as_array, readonly
 from .._core.options import check_count
-from .values import bfloat16_as_float32, is_bfloat16, lookup
+from .values import lookup
 
 
 def check_bins(bins: Any, item_bytes: int = 0) -> int:
@@ -53,8 +53,6 @@ def check_values(values: Any) -> np.ndarray:
     """Declared values: sorted, distinct, finite, in a canonical dtype (float64 for
     floats and bools, int64 or uint64 for integers, kept exactly)."""
     v = as_array(values, "values")
-    if is_bfloat16(v):
-        v = bfloat16_as_float32(v)
     if v.ndim != 1 or v.shape[0] == 0:
         raise ValueError(f"values must be a non-empty 1-D list; got shape {v.shape}")
     if v.dtype.kind not in "biuf":

@@ -12,16 +12,6 @@ _TWO63 = 2.0**63
 _TWO64 = 2.0**64
 
 
-def is_bfloat16(s: np.ndarray) -> bool:
-    return s.dtype.name == "bfloat16" and s.dtype.itemsize == 2
-
-
-def bfloat16_as_float32(s: np.ndarray) -> np.ndarray:
-    """bfloat16 values (ml_dtypes) as float32, exactly (their bits are float32's top half)."""
-    bits = np.ascontiguousarray(s).view(np.uint16).astype(np.uint32) << np.uint32(16)
-    return bits.view(np.float32)
-
-
 def int_as_float64(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """int64/uint64 values as float64, and which of them float64 holds exactly."""
     f = flat.astype(np.float64)
