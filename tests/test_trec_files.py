@@ -745,3 +745,38 @@ def test_qrels_grades_are_read_as_trec_eval_reads_them(tmp_path, reader) -> None
                               ties="trec_eval")
     for m in measures:
         assert same_bits(a.per_query[m], b.per_query[m]), m
+
+
+@pytest.mark.parametrize("depth", [None, 4])
+def test_a_runs_queries_are_held_as_runs_and_scored_from_them(tmp_path, reader, depth) -> None:
+    """The compiled reader keeps a run file's query ids as runs of rows, each row's
+    code made only when asked for (10 M rows: 80 MB that scoring never reads): in
+    runs of any length, a query coming back after others, runs cut between parts;
+    the codes and every score are those of the same ids as arrays."""
+    rng = np.random.default_rng(5)
+    order = np.repeat(rng.integers(0, 6, 40), rng.integers(1, 9, 40))
+    text = "".join(f"q{q} Q0 d{i} {i} {rng.integers(0, 4) / 4} t\n" for i, q in enumerate(order))
+    run = fastrank.read_run(write(tmp_path / "run", text))
+    want = np.array([f"q{q}" for q in order])
+    distinct, inverse = np.unique(want, return_inverse=True)
+    q = run[0]
+    assert isinstance(q, CodedIds) and len(q) == q.shape[0] == q.size == order.shape[0]
+    if reader == "python":
+        assert q.runs is None  # (split by Python: each row's code made as it is read)
+    judged = rng.choice(order.shape[0], 60, replace=False)
+    qrels = fastrank.read_qrels(write(tmp_path / "qrels", "".join(
+        f"q{order[k]} 0 d{k} {k % 3}\n" for k in judged)))
+    arrays = (want, np.asarray(run[1]), run[2])
+    for ties in ("trec_eval", "optimistic"):
+        got = fastrank.evaluate_run(qrels, run, ["map", "P@5", "num_ret", "recip_rank"],
+                                    ties=ties, depth=depth)
+        if depth is None and q.runs is not None:
+            assert q._codes is None  # scored from the runs
+        same = fastrank.evaluate_run(qrels, arrays, ["map", "P@5", "num_ret", "recip_rank"],
+                                     ties=ties, depth=depth)
+        assert got.queries.tolist() == same.queries.tolist()
+        for name, v in got.per_query.items():
+            assert same_bits(v, same.per_query[name])
+    assert q.distinct.tolist() == distinct.tolist()
+    assert q.codes.tolist() == inverse.reshape(-1).tolist()
+    assert q.tolist() == want.tolist() and q[3:9].tolist() == want[3:9].tolist()

@@ -321,8 +321,8 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
     np.not_equal(runs_q[1:], runs_q[:-1], out=keep[1:])
     runs_q, runs_at = runs_q[keep], runs_at[keep]
     del iout, blocks, region
-    qcodes = np.repeat(runs_q, np.diff(runs_at, append=n))
-    return CodedIds(qcodes, qtext, qraw), CodedIds(dcodes, dtext, draw), out, twice
+    queries = CodedIds(None, qtext, qraw, runs=(runs_at, runs_q, n))  # rows' codes made if asked
+    return queries, CodedIds(dcodes, dtext, draw), out, twice
 
 
 PART_BYTES = 1 << 24  # a file is read in parts of this many bytes at least, one per thread

@@ -41,16 +41,33 @@ class CodedIds:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __init__(self, codes: np.ndarray, distinct: np.ndarray | None = None,
-                 raw: np.ndarray | None = None) -> None:
+    def __init__(self, codes: np.ndarray | None, distinct: np.ndarray | None = None,
+                 raw: np.ndarray | None = None,
+                 runs: tuple[np.ndarray, np.ndarray, int] | None = None) -> None:
         if distinct is None and raw is None:
             raise TypeError("CodedIds needs the distinct ids, as str or as UTF-8 bytes")
-        self.codes = codes
+        if codes is None and runs is None:
+            raise TypeError("CodedIds needs each row's code, or the runs of one code")
+        self._codes = codes
+        # (where each run of rows of one code starts, its code, the rows): a file's
+        # queries, whose rows come query by query; each row's code is made from them
+        # only when asked for (10 M rows: 80 MB that scoring a run never reads)
+        self.runs = runs
+        self._rows = int(codes.shape[0]) if codes is not None else int(runs[2])  # type: ignore[index]
         self._distinct = distinct
         self.raw = raw  # the distinct ids' UTF-8 bytes (sorted alike), where known
         # the ids of a file's other column (its queries) with which each row's pair was
         # found distinct as the file was read, so that the pairs are not checked again
         self._pairs_checked_with: CodedIds | None = None
+
+    @property
+    def codes(self) -> np.ndarray:
+        """Each row's code (made from the runs on first use, where held as runs)."""
+        if self._codes is None:
+            assert self.runs is not None
+            starts, run_codes, n = self.runs
+            self._codes = np.repeat(run_codes, np.diff(starts, append=n))
+        return self._codes
 
     @property
     def distinct(self) -> np.ndarray:
@@ -69,7 +86,7 @@ class CodedIds:
 
     @property
     def shape(self) -> tuple[int]:
-        return (int(self.codes.shape[0]),)
+        return (self._rows,)
 
     @property
     def dtype(self) -> np.dtype[Any]:
@@ -83,10 +100,10 @@ class CodedIds:
 
     @property
     def size(self) -> int:
-        return int(self.codes.shape[0])
+        return self._rows
 
     def __len__(self) -> int:
-        return int(self.codes.shape[0])
+        return self._rows
 
     def __getitem__(self, index: Any) -> Any:
         picked = self.codes[index]

@@ -320,13 +320,15 @@ def text_order(distinct: np.ndarray, keys: np.ndarray | None = None) -> np.ndarr
     return bytes_order(keys) if keys.dtype.kind == "S" else np.argsort(keys, kind="stable")
 
 
-def union(a: CodedIds, b: CodedIds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def union(a: CodedIds, b: CodedIds, b_codes: np.ndarray | None = None
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The sorted distinct ids of two coded columns, and each one's rows' codes in
-    them (the distinct values alone are sorted)."""
+    them (the distinct values alone are sorted); ``b_codes``: codes of ``b`` to map
+    in place of its rows'."""
     both, (ra, rb) = codes(a.distinct, b.distinct)
     ma = rows(ra, a.distinct.shape[0])
     mb = rows(rb, b.distinct.shape[0])
-    return both, ma[a.codes], mb[b.codes]
+    return both, ma[a.codes], mb[b.codes if b_codes is None else b_codes]
 
 
 def joined(a: CodedIds, b: CodedIds) -> tuple[np.ndarray, np.ndarray]:
@@ -394,6 +396,9 @@ def queries(jq: Any, rq: Any) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray,
     """The judged and run query ids' sorted union, each qrels row's code in it, and
     the run as runs of one query (where each starts, its code)."""
     if isinstance(jq, CodedIds) and isinstance(rq, CodedIds):
+        if rq.runs is not None:  # a run file's queries: their runs mapped, not each row
+            q_all, jqc, run_codes = union(jq, rq, rq.runs[1])
+            return q_all, jqc, (rq.runs[0], run_codes)
         q_all, jqc, rqc = union(jq, rq)
         return q_all, jqc, runs_of(rqc)
     if text_arrays(jq, rq):  # each column's runs found, only their first rows coded
