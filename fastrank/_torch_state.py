@@ -152,8 +152,8 @@ class ExactRows:
         self._check(other.tasks, other.grouped, other.id_kind)
         self._close()
         self._note(other.tasks, other.grouped, other.id_kind, other.weighted)
-        for chunk in other.chunks:  # closed chunks are never changed, only read
-            self._add(chunk)
+        for chunk in list(other.chunks):  # closed chunks are never changed, only read (a
+            self._add(chunk)  # copy of the list: other may be self, whose list grows)
         if len(other.open):
             self._add(Accumulator(labels=self.labels).merge(other.open))
         if other.ties is not None:
@@ -182,6 +182,10 @@ class ExactRows:
             if v.ndim != 1 or p.shape != v.shape or q.shape != v.shape \
                     or p.dtype != np.int64 or q.dtype != np.int64 or v.dtype != values[0].dtype:
                 raise ValueError("state_dict['ties'] holds arrays of unequal shapes or dtypes")
+            if v.dtype not in inputs.SPECS:
+                raise ValueError(f"state_dict['ties'] holds scores of dtype {v.dtype}; a tie "
+                                 "table's are of the dtypes its metric keeps scores in ("
+                                 f"{', '.join(sorted(str(np.dtype(d)) for d in inputs.SPECS))})")
             if v.size and (not bool(np.all(v[1:] > v[:-1])) or not bool(np.isfinite(v).all())
                            or min(int(p.min()), int(q.min())) < 0):
                 raise ValueError("state_dict['ties'] needs increasing finite scores and "
@@ -359,8 +363,9 @@ def counted(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nd
         table = count_table(task, workers.threads() if n >= workers.PARALLEL_MIN else 1)
         if table is not None:
             gkey, gpos, gneg = table  # score bits, highest first; counts as float64
-            return (codec.decode(gkey[::-1], s.dtype, s.dtype), gpos[::-1].astype(np.int64),
-                    gneg[::-1].astype(np.int64))
+            # (contiguous: torch.from_numpy, in a state_dict, refuses negative strides)
+            return (np.ascontiguousarray(codec.decode(gkey[::-1], s.dtype, s.dtype)),
+                    gpos[::-1].astype(np.int64), gneg[::-1].astype(np.int64))
     distinct, at = np.unique(s, return_inverse=True)
     pos = np.bincount(at, y, distinct.size).astype(np.int64)  # exact: counts below 2**53
     return distinct, pos, np.bincount(at, None, distinct.size) - pos

@@ -391,9 +391,9 @@ class BinaryMetric:
         return {"metric": self.metric, "bounded": False,
                 "rows": {} if rows is None else {k: _to_torch(v) for k, v in rows.items()},
                 "ties": None if ties is None else {
-                    "one_d": ties.one_d, "values": [torch.from_numpy(v) for v in ties.values],
-                    "pos": [torch.from_numpy(v) for v in ties.pos],
-                    "neg": [torch.from_numpy(v) for v in ties.neg]}}
+                    "one_d": ties.one_d, "values": [_to_torch(v) for v in ties.values],
+                    "pos": [_to_torch(v) for v in ties.pos],
+                    "neg": [_to_torch(v) for v in ties.neg]}}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Replace the state by one from :meth:`state_dict` (of a metric with the
@@ -401,6 +401,14 @@ class BinaryMetric:
         if state.get("metric") != self.metric or state.get("bounded") != self.bounded:
             raise ValueError(f"this state_dict is of metric {state.get('metric')!r} "
                              f"(bounded={state.get('bounded')}); this is {self!r}")
+        need = ("summary",) if self.bounded else ("rows", "ties")
+        lacking = [k for k in need if k not in state]
+        if state.get("ties") is not None:
+            lacking += [f"ties.{k}" for k in ("one_d", "values", "pos", "neg")
+                        if k not in state["ties"]]
+        if lacking:
+            raise ValueError(f"this state_dict lacks {', '.join(map(repr, lacking))}: it is not "
+                             "one that state_dict() made")
         fresh = self._empty()
         if isinstance(fresh, BinnedSummary):
             got = {k: _to_numpy(v) for k, v in state["summary"].items()}
@@ -640,8 +648,9 @@ def _host(*values: Any) -> list[Any]:
     for x in values:
         if isinstance(x, torch.Tensor):
             x = x.detach()
-            if x.dtype == torch.bfloat16:  # numpy has no bfloat16; float32 holds it exactly
-                x = x.float()
+            if x.is_floating_point() and x.dtype not in (torch.float16, torch.float32,
+                                                          torch.float64):
+                x = x.float()  # bfloat16, float8: numpy has none; float32 holds each exactly
             x = x.resolve_conj().resolve_neg()
             if _on_cuda(x):
                 host = _pinned(x)

@@ -45,6 +45,7 @@ from fastrank.torch import (  # noqa: E402
 )
 
 sys.path.insert(0, str(Path(__file__).parent))
+import fresh  # noqa: E402
 import oracles  # noqa: E402
 import torch_workers  # noqa: E402
 from strategies import PROPERTY_SETTINGS  # noqa: E402
@@ -680,6 +681,74 @@ def test_state_dict_round_trips(make):
         assert same(loaded.result().high, m.result().high)
     with pytest.raises(ValueError, match="this state_dict is of metric"):
         BinaryMetric("prbe").load_state_dict(m.state_dict())
+
+
+@pytest.mark.parametrize("make", [lambda: BinaryMetric("roc_auc"),
+                                  lambda: MultilabelMetric("average_precision", average=None)])
+def test_state_dict_of_a_state_folded_into_tie_counts(make):
+    """A batch of 1 MiB or more whose scores take few values is kept as tie counts,
+    whose scores came as a reversed view: state_dict() raised torch's error on
+    negative strides (and so did a Lightning checkpoint)."""
+    g = torch.Generator().manual_seed(0)
+    one = isinstance(make(), BinaryMetric) and not isinstance(make(), MultilabelMetric)
+    shape = (200_000,) if one else (100_000, 2)
+    p = (torch.randint(0, 10, shape, generator=g) / 10).double()
+    t = torch.randint(0, 2, shape, generator=g)
+    m = make()
+    m.update(p, t)
+    assert m._state.ties is not None  # folded
+    loaded = make()
+    loaded.load_state_dict(roundtrip(m.state_dict()))
+    assert same(loaded.compute().numpy(), m.compute().numpy())
+    f = fastrank.roc_auc if one else (lambda a, b: fastrank.average_precision(a, b, average=None))
+    assert same(m.compute().numpy(), np.asarray(f(t.numpy(), p.numpy())))
+
+
+def test_a_metric_merged_with_itself_counts_its_rows_twice():
+    """merge(self) appended to the list of chunks it was reading, so it never ended
+    and its memory grew without bound (a fresh process, with a time limit)."""
+    fresh.assert_prints_ok(
+        "import torch, numpy as np, fastrank\n"
+        "from fastrank.torch import BinaryMetric\n"
+        "for summary in (None, fastrank.BinnedSummary(bins=8)):\n"
+        "    m = BinaryMetric('roc_auc', summary=summary)\n"
+        "    p, t = torch.tensor([0.2, 0.6, 0.4, 0.4]), torch.tensor([0, 1, 1, 0])\n"
+        "    m.update(p, t)\n"
+        "    m.merge(m)\n"
+        "    m.merge(m)\n"
+        "    want = fastrank.roc_auc(np.tile(t.numpy(), 4), np.tile(p.numpy(), 4))\n"
+        "    assert float(m.compute()) == want, (float(m.compute()), want)\n"
+        "    if summary is None:\n"
+        "        assert len(m._state) == 16\n"
+        "print('ok')\n", timeout=120)
+
+
+def test_a_state_dict_lacking_parts_or_of_a_foreign_dtype_is_refused():
+    with pytest.raises(ValueError, match="lacks 'rows', 'ties'"):
+        BinaryMetric("roc_auc").load_state_dict({"metric": "roc_auc", "bounded": False})
+    with pytest.raises(ValueError, match="lacks 'summary'"):
+        BinaryMetric("roc_auc", summary=fastrank.BinnedSummary(bins=4)).load_state_dict(
+            {"metric": "roc_auc", "bounded": True})
+    ties = {"one_d": True, "values": [torch.tensor([.1, .2], dtype=torch.float16)],
+            "pos": [torch.tensor([0, 1])], "neg": [torch.tensor([1, 0])]}
+    m = BinaryMetric("roc_auc")
+    with pytest.raises(ValueError, match="holds scores of dtype float16"):
+        m.load_state_dict({"metric": "roc_auc", "bounded": False, "rows": {}, "ties": ties})
+    with pytest.raises(ValueError, match=r"lacks 'ties\.neg'"):
+        m.load_state_dict({"metric": "roc_auc", "bounded": False, "rows": {},
+                           "ties": {k: v for k, v in ties.items() if k != "neg"}})
+    assert len(m._state) == 0  # nothing changed
+
+
+@pytest.mark.parametrize("dtype", [d for d in (getattr(torch, "float8_e4m3fn", None),
+                                               getattr(torch, "float8_e5m2", None)) if d])
+def test_float8_scores_are_widened_exactly(dtype):
+    s = torch.tensor([0.1, 0.2, 0.2, 0.5, 0.75, 0.1]).to(dtype)
+    y = torch.tensor([0, 1, 0, 1, 1, 0])
+    m = BinaryMetric("average_precision")
+    m.update(s, y)
+    want = fastrank.average_precision(y.numpy(), s.float().numpy())
+    assert float(m.compute()) == want == fastrank.average_precision(y, s)
 
 
 # ---------------------------------------------------------------------- bad input

@@ -95,7 +95,8 @@ def as_array(x: Any, name: str) -> np.ndarray:
     Accepts numpy arrays, lists, pandas objects and anything with ``__array__``,
     and DLPack producers on the CPU (a torch tensor, detached if it requires
     grad) without importing their libraries. bfloat16 values (a tensor, or
-    ml_dtypes' numpy dtype) come as float32, which holds each exactly.
+    ml_dtypes' numpy dtype) and float8 tensors come as float32, which holds each
+    exactly.
     """
     if isinstance(x, np.ndarray):
         if type(x) is np.ndarray:
@@ -122,8 +123,10 @@ def as_array(x: Any, name: str) -> np.ndarray:
             x = x.detach()
         if callable(getattr(x, "is_neg", None)) and x.is_neg():
             x = x.resolve_neg()  # torch's lazy negation, which DLPack would drop
-        if str(getattr(x, "dtype", "")) == "torch.bfloat16" and callable(getattr(x, "float", None)):
-            x = x.float()  # (DLPack has no bfloat16 for numpy; float32 holds it exactly)
+        kind = str(getattr(x, "dtype", ""))
+        if (kind == "torch.bfloat16" or kind.startswith("torch.float8")) and \
+                callable(getattr(x, "float", None)):
+            x = x.float()  # (numpy has neither; float32 holds each value exactly)
         try:
             return np.from_dlpack(x)
         except (TypeError, RuntimeError, BufferError) as exc:
