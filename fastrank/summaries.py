@@ -41,8 +41,10 @@ is computed by the one-shot functions' own sweep over the bins (each bin one
 tie group, exact integer counts): it is the one-shot value
 (:func:`fastrank.roc_auc`, ...) bit for bit. With weights, each bin's total
 is a float64 sum formed in the order the rows arrived (and were merged), and
-the metric of those totals is formed in float64, so the value may differ from
-the one-shot function's in the last bits (about 1e-16).
+the bins are swept as the one-shot functions sweep a weighted task (totals in
+fixed point): the value is the one-shot function's for rows of those totals,
+bit for bit where each total is exact (one row a bin, integer weights), and
+may otherwise differ from the rows' in the last bits (about 1e-16).
 
 Choosing bins (the trade-off):
 
@@ -798,8 +800,8 @@ class BinnedSummary:
             NaN (with one :class:`~fastrank.UndefinedMetricWarning`) for tasks
             that lack a class the metric needs. In the exact modes
             ``low == estimate == high``: without weights, bit for bit the
-            one-shot function's value; with weights, that of the bins'
-            (rounded) totals. ``partial_roc_auc`` with ``correct=True`` is NaN
+            one-shot function's value; with weights, its value for rows of the
+            bins' (rounded) totals. ``partial_roc_auc`` with ``correct=True`` is NaN
             where the rows' area is below chance; the bounds of binned rows
             hold the value wherever it is defined (it is then at least 0.5),
             and are NaN only where every order of the bins' rows is below
@@ -879,9 +881,10 @@ class BinnedSummary:
                 ) -> tuple[np.ndarray, ...]:
         """Estimates, bounds and class totals of one of :data:`METRICS`, per task."""
         m = registry.METRICS[metric]
-        if self.exact and not weighted:  # counts: the one-shot sweep, bit for bit
-            out = exact_rows(scaled, m.wants)
-            pos, neg = out[:, OUT_POS], out[:, OUT_NEG]
+        if self.exact:  # each bin a tie group: the one-shot sweep (bit for bit unweighted)
+            out = exact_rows(scaled, m.wants, weighted)
+            with np.errstate(over="ignore"):  # totals in the caller's units may be inf
+                pos, neg = out[:, OUT_POS] * units, out[:, OUT_NEG] * units
             est = m.values(out)
             low, high = est.copy(), est.copy()
         else:
@@ -891,12 +894,9 @@ class BinnedSummary:
             assert m.bound is not None
             est, low, high = (table[:, m.bound + k].copy() for k in builtins.range(3))
             est = np.clip(est, 0.0, 1.0)  # a rounding error must not leave [0, 1]
-            if self.exact:  # weighted: each bin is one tie group, so the estimate is it
-                low, high = est.copy(), est.copy()
-            else:
-                low = np.clip(low - SLACK, 0.0, 1.0)
-                high = np.clip(high + SLACK, 0.0, 1.0)
-                est = np.clip(est, low, high)
+            low = np.clip(low - SLACK, 0.0, 1.0)
+            high = np.clip(high + SLACK, 0.0, 1.0)
+            est = np.clip(est, low, high)
             if m.d_prime:
                 est, low, high = (registry.d_prime_of(a) for a in (est, low, high))
         return est, low, high, pos, neg

@@ -1859,3 +1859,45 @@ def test_summaries_of_different_pos_label_or_three_classes_do_not_merge():
     with pytest.raises(ValueError, match="three classes"):
         c.merge(d)
     np.testing.assert_array_equal(c.negatives, [1, 0, 0, 0])
+
+
+@pytest.mark.filterwarnings("ignore::fastrank.UndefinedMetricWarning")  # one-class draws
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(2, 40), seed=st.integers(0, 2**32 - 1), distinct=st.booleans(),
+       integral=st.booleans(), scale=st.integers(-30, 30))
+def test_weighted_exact_bins_give_the_one_shot_value_where_their_totals_are_exact(
+        n, seed, distinct, integral, scale) -> None:
+    """An exact summary's weighted bins are swept as a weighted task's tie table
+    (totals in fixed point): where each bin's total is exact (one row a bin, or
+    integer weights), every metric is the one-shot function's bit for bit. The
+    bounds kernel's ratio of rounded sums gave a perfect ranking an AUC of
+    1 - 2**-53, so a d' of 11.6 (exact=True, low == high) where the value is inf."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    s = rng.permutation(n) / 7 if distinct else rng.integers(0, 6, n) / 4
+    w = rng.integers(1, 9, n).astype(float) if integral else rng.random(n)
+    w = np.ldexp(w, scale)
+    b = BinnedSummary(values=np.unique(s))
+    b.update(y, s, w)
+    if not (distinct or integral):  # the bins' float totals: within their rounding
+        for m in ("roc_auc", "average_precision", "pr_auc", "prbe"):
+            got, want = b.compute(m).estimate, getattr(fastrank, m)(y, s, sample_weight=w)
+            assert got == pytest.approx(want, rel=1e-12, abs=1e-300, nan_ok=True)
+        return
+    for m in ("roc_auc", "average_precision", "pr_auc", "prbe", "d_prime"):
+        got = b.compute(m)
+        want = getattr(fastrank, m)(y, s, sample_weight=w)
+        assert got.low == got.estimate == got.high or math.isnan(want)
+        assert got.estimate == want or (math.isnan(got.estimate) and math.isnan(want)), \
+            (m, got.estimate, want)
+
+
+def test_a_weighted_perfect_ranking_in_exact_bins_has_an_infinite_d_prime() -> None:
+    y, s = [0, 1, 0, 1], [0.2, 1.0, 0.0, 0.4]
+    w = [0.6935146107917584, 0.38976749424801294, 0.5784472335353175, 2.7398837392589956]
+    for summary, scores in ((BinnedSummary(values=[0.0, 0.2, 0.4, 1.0]), s),
+                            (BinnedSummary(quantized="float16"), np.asarray(s, np.float16))):
+        summary.update(y, scores, w)
+        assert summary.compute("roc_auc").estimate == 1.0 == fastrank.roc_auc(y, s, sample_weight=w)
+        got = summary.compute("d_prime")
+        assert got.low == got.estimate == got.high == math.inf

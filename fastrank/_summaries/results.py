@@ -84,10 +84,13 @@ def bounds_table(scaled: np.ndarray, weighted: bool) -> np.ndarray:
     return table
 
 
-def exact_rows(counts: np.ndarray, what: int) -> np.ndarray:
-    """Every task's ``OUT_*`` row from the engine's sweep over its bins (unweighted
-    counts), each bin one tie group, highest first, empty bins left out: the
-    one-shot result bit for bit, since the sweep's sums are exact."""
+def exact_rows(counts: np.ndarray, what: int, weighted: bool = False) -> np.ndarray:
+    """Every task's ``OUT_*`` row from the engine's sweep over its bins, each bin one
+    tie group, highest first, empty bins left out: unweighted counts give the
+    one-shot result bit for bit, since the sweep's sums are exact; weighted bins
+    (``weighted``) are swept as a weighted task's tie table is, their totals summed
+    in fixed point, so that the result is the one-shot function's for rows of the
+    bins' totals (a perfect ranking's AUC exactly 1, not 1 - 2**-53)."""
     t, _, nb = counts.shape
     out = np.empty((t, OUT_SIZE), np.float64)
 
@@ -98,7 +101,11 @@ def exact_rows(counts: np.ndarray, what: int) -> np.ndarray:
             at = np.flatnonzero((p != 0.0) | (q != 0.0))
             gkey = (nb - 1 - at).astype(np.uint64)  # the bin (scores ascend with it)
             table = (gkey, np.ascontiguousarray(p[at]), np.ascontiguousarray(q[at]))
-            out[j], _ = engine.table_metrics(table, 1.0, what)
+            bounds = None
+            if weighted:  # each class's largest bin times its bins: bounds of its total
+                bounds = tuple(float(c.max(initial=0.0)) * float(np.count_nonzero(c))
+                               for c in (table[1], table[2]))
+            out[j], _ = engine.table_metrics(table, 1.0, what, bounds)  # type: ignore[arg-type]
 
     tasks_in_parallel(run, t, counts.size)
     return out
