@@ -243,7 +243,11 @@ def precision_recall_curve(
     predicted = tps + fps
     precision = np.zeros_like(tps)
     np.divide(tps, predicted, out=precision, where=predicted != 0)
-    if tps.shape[0] == 0 or tps[-1] == 0:
+    if tps.shape[0] == 0:  # every weight zero: no threshold, only the final point
+        warn_undefined("every sample weight is zero: the curve has no thresholds, only its "
+                       "final point (recall 0, precision 1)")
+        recall = tps
+    elif tps[-1] == 0:
         warn_undefined("no positive samples: recall is set to 1 for all thresholds")
         recall = np.ones_like(tps)
     else:

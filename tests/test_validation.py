@@ -724,6 +724,17 @@ def test_zero_weight_on_every_negative():
         assert rec == []
 
 
+def test_every_weight_zero_leaves_curves_their_end_points_and_says_so():
+    """The PR curve's warning said recall was set to 1 where it returned recall [0.]
+    (no threshold holds a weight; only the final point is left)."""
+    w = np.zeros(Y.shape[0])
+    (p, r, thr), rec = recorded(fastrank.precision_recall_curve, Y, S, sample_weight=w)
+    assert p.tolist() == [1.0] and r.tolist() == [0.0] and thr.shape == (0,)
+    assert len(rec) == 1 and "every sample weight is zero" in str(rec[0].message)
+    tables, rec = recorded(fastrank.confusion_matrix_at_thresholds, Y, S, sample_weight=w)
+    assert all(a.shape == (0,) for a in tables) and rec == []
+
+
 def test_zero_weight_samples_are_dropped():
     w = np.array([1.0, 0.0, 1.0, 1.0, 1.0, 0.0])
     keep = w > 0
