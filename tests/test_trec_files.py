@@ -60,9 +60,11 @@ def write(path, text: str) -> str:
 
 
 def python_read(text: str, width: int, picks: tuple[int, int, int]):
-    """The reference: lines split by Python, as the reader did before."""
+    """The reference: lines split as trec_eval splits them, on C's whitespace (space,
+    tab, vertical tab, form feed: bytes.split's), never on characters beyond ASCII."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    rows = [line.split() for line in text.split("\n") if line.split()]
+    rows = [[t.decode() for t in line.encode().split()] for line in text.split("\n")
+            if line.encode().split()]
     assert all(len(r) >= width for r in rows)
     return ([r[picks[0]] for r in rows], [r[picks[1]] for r in rows],
             [float(r[picks[2]]) for r in rows])
@@ -112,7 +114,7 @@ ids = st.text(st.sampled_from([*"abcAB-_.:09", "é", "Ω", "ß", "中", "\U0001f
 @PROPERTY_SETTINGS
 @given(rows=st.lists(st.tuples(st.integers(0, 3), ids, st.integers(-2, 3)), min_size=1,
                      max_size=60),
-       sep=st.sampled_from([" ", "\t", "  \t ", "\x0b", "\x0c", "\x1c", "\x1f"]),
+       sep=st.sampled_from([" ", "\t", "  \t ", "\x0b", "\x0c"]),
        end=st.sampled_from(["\n", "\r\n", "\r", "\n\n", "\n \n"]))
 def test_ids_are_coded_as_numpy_unique_codes_them(tmp_path_factory, rows, sep, end) -> None:
     path = tmp_path_factory.mktemp("qrels") / "qrels"
@@ -129,11 +131,24 @@ def test_ids_are_coded_as_numpy_unique_codes_them(tmp_path_factory, rows, sep, e
     assert same_bits(g, want_g)
 
 
-def test_whitespace_beyond_ascii_splits_as_python_splits(tmp_path) -> None:
-    text = "q1\u00a0Q0 d1 1 0.5 t\nq1 Q0\u3000d2 2 0.25 t\n"
-    q, d, s = fastrank.read_run(write(tmp_path / "run", text))
-    assert q.tolist() == ["q1", "q1"] and d.tolist() == ["d1", "d2"]
-    assert s.tolist() == [0.5, 0.25]
+@pytest.mark.parametrize("inside", ["\u00a0", "\u3000", "\u0085", "\u2028", "\x1c", "\x1f"])
+def test_whitespace_beyond_c_isspace_is_part_of_an_id_as_in_trec_eval(tmp_path, inside) -> None:
+    """trec_eval splits lines on C's isspace: a no-break space (or U+3000, U+0085,
+    U+2028, or the ASCII separators 0x1C-0x1F, which Python's str.split splits on)
+    is part of an id. Split as Python splits, ``a<NBSP>b`` was read as document
+    ``a`` with the rank as its score: num_rel_ret 1 and map 0.5 where trec_eval
+    gives 0 and 0."""
+    run = write(tmp_path / "run", f"q1 Q0 a{inside}b 1 2 t\nq1 Q0 c 2 1 t\n")
+    q, d, s = fastrank.read_run(run)
+    assert q.tolist() == ["q1", "q1"] and d.tolist() == [f"a{inside}b", "c"]
+    assert s.tolist() == [2.0, 1.0]
+    qrels = write(tmp_path / "qrels", f"q1 0 a 1\nq1 0 x{inside}y 1\n")
+    assert fastrank.read_qrels(qrels)[1].tolist() == ["a", f"x{inside}y"]
+    got = fastrank.evaluate_run(fastrank.read_qrels(qrels), (q, d, s),
+                                ["num_rel_ret", "map"], ties="trec_eval")
+    assert got.mean == {"num_rel_ret": 0.0, "map": 0.0}
+    with pytest.raises(DataError, match="a run line needs 5 columns; got 4"):
+        fastrank.read_run(write(tmp_path / "short", f"q1 Q0 d1 1{inside}0.5\n"))
 
 
 def test_gzipped_files_read_as_plain_ones(tmp_path) -> None:

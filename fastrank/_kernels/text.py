@@ -36,7 +36,7 @@ from .jit import f64, helper, i64, kernel, ro, rw, u8
 from .row_order import order_queries
 
 # mode 0's status: what the caller does next
-TEXT_OK, TEXT_SHORT, TEXT_UNICODE_SPACE, TEXT_NUL = 0, 1, 2, 3
+TEXT_OK, TEXT_SHORT, TEXT_NUL = 0, 1, 3
 # HEAD (16): mode 0's header of ``iout`` (counts and where a bad line is), every mode's
 # H_RUNS: mode 0's runs of one query; H_WIDE: mode -1's distinct records not held whole as
 # bytes in their two words
@@ -58,42 +58,20 @@ _SHORT = (1 << 16) - 1  # mode 0: document ids this long or longer: their length
 GROUPS = 128  # mode 0: the most groups of documents (7 bits of a row's entry)
 # 10**0 .. 10**22: exactly representable in float64
 _POW10 = np.array([10.0 ** k for k in range(23)])
-# mode 0: each byte's class: 0 a byte of a token, 1 whitespace (as Python's str.split
-# sees it, line ends apart), 2 a line end (\n, \r), 3 NUL, 4 the first byte of a
-# character that may be whitespace beyond ASCII (see _wide_space)
+# mode 0: each byte's class: 0 a byte of a token, 1 whitespace (C's isspace, as
+# trec_eval splits its lines: space, tab, vertical tab, form feed; line ends apart;
+# no byte beyond ASCII, so a no-break space is part of an id), 2 a line end (\n, \r),
+# 3 NUL
 _CLASS = np.zeros(256, np.uint8)
-_CLASS[[9, 11, 12, 28, 29, 30, 31, 32]] = 1
+_CLASS[[9, 11, 12, 32]] = 1
 _CLASS[[10, 13]] = 2
 _CLASS[0] = 3
-_CLASS[[0xC2, 0xE1, 0xE2, 0xE3]] = 4
 
 
 @helper
 def _space(b):
-    """ASCII whitespace as Python's str.split sees it (line ends apart)."""
-    return b == 32 or b == 9 or b == 11 or b == 12 or (28 <= b <= 31)
-
-
-@helper
-def _wide_space(data, i, n):
-    """Whether the bytes from ``i`` (a byte of 0x80 or more) encode a whitespace
-    character beyond ASCII (U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028,
-    U+2029, U+202F, U+205F, U+3000), which Python's str.split splits on too."""
-    b = data[i]
-    if b == 0xC2 and i + 1 < n:
-        return data[i + 1] == 0x85 or data[i + 1] == 0xA0
-    if i + 2 >= n:
-        return False
-    c, d = data[i + 1], data[i + 2]
-    if b == 0xE1:
-        return c == 0x9A and d == 0x80
-    if b == 0xE2:
-        if c == 0x80:
-            return d <= 0x8A or d == 0xA8 or d == 0xA9 or d == 0xAF
-        return c == 0x81 and d == 0x9F
-    if b == 0xE3:
-        return c == 0x80 and d == 0x80
-    return False
+    """Whitespace as C's isspace sees it, as trec_eval splits (line ends apart)."""
+    return b == 32 or b == 9 or b == 11 or b == 12
 
 
 @helper
@@ -342,8 +320,7 @@ def _length(data, lo):
     i = lo
     while i < data.shape[0]:
         b = data[i]
-        if b == 10 or b == 13 or b == 0 or _space(b) or (b >= 0x80 and _wide_space(
-                data, i, data.shape[0])):
+        if b == 10 or b == 13 or b == 0 or _space(b):
             break
         i += 1
     return i - lo
@@ -502,14 +479,9 @@ def _parse(data, ints, iout, fout):
             if c == 3:
                 iout[H_AT] = i
                 return TEXT_NUL
-            if c == 4 and _wide_space(data, i, n):
-                return TEXT_UNICODE_SPACE
             lo = i
             i += 1
-            while i < n:
-                c = cls[data[i]]
-                if c != 0 and (c != 4 or _wide_space(data, i, n)):
-                    break
+            while i < n and cls[data[i]] == 0:
                 i += 1
             if col == qcol:
                 qlo, qhi = lo, i
@@ -993,4 +965,4 @@ def trec_arrays(mode, data, ints, reals, iout, fout):
 __all__ = ["GROUPS", "HEAD", "H_AT", "H_COLS", "H_ND", "H_NQ", "H_ROWS", "H_RUNS",
            "H_SLOW", "H_TWICE", "H_WIDE", "LOADS", "REGIONS", "R_DOCS", "R_QFIRST", "R_QRUNS",
            "R_QSIZE", "R_QSTART", "R_SLOW", "TEXT_NUL", "TEXT_OK", "TEXT_SHORT",
-           "TEXT_UNICODE_SPACE", "trec_arrays", "trec_pass"]
+           "trec_arrays", "trec_pass"]

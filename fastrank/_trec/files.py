@@ -8,9 +8,10 @@ scores that one exact operation gives; the ids come back as
 :class:`~fastrank.trec.CodedIds`, never one string per row. Scores outside
 that fast path are parsed by numpy from their bytes, as C's ``strtod`` reads a
 whole token (Python's ``float`` without what it alone reads: ``_`` between
-digits, digits beyond ASCII). A file with whitespace beyond ASCII (which Python's
-``str.split`` splits on) is read by the line splitter in Python instead, so that
-both read every file alike.
+digits, digits beyond ASCII). Columns are split as trec_eval splits them, on C's
+whitespace (space, tab, vertical tab, form feed): a no-break space or another
+character beyond ASCII, or a byte such as 0x1C, is part of an id. Small files are
+split in Python by the same rule.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import mmap
 import os
 import stat
 import zlib
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -177,25 +178,25 @@ def columns(path: str, width: int, what: str, picks: tuple[int, ...],
             raw: Raw | None = None) -> tuple[list[list[str]], list[int]]:
     """The columns ``picks`` of a whitespace-separated file whose lines hold at least
     ``width`` columns (blank lines and comments, lines from ``#``, skipped), split by
-    Python, and each row's line number: the reader of small files and of files with
-    whitespace beyond ASCII.
+    Python, and each row's line number: the reader of small files. Lines split on C's
+    whitespace as trec_eval's do (``bytes.split``: space, tab, vertical tab, form
+    feed; not on characters beyond ASCII, as ``str.split`` would).
     Bytes that are not UTF-8 are kept as surrogates (refused where they are read)."""
-    text = (raw_bytes(path) if raw is None else raw)[:].decode("utf-8", "surrogateescape")
-    text = text.replace("\r\n", "\n").replace("\r", "\n")  # as a file opened as text reads
-    lines = text.split("\n")
-    counts = np.fromiter((0 if line[:1] == "#" else len(line.split()) for line in lines),
+    data = bytes((raw_bytes(path) if raw is None else raw)[:])
+    lines = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+    counts = np.fromiter((0 if line[:1] == b"#" else len(line.split()) for line in lines),
                          np.int64, len(lines))  # a line from "#": a comment, as in trec_eval
     short = np.flatnonzero((counts > 0) & (counts < width))
     if short.shape[0]:
         i = int(short[0])
-        shown = lines[i].strip().encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        shown = lines[i].strip().decode("utf-8", "replace")
         raise DataError(f"{path}:{i + 1}: a {what} line needs {width} columns; got "
                         f"{counts[i]}: {shown!r}")
     if not (counts > 0).any():
         raise DataError(f"{path}: no {what} lines")
     split = [line.split() for line, c in zip(lines, counts.tolist(), strict=True) if c]
     at = (np.flatnonzero(counts > 0) + 1).tolist()
-    return [[r[p] for r in split] for p in picks], at
+    return [[r[p].decode("utf-8", "surrogateescape") for r in split] for p in picks], at
 
 
 def number(path: str, values: list[str], what: str, at: list[int] | None = None) -> np.ndarray:
@@ -264,9 +265,6 @@ def read_table(path: Any, width: int, what: str, picks: tuple[int, int, int],
     bad = next((k for k, st in enumerate(statuses) if st != kernel.TEXT_OK), None)
     if bad is not None:
         refuse(path, raw, what, width, statuses[bad], blocks[bad])
-        (q, d, v), lines = columns(os.fspath(path), width, what, picks, raw)  # wide spaces
-        qids, docs = np.array(q), np.array(d)
-        return qids, docs, number(os.fspath(path), v, value, lines), -2
     rows = [int(blk[kernel.H_ROWS]) for blk in blocks]
     n = sum(rows)
     if n == 0:
@@ -407,9 +405,8 @@ def parts_of(raw: np.ndarray, threads: int) -> list[int]:
 
 
 def refuse(path: Any, raw: Raw, what: str, width: int, status: int,
-           block: np.ndarray) -> None:
-    """Raise the data error of a part's bad status (none for whitespace beyond ASCII,
-    which the caller reads in Python)."""
+           block: np.ndarray) -> NoReturn:
+    """Raise the data error of a part's bad status."""
     if status == kernel.TEXT_NUL:
         raise DataError(f"{path}:{line_of(raw, int(block[kernel.H_AT]))}: a NUL byte; a "
                         f"{what} file is text")
@@ -420,6 +417,7 @@ def refuse(path: Any, raw: Raw, what: str, width: int, status: int,
         line = raw[at:end].decode("utf-8", "replace").strip()
         raise DataError(f"{path}:{line_of(raw, at)}: a {what} line needs {width} "
                         f"columns; got {block[kernel.H_COLS]}: {line!r}")
+    raise AssertionError(f"the reader's status {status}")  # (it has no other)
 
 
 def read_run(path: str) -> tuple[Any, Any, np.ndarray]:
