@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 
 
 def number(value: str) -> float:
@@ -33,6 +34,15 @@ def finite(value: str) -> float:
     if not math.isfinite(v):
         raise argparse.ArgumentTypeError(f"{value!r} is not a finite number")
     return v
+
+
+def integer_part(value: str) -> float:
+    """The integer a number starts with, as C's ``atol`` reads it (trec_eval's ``-l``:
+    1.5 is 1, -2.7 is -2)."""
+    m = re.match(r"\s*([+-]?\d+)", value)
+    if m is None:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number")
+    return float(int(m.group(1)))
 
 
 def rate(value: str) -> float:

@@ -376,6 +376,10 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
                       "document: their measures are NaN and left out of the means",
                       UndefinedMetricWarning, stacklevel=2)
     mean = {m[0]: catalog.summary(m[1], per[m[0]]) for m in asked}  # trec_eval's all row
+    if all_queries and ties == "trec_eval":
+        # trec_eval's all row of num_rel under -c counts the qrels' lines of a grade
+        # above 0, whatever -l (m_num_rel.c goes back to the qrels for it)
+        mean.update({m[0]: float(np.count_nonzero(jr > 0)) for m in asked if m[1] == "num_rel"})
     return RunScores(queries, per, mean)
 
 

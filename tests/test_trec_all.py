@@ -9,6 +9,7 @@ and its all rows hold together as trec_eval prints them.
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import subprocess
@@ -129,3 +130,48 @@ def test_the_commands_options_are_evaluate_runs(tmp_path) -> None:
     bad = subprocess.run([sys.executable, "-m", "fastrank", "trec", str(qrels), str(run),
                           "-m", "map", "-M", "0"], capture_output=True, text=True)
     assert bad.returncode == 2 and "-M" in bad.stderr
+
+
+def test_minus_l_is_read_as_trec_eval_reads_it_and_num_rel_under_minus_c(tmp_path) -> None:
+    """trec_eval reads -l with atol (1.5 is 1, 2.9 is 2), and under -c its all row of
+    num_rel counts the qrels' lines of a grade above 0 whatever -l (m_num_rel.c
+    goes back to the qrels): fastrank's all row summed the queries' num_rel at the
+    level (1 where trec_eval 10 prints 3 on this case)."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 a 2\nq1 0 b 1\nq1 0 c 0\nq2 0 a 1\nq3 0 z 1\nq3 0 y -1\n")
+    run.write_text("q1 Q0 a 1 3.0 t\nq1 Q0 x 2 2.5 t\nq1 Q0 b 3 2.0 t\nq2 Q0 a 2 0.5 t\n")
+
+    def all_row(*flags: str) -> dict:
+        out = subprocess.run([sys.executable, "-m", "fastrank", "trec", str(qrels), str(run),
+                              "--ties", "trec_eval", "--format", "json", "-m", "num_rel",
+                              "-m", "num_rel_ret", *flags],
+                             capture_output=True, text=True, check=True).stdout
+        return next(r for r in json.loads(out) if r["query"] == "all")
+
+    assert all_row("-l", "1.5") == all_row("-l", "1") != all_row("-l", "2")
+    assert all_row("-l", "2.9") == all_row("-l", "2")
+    for level in ("0", "1", "2", "3"):  # 4 lines of a grade above 0, whatever -l
+        assert all_row("-c", "-l", level)["num_rel"] == 4
+    assert all_row("-l", "2")["num_rel"] == 1 and all_row("-l", "0")["num_rel"] == 4
+    got = fastrank.evaluate_run(fastrank.read_qrels(str(qrels)), fastrank.read_run(str(run)),
+                                ["num_rel"], ties="expected", all_queries=True,
+                                relevance_level=2)
+    assert got.mean["num_rel"] == 1  # under the other tie rules: the queries' sum
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_the_runid_line_is_the_last_lines_tag(tmp_path, gz) -> None:
+    """trec_eval prints the tag of the run's last line (blank lines and comments after
+    it aside); fastrank printed the first line's."""
+    qrels, run = tmp_path / "qrels", tmp_path / ("run.gz" if gz else "run")
+    qrels.write_text("q1 0 a 1\nq0 0 b 1\n")
+    long = "".join(f"q1 Q0 d{i} 1 {1 / (i + 2)!r} tB\n" for i in range(9000))  # past a block
+    text = f"q1 Q0 a 1 2 tA\n{long}q0 Q0 b 1 1 tZ\n\n  \n# the end\n"
+    data = text.encode()
+    if gz:
+        data = gzip.compress(data)
+    run.write_bytes(data)
+    out = subprocess.run([sys.executable, "-m", "fastrank", "trec", str(qrels), str(run),
+                          "--ties", "trec_eval"], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.splitlines()[0].split() == ["runid", "all", "tZ"]

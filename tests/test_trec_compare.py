@@ -595,3 +595,20 @@ def test_the_t_test_on_one_query_says_its_p_values_are_nan():
     assert np.isnan(c.p_value["map"]).all() and not c.significant["map"].any()
     assert "; 1 query" in c.describe()
     assert "^" not in "".join(c.table().splitlines()[1:4])
+
+
+@pytest.mark.parametrize("ties", ["trec_eval", "expected"])
+def test_each_runs_means_are_its_evaluate_run_all_row(ties):
+    """On the queries every run has, a comparison's means are evaluate_run's all row:
+    gm_map and gm_bpref were arithmetic means (gm_map equal to map: 0.3333 where
+    trec_eval and evaluate_run give 0.2887)."""
+    rng = np.random.default_rng(11)
+    qrels = {f"q{q}": {f"d{d}": int(rng.integers(0, 3)) for d in range(8)} for q in range(6)}
+    runs = {name: {f"q{q}": {f"d{d}": float(rng.integers(0, 4)) for d in range(10)}
+                   for q in range(6)} for name in ("A", "B", "C")}
+    names = ["map", "gm_map", "gm_bpref", "bpref", "num_rel_ret", "num_ret", "P_5", "ndcg"]
+    c = fastrank.compare_runs(qrels, runs, names, ties=ties)
+    for name, run in runs.items():
+        want = fastrank.evaluate_run(qrels, run, names, ties=ties).mean
+        assert c.mean[name] == want
+    assert c.mean["A"]["gm_map"] < c.mean["A"]["map"]

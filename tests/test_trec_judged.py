@@ -360,9 +360,11 @@ def test_all_queries_scores_missing_queries_as_empty_runs(seed) -> None:
 @pytest.mark.parametrize("seed", range(20))
 def test_relevance_level_is_a_binary_cut_of_the_grades(seed) -> None:
     """-l: the binary measures equal those of qrels whose grades are cut to 1 at
-    the level (0 below, negative grades kept: pooled, not judged); nDCG, rbp and
-    the counts of unjudged documents, which read the grades themselves, do not
-    change."""
+    the level (0 below, negative grades kept: pooled, not judged); nDCG (ndcg_rel
+    too: trec_eval averages it at the documents of positive gain, whatever -l), rbp
+    and the counts of unjudged documents, which read the grades themselves, do not
+    change; Rndcg neither, except that it is 0 (trec_eval's rule; NaN under the
+    others) where no document reaches the level."""
     rng = np.random.default_rng(3000 + seed)
     cases = _random_case(rng)
     level = float(rng.choice([-1.0, 0.0, 0.5, 1.0, 2.0, 3.0]))
@@ -371,15 +373,20 @@ def test_relevance_level_is_a_binary_cut_of_the_grades(seed) -> None:
     ties = str(rng.choice(["trec_eval", "expected", "pessimistic"]))
     names = ["map", "P@2", "recall@3", "recip_rank", "Rprec", "num_rel", "num_rel_ret",
              "num_nonrel_judged_ret", "set_P", "set_recall", "utility", "bpref", "unj_2"]
-    same = ["ndcg", "ndcg@2", "rbp", "rbp_resid", "unj_5"]
-    got = _run(cases, names + same, ties=ties, relevance_level=level)
+    same = ["ndcg", "ndcg@2", "rbp", "rbp_resid", "unj_5", "ndcg_rel"]
+    got = _run(cases, names + same + ["Rndcg"], ties=ties, relevance_level=level)
     want = _run(binary, names, ties=ties)
-    base = _run(cases, same, ties=ties)
+    base = _run(cases, [*same, "Rndcg"], ties=ties)
     for m in names:
         assert np.allclose(got.per_query[m], want.per_query[m], rtol=1e-12, atol=0,
                            equal_nan=True), (level, m)
     for m in same:
         assert np.array_equal(got.per_query[m], base.per_query[m], equal_nan=True), m
+    none = got.per_query["num_rel"] == 0
+    assert np.array_equal(got.per_query["Rndcg"][~none], base.per_query["Rndcg"][~none],
+                          equal_nan=True)
+    assert (got.per_query["Rndcg"][none] == 0).all() if ties == "trec_eval" else \
+        np.isnan(got.per_query["Rndcg"][none]).all()
 
 
 def test_rbp_names_and_bad_options() -> None:

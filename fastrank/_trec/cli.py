@@ -44,22 +44,52 @@ class MeasureHelp(str):
                 "default set, official")
 
 
+def _last_line(block: bytes) -> bytes | None:
+    """The last line of ``block`` that holds a column and is not a comment (its first
+    byte after C's whitespace ``#``, as trec_eval reads a run), or None."""
+    for line in reversed(block.replace(b"\r", b"\n").split(b"\n")):
+        parts = line.split()
+        if parts and not parts[0].startswith(b"#"):
+            return line
+    return None
+
+
 def run_tag(path: str) -> str | None:
-    """A run file's tag (the sixth column of its first line that is not a comment),
-    which trec_eval prints as ``runid`` with its sets ``official`` and ``all_trec``;
-    None where that line has no sixth column."""
+    """A run file's tag, which trec_eval prints as ``runid`` with its sets
+    ``official`` and ``all_trec``: the sixth column of the file's last line that is
+    not blank or a comment (trec_eval keeps the last line's); None where that line
+    has no sixth column. A plain file is read from its end; a gzipped one through."""
     import gzip
 
     with open(path, "rb") as f:
         gz = f.read(2) == b"\x1f\x8b"
-    with (gzip.open(path, "rb") if gz else open(path, "rb")) as f:
-        for line in f:
-            if line.startswith(b"#"):
-                continue
-            parts = line.split()
-            if parts:
-                return parts[5].decode("utf-8", "replace") if len(parts) > 5 else None
-    return None
+    last = None
+    if gz:
+        rest = b""
+        with gzip.open(path, "rb") as f:
+            while chunk := f.read(1 << 20):
+                lines = rest + chunk
+                cut = max(lines.rfind(b"\n"), lines.rfind(b"\r")) + 1
+                last = _last_line(lines[:cut]) or last
+                rest = lines[cut:]
+        last = _last_line(rest) or last
+    else:
+        with open(path, "rb") as f:
+            end = f.seek(0, os.SEEK_END)
+            block = b""
+            while last is None and end > 0:  # blocks from the end until a line is whole
+                start = max(0, end - (1 << 16))
+                f.seek(start)
+                block = f.read(end - start) + block
+                end = start
+                ends = [j for j in (block.find(b"\n"), block.find(b"\r")) if j >= 0]
+                # (the block's first line may be cut: only what follows a line end)
+                whole = block if start == 0 else block[min(ends) + 1:] if ends else b""
+                last = _last_line(whole)
+    if last is None:
+        return None
+    parts = last.split()
+    return parts[5].decode("utf-8", "replace") if len(parts) > 5 else None
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -96,8 +126,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                            "scoring as an empty run")
     trec.add_argument("-M", "--depth", type=cli_args.count, default=None, metavar="N",
                       help="trec_eval's -M: only each query's first N documents count")
-    trec.add_argument("-l", "--level", type=cli_args.finite, default=1.0, metavar="L",
-                      help="trec_eval's -l: grades from L are relevant (default 1)")
+    trec.add_argument("-l", "--level", type=cli_args.integer_part, default=1.0, metavar="L",
+                      help="trec_eval's -l: grades from L are relevant (default 1; read as "
+                           "trec_eval reads it, its integer part: 1.5 is 1)")
     trec.add_argument("-J", "--judged-only", action="store_true",
                       help="trec_eval's -J: documents the qrels do not judge removed first")
     trec.add_argument("--format", choices=("trec", "csv", "json"), default="trec",

@@ -18,6 +18,7 @@ from .. import stats
 from .._core.options import check_count, check_seed
 from .._optional import require
 from . import ids
+from .measures import measure_name, summary
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -112,7 +113,8 @@ class RunComparison:
         ``per_query[run][measure]``: the values on ``queries`` (NaN where undefined).
     mean : dict of str -> dict of str -> float
         ``mean[run][measure]`` over the queries where the measure is defined (for
-        every run); the counts ``num_*`` summed, as evaluate_run and trec_eval do.
+        every run), as evaluate_run's all row and trec_eval's: the counts ``num_*``
+        summed, ``gm_map`` and ``gm_bpref`` geometric means, the others arithmetic.
     n_queries : dict of str -> int
         Per measure, the paired queries the tests use (those where it is defined).
     pairs : tuple of (str, str)
@@ -398,10 +400,9 @@ def compare(evaluate: Callable[..., Any], qrels: Any, runs: Any, measures: Any, 
         values = np.column_stack([per_query[name][m] for name in names])
         ok = ~np.isnan(values).any(axis=1)
         n_queries[m] = int(ok.sum())
-        for j, name in enumerate(names):
-            kept = np.where(ok, values[:, j], np.nan)
-            mean[name][m] = (float(np.nansum(kept)) if m.startswith("num_")  # as evaluate_run
-                             else float(np.nanmean(kept)) if ok.any() else math.nan)
+        kind = measure_name(m)[0]
+        for j, name in enumerate(names):  # as evaluate_run's all row: counts summed,
+            mean[name][m] = summary(kind, values[ok, j])  # gm_map's mean geometric
         col = {name: j for j, name in enumerate(names)}
         diffs = np.column_stack([values[ok, col[a]] - values[ok, col[b]] for a, b in pairs])
         if not ok.any():

@@ -210,12 +210,13 @@ def gain_g(lists: topk.RankedLists, ties: str, ideal: Ideal) -> np.ndarray:
 
 def _group_dcg(lists: topk.RankedLists, cum: np.ndarray) -> tuple[np.ndarray, np.ndarray,
                                                                    np.ndarray]:
-    """Per tie group: its items' count and total gain, and its expected DCG (its
-    mean gain at each of its ranks)."""
+    """Per tie group: its count of items of positive gain (a relevance level of 0 or
+    below makes grade 0 items too) and total gain, and its expected DCG (its mean
+    gain at each of its ranks)."""
     head = lists.item_group >= 0
     grp = lists.item_group[head]
     size = lists.a.shape[0]
-    items = np.bincount(grp, minlength=size).astype(np.float64)
+    items = np.bincount(grp[lists.item_grade[head] > 0], minlength=size).astype(np.float64)
     total = np.bincount(grp, lists.item_grade[head], minlength=size)
     return items, total, total / lists.m * (cum[lists.a + lists.m] - cum[lists.a])
 
@@ -234,7 +235,10 @@ def ndcg_rel(lists: topk.RankedLists, ties: str, ideal: Ideal) -> np.ndarray:
     n = lists.first.shape[0]
     best = ideal.dcg()
     cum = lists.discounts(None, "log")
-    retrieved = np.bincount(lists.item_list[lists.item_group >= 0], minlength=n)
+    # documents of positive gain only: trec_eval's ndcg_rel does not follow -l (at a
+    # level of 0, items of grade 0 are relevant, and were counted here)
+    retrieved = np.bincount(lists.item_list[(lists.item_group >= 0) & (lists.item_grade > 0)],
+                            minlength=n)
     full: np.ndarray  # each list's DCG, whole
     if ties == "expected":
         items, total, part = _group_dcg(lists, cum)
@@ -258,7 +262,9 @@ def ndcg_rel(lists: topk.RankedLists, ties: str, ideal: Ideal) -> np.ndarray:
         if owner.shape[0]:
             last = np.flatnonzero(np.r_[owner[1:] != owner[:-1], True])
             full[owner[last]] = dcg[last]
-        sums = np.bincount(owner, dcg / ideal.at(best, owner, at + 1), minlength=n)
+        kept = gain > 0  # averaged at the documents of positive gain
+        sums = np.bincount(owner[kept], dcg[kept] / ideal.at(best, owner[kept], at[kept] + 1),
+                           minlength=n)
     count = ideal.count.astype(np.float64)
     q = np.arange(n)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -316,5 +322,6 @@ def r_ndcg(lists: topk.RankedLists, ties: str, ideal: Ideal) -> np.ndarray:
             value = dcg_at(lists, k, ties, cum) / ideal.at(best, np.arange(n), at)
         sums += np.where(has, value, 0.0)
         counts += has
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(ideal.count > 0, sums / counts, np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):  # no document relevant at the
+        # relevance level: trec_eval's Rndcg is 0 (here NaN, 0 under its tie rule)
+        return np.where((ideal.count > 0) & (lists.relevant > 0), sums / counts, np.nan)
