@@ -425,8 +425,12 @@ def read_run(path: str) -> tuple[Any, Any, np.ndarray]:
 
     Each line: ``qid Q0 docid rank score tag``. The ids come as
     :class:`~fastrank.trec.CodedIds` (arrays of ``str`` held as codes), the
-    scores as float64, read as C's ``strtod`` reads them. A line whose first byte
-    is ``#`` is a comment, skipped as trec_eval 10 skips it (in qrels too). A
+    scores as float64, each decimal token correctly rounded as C's ``strtod``
+    reads it (a token that is not wholly a decimal number, such as ``0x10`` or
+    ``1.5abc``, which trec_eval's ``atof`` reads in part, is refused, naming its
+    line). A line whose first byte is ``#`` is a comment, skipped as trec_eval
+    10 skips it (in qrels too). Columns are split on C's whitespace, as trec_eval
+    splits them (a no-break space is part of an id). A
     document listed twice for one query is a data error, named by the first line
     that repeats it.
 
