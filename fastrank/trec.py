@@ -126,7 +126,7 @@ option                 flag   meaning
                               order; ``"expected"`` refuses a cut through tied scores
 ``judged_only=True``   ``-J`` documents not judged (absent or of negative grade)
                               removed from the run, after ``depth``
-``relevance_level=l``  ``-l`` grades at or above l (and from 0) are relevant for
+``relevance_level=l``  ``-l`` grades at or above l (l from 0) are relevant for
                               every binary measure; nDCG and rbp keep the grades
 ``all_queries=True``   ``-c`` every query of the qrels evaluated, those the run lacks
                               (or ``judged_only`` empties) as an empty run: 0 (NaN
@@ -214,8 +214,10 @@ def evaluate_run(qrels: tuple[Any, Any, Any], run: tuple[Any, Any, Any], measure
         ValueError. Applied before ``judged_only``, as trec_eval does.
     relevance_level : float
         trec_eval's ``-l``: the grade from which a judged document is relevant
-        (for every binary measure; nDCG's gains and rbp's stay the grades). A
-        negative grade is never relevant: trec_eval reads it as pooled, not judged.
+        (for every binary measure; nDCG's gains and rbp's stay the grades), at
+        least 0. A negative grade is never relevant: trec_eval reads it as pooled,
+        not judged (its ``-l -1`` makes the documents the qrels lack relevant to
+        P and map but not to num_rel_ret; a level below 0 raises ValueError).
     all_queries : bool
         trec_eval's ``-c``: every query of the qrels is evaluated; those the run
         lacks score as an empty run does (0; under tie rules other than

@@ -367,7 +367,7 @@ def test_relevance_level_is_a_binary_cut_of_the_grades(seed) -> None:
     others) where no document reaches the level."""
     rng = np.random.default_rng(3000 + seed)
     cases = _random_case(rng)
-    level = float(rng.choice([-1.0, 0.0, 0.5, 1.0, 2.0, 3.0]))
+    level = float(rng.choice([0.0, 0.5, 1.0, 2.0, 3.0]))
     binary = {q: (d, s, {k: (g if g < 0 else int(g >= level)) for k, g in gr.items()})
               for q, (d, s, gr) in cases.items()}
     ties = str(rng.choice(["trec_eval", "expected", "pessimistic"]))
@@ -460,3 +460,13 @@ def test_runs_left_with_nothing() -> None:
     got = fastrank.evaluate_run(qrels, alone, names, all_queries=True)
     assert got.queries.tolist() == ["q1", "q2"] and got.mean["num_rel"] == 2.0
     assert got.mean["gm_bpref"] == pytest.approx(1e-5) and got.mean["map"] == 0.0
+
+
+@pytest.mark.parametrize("level", [-1, -0.5, -3.0])
+def test_a_relevance_level_below_zero_is_refused(level) -> None:
+    """trec_eval's -l -1 gives documents the qrels lack (its grade -1) to P, map and
+    the rest as relevant, but not to num_rel_ret (P_10 1.0 where num_rel_ret is 6 of
+    10): there is no one number to give."""
+    with pytest.raises(ValueError, match="relevance_level must be at least 0"):
+        fastrank.evaluate_run((["q"], ["a"], [1]), (["q"], ["a"], [1.0]), "P@1",
+                              relevance_level=level)

@@ -65,7 +65,7 @@ class Retrieved:
 def check_options(depth: object, judged_only: object, relevance_level: object,
                   all_queries: object) -> tuple[int | None, float]:
     """trec_eval's options checked: ``depth`` None or a positive integer,
-    ``relevance_level`` a finite number, the flags booleans."""
+    ``relevance_level`` a finite number from 0, the flags booleans."""
     if depth is not None:
         if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)):
             raise ValueError(f"depth must be a positive integer or None; got {depth!r}")
@@ -80,6 +80,10 @@ def check_options(depth: object, judged_only: object, relevance_level: object,
     level = float(relevance_level)
     if not math.isfinite(level):
         raise ValueError(f"relevance_level must be finite; got {relevance_level!r}")
+    if level < 0:  # trec_eval's -l -1 makes documents the qrels lack (its grade -1)
+        # relevant to P, map and the others, but not to num_rel_ret: no one number
+        raise ValueError(f"relevance_level must be at least 0 (a negative grade is never "
+                         f"relevant); got {relevance_level!r}")
     return (None if depth is None else int(depth)), level
 
 
