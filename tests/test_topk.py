@@ -367,3 +367,16 @@ def test_expected_reciprocal_rank_is_exact_on_long_tie_groups(m: int) -> None:
             s = np.r_[np.full(a, 2.0), np.ones(m)]
             got = fastrank.reciprocal_rank(y[None, :], s[None, :])
             assert got == pytest.approx(_exact_rr(a, m, r), rel=1e-13), (a, m, r)
+
+
+@pytest.mark.parametrize("n", [1e18, 2.0**63, 1e19, 1e300])
+def test_r_precision_of_a_count_beyond_int64(n) -> None:
+    """A cut at R past the list takes all of it: R of 2**63 or more wrapped as int64
+    (2**-63 where the list's two relevant items give 2 / R)."""
+    Y, S = [[1, 0, 1, 0]], [[0.9, 0.5, 0.5, 0.1]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's "invalid value encountered in cast"
+        assert R.r_precision(Y, S, n_relevant=[n]) == 2 / n
+        assert R.r_precision([1, 0, 1, 0], S[0], groups=[1] * 4, n_relevant=[n]) == 2 / n
+    with pytest.raises(ValueError, match="n_relevant must hold counts"):
+        R.r_precision(Y, S, n_relevant=["a"])

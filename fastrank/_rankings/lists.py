@@ -125,7 +125,10 @@ class RankedLists:
         if n_relevant is None:
             self.relevant = found
         else:
-            nr = np.asarray(n_relevant, dtype=np.float64)
+            try:
+                nr = np.asarray(n_relevant, dtype=np.float64)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"n_relevant must hold counts (numbers); {exc}") from None
             if nr.shape != found.shape:
                 raise ValueError(f"n_relevant needs one count per list ({found.shape[0]}); got "
                                  f"shape {nr.shape}")
@@ -748,7 +751,8 @@ def r_precision(y_true: Any, y_score: Any, *, groups: Any = None, ties: str = "e
 def r_prec(lists: RankedLists, ties: str) -> np.ndarray:
     """:func:`r_precision` of every list."""
     R = lists.relevant
-    hits = lists.taken(R.astype(np.int64), ties)
+    # (a cut past the list takes all of it: R of 2**63 or more would wrap as int64)
+    hits = lists.taken(np.minimum(R, lists.sizes).astype(np.int64), ties)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(R > 0, hits / R, np.nan)
 

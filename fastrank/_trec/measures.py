@@ -281,9 +281,10 @@ def per_query(kind: str, k: int | None, x: float, data: Queries) -> np.ndarray:
     if kind == "Rprec":
         return topk.r_prec(lists, ties)
     if kind == "Rprec_mult":  # precision at trec_eval's cut-off: x R, up from a tenth over
-        cut = np.floor(x * lists.relevant + 0.9).astype(np.int64)
+        cut = np.floor(x * lists.relevant + 0.9)  # (float: a huge x must not wrap as int64)
         with np.errstate(invalid="ignore", divide="ignore"):
-            prec = np.where(cut > 0, lists.taken(cut, ties) / np.maximum(cut, 1), 0.0)
+            hits = lists.taken(np.minimum(cut, lists.sizes).astype(np.int64), ties)
+            prec = np.where(cut > 0, hits / np.maximum(cut, 1), 0.0)
         return np.where(lists.relevant > 0, prec, np.nan)
     n_rel = lists.relevant
     with np.errstate(invalid="ignore", divide="ignore"):
