@@ -26,6 +26,24 @@ def near_one(w: np.ndarray) -> np.ndarray:
     return out
 
 
+def exact_sum(x: np.ndarray) -> float:
+    """The sum of ``x``'s values correctly rounded (``math.fsum``): the same bits in
+    any order of them; where a partial sum passes float64's range, numpy's sum (an
+    infinity, or NaN), for the caller to rescale."""
+    try:
+        return math.fsum(np.asarray(x, np.float64).ravel().tolist())
+    except (OverflowError, ValueError):  # past float64's range; inf - inf
+        with np.errstate(over="ignore", invalid="ignore"):
+            return float(np.sum(x))
+
+
+def exact_dot(a: np.ndarray, b: np.ndarray) -> float:
+    """``sum(a * b)`` of two 1-D arrays, each product rounded and their sum correctly
+    rounded (:func:`exact_sum`): the same bits in any order of the pairs."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return exact_sum(np.multiply(a, b))
+
+
 def dot(a: np.ndarray, b: np.ndarray) -> float:
     """``sum(a * b)`` of two 1-D arrays."""
     return float(np.einsum("i,i->", a, b))

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._kernels.sweep import OUT_NEG, OUT_POS
 from ..exceptions import UndefinedMetricWarning
-from .arith import dot, near_one
+from .arith import exact_dot, exact_sum, near_one
 from .inputs import check_average
 from .registry import METRICS, Metric, Request
 
@@ -141,7 +141,8 @@ def average(values: np.ndarray, pos: np.ndarray, neg: np.ndarray, how: Any,
              "tasks ranked perfectly and perfectly backwards); it is NaN", said)
         return math.nan
     if how == "macro" or (how == "samples" and weights is None):
-        return float(np.mean(v))
+        # a correctly rounded sum: no mean depends on the order of its tasks or samples
+        return float(exact_sum(v) / v.shape[0])
     if how == "samples":
         w = weights[ok]  # type: ignore[index]
     elif how == "weighted":
@@ -150,21 +151,20 @@ def average(values: np.ndarray, pos: np.ndarray, neg: np.ndarray, how: Any,
         w = pos[ok] + neg[ok]
     else:
         w = pos[ok] * neg[ok]
-    with np.errstate(over="ignore"):  # (a sum past float64's range: rescaled below)
-        total = w.sum()
+    total = exact_sum(w)  # (a sum past float64's range: rescaled below)
     if total == 0:
         _say("the 'samples' average is undefined: the weights of the samples with a value "
              "sum to 0; it is NaN" if how == "samples" else
              f"the {how!r} average is undefined: every task with a value has weight 0 in it "
              "(one class only); it is NaN", said)
         return math.nan
-    mean = dot(w, v) / float(total)
+    mean = exact_dot(w, v) / float(total)
     if not (math.isfinite(mean) and math.isfinite(float(total))) and not infinite.size:
         # weights whose sum (or products with the values) pass float64's range: the same
         # mean from the weights scaled by a power of two (exact, but for any the scaling
         # takes below the normal range), where it gave 0.0 or NaN
         scaled = near_one(w)
-        mean = dot(scaled, v) / float(scaled.sum())
+        mean = exact_dot(scaled, v) / exact_sum(scaled)
     return mean
 
 

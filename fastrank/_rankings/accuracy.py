@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._core import inputs, reduce
-from .._core.arith import near_one, vecmat
+from .._core.arith import exact_dot, exact_sum, near_one
 from .lists import TIES, RankedLists, check_ks, hit_rate
 
 TOP_K_TIES = (*TIES, "sklearn")
@@ -123,8 +123,11 @@ def top_k_accuracy(y_true: Any, y_score: Any, k: Any = 2, *, labels: Any = None,
         # weights summing past float64 (the share of hits does not change when every
         # weight is scaled; 0.0 came out): scaled by a power of two
         w = near_one(w)
-    total = float(n) if w is None else float(w.sum())
-    got = hits.sum(axis=0) if w is None else vecmat(w, hits)
+    # weighted: correctly rounded sums, so that the share is the same in any order of
+    # the samples and never above 1 (a dot product's rounding gave 1 + 2**-52)
+    total = float(n) if w is None else exact_sum(w)
+    got = hits.sum(axis=0) if w is None else \
+        np.array([exact_dot(w, hits[:, j]) for j in range(hits.shape[1])])
     if normalize and total == 0:
         reduce.warn_caller("top_k_accuracy is undefined: the sample weights sum to 0; it is "
                            "NaN")
