@@ -436,12 +436,18 @@ def rank_shares(b: np.ndarray, u: np.ndarray, dh: np.ndarray) -> np.ndarray:
             zs = z[small]
             acc = np.zeros(zs.shape[0])
             for k in range(20, 1, -1):
-                acc = 1.0 / k - zs * acc if k < 20 else np.full(zs.shape[0], 1.0 / k)
+                acc = 1.0 / k - zs * acc
             g[small] = zs * zs * acc
-        x2, y2 = 1.0 / (x * x), 1.0 / (y * y)
-        xs = (uu / (2.0 * y) + x * ((x2 - y2) / 12.0 - (x2 * x2 - y2 * y2) / 120.0
-                                    + (x2 ** 3 - y2 ** 3) / 252.0 - (x2 ** 4 - y2 ** 4) / 240.0))
-        out[deep] = x * g - xs + dh[deep]
+        out[deep] = x * g - (uu / (2.0 * y) + x * _digamma_tail(x, y)) + dh[deep]
+    return out
+
+
+def _digamma_tail(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The asymptotic series of ``psi(y) - psi(x)`` past ``log(y / x)`` and the
+    ``1 / 2x - 1 / 2y`` term (Bernoulli numbers; ``x`` from 65: below 1e-18 left)."""
+    x2, y2 = 1.0 / (x * x), 1.0 / (y * y)
+    out: np.ndarray = ((x2 - y2) / 12.0 - (x2 * x2 - y2 * y2) / 120.0
+                       + (x2 ** 3 - y2 ** 3) / 252.0 - (x2 ** 4 - y2 ** 4) / 240.0)
     return out
 
 
@@ -459,10 +465,7 @@ def harmonic_diffs(b: np.ndarray, u: np.ndarray) -> np.ndarray:
     rest = top > lo
     x, y = lo[rest] + 1.0, top[rest] + 1.0
     span = y - x
-    x2, y2 = 1.0 / (x * x), 1.0 / (y * y)
-    series = (span / (2.0 * x * y) + (x2 - y2) / 12.0 - (x2 * x2 - y2 * y2) / 120.0
-              + (x2 ** 3 - y2 ** 3) / 252.0 - (x2 ** 4 - y2 ** 4) / 240.0)
-    out[rest] += np.log1p(span / x) + series
+    out[rest] += np.log1p(span / x) + (span / (2.0 * x * y) + _digamma_tail(x, y))
     return out
 
 
